@@ -1,0 +1,107 @@
+// The one build script: the SPA (code-split, hashed names) into dist/public and the server
+// into dist/server.mjs. Flags: --if-needed skips a build newer than every source file;
+// --watch rebuilds on change and restarts the server. BUILD_DIR moves the output (default dist).
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import * as esbuild from 'esbuild';
+
+const OUT = process.env.BUILD_DIR || 'dist';
+const PUBLIC = join(OUT, 'public');
+const SOURCES = ['src', 'styles', 'server', 'public', 'index.html', 'build.mjs', 'package-lock.json'];
+const args = new Set(process.argv.slice(2));
+
+const spa = {
+  entryPoints: ['src/main.tsx'],
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  outdir: join(PUBLIC, 'assets'),
+  entryNames: '[name]-[hash]',
+  chunkNames: 'chunks/[name]-[hash]',
+  assetNames: '[name]-[hash]',
+  jsx: 'automatic',
+  minify: true,
+  sourcemap: true,
+  target: ['chrome110', 'firefox115', 'safari16'],
+  metafile: true,
+  define: { 'process.env.NODE_ENV': '"production"' },
+  loader: { '.svg': 'file', '.png': 'file', '.woff2': 'file' },
+  legalComments: 'linked',
+  logLevel: 'warning',
+};
+
+const server = {
+  entryPoints: ['server/main.ts'],
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  outfile: join(OUT, 'server.mjs'),
+  packages: 'external',
+  loader: { '.sql': 'text' },
+  sourcemap: true,
+  logLevel: 'warning',
+};
+
+/** Writes index.html with the entry's hashed script and stylesheet names. */
+function writeIndex(metafile) {
+  const outputs = Object.entries(metafile.outputs);
+  const [js] = outputs.find(([, o]) => o.entryPoint === 'src/main.tsx');
+  const css = outputs.find(([file]) => file.endsWith('.css') && file.includes('/main-'))?.[0];
+  const url = (file) => '/' + relative(PUBLIC, file).split('\\').join('/');
+  const html = readFileSync('index.html', 'utf8')
+    .replace('<!--styles-->', css ? `<link rel="stylesheet" href="${url(css)}">` : '')
+    .replace('<!--script-->', `<script type="module" src="${url(js)}"></script>`);
+  writeFileSync(join(PUBLIC, 'index.html'), html);
+  cpSync('public', PUBLIC, { recursive: true });
+}
+
+function newestSource(path) {
+  if (!existsSync(path)) return 0;
+  const s = statSync(path);
+  if (!s.isDirectory()) return s.mtimeMs;
+  return Math.max(0, ...readdirSync(path).map((name) => newestSource(join(path, name))));
+}
+
+function upToDate() {
+  const built = [join(OUT, 'server.mjs'), join(PUBLIC, 'index.html')];
+  if (!built.every(existsSync)) return false;
+  const oldest = Math.min(...built.map((f) => statSync(f).mtimeMs));
+  return Math.max(...SOURCES.map(newestSource)) < oldest;
+}
+
+async function buildOnce() {
+  const started = performance.now();
+  rmSync(PUBLIC, { recursive: true, force: true });
+  mkdirSync(PUBLIC, { recursive: true });
+  const [spaResult] = await Promise.all([esbuild.build(spa), esbuild.build(server)]);
+  writeIndex(spaResult.metafile);
+  console.log(`built dist/ in ${Math.round(performance.now() - started)} ms`);
+}
+
+async function watch() {
+  let child = null;
+  const restart = () => {
+    child?.kill('SIGTERM');
+    child = spawn(process.execPath, ['--enable-source-maps', join(OUT, 'server.mjs')], { stdio: 'inherit' });
+  };
+  const onEnd = (name, after) => ({
+    name,
+    setup(build) {
+      build.onEnd((result) => {
+        if (result.errors.length) return;
+        after(result);
+      });
+    },
+  });
+  mkdirSync(PUBLIC, { recursive: true });
+  const spaCtx = await esbuild.context({ ...spa, minify: false, plugins: [onEnd('index', (r) => writeIndex(r.metafile))] });
+  const serverCtx = await esbuild.context({ ...server, plugins: [onEnd('restart', restart)] });
+  await Promise.all([spaCtx.watch(), serverCtx.watch()]);
+  console.log('watching for changes…');
+}
+
+if (args.has('--watch')) await watch();
+else if (args.has('--if-needed') && upToDate()) console.log('dist/ is up to date');
+else await buildOnce();

@@ -1,0 +1,46 @@
+// Shared steps for the journeys: accounts, sign-in through the real form, screenshots in both themes.
+import { expect, type Page } from '@playwright/test';
+
+export const ADMIN = { email: 'admin@e2e.local', password: 'e2e-admin-password' };
+export const PASSWORD = 'e2e user password';
+
+let n = 0;
+export function uniqueEmail(prefix = 'user'): string {
+  return `${prefix}-${Date.now().toString(36)}-${++n}@example.test`;
+}
+
+export async function signIn(page: Page, email: string, password: string): Promise<void> {
+  await page.goto('/');
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await expect(page.getByRole('button', { name: `Profile: ${email}` })).toBeVisible();
+}
+
+export async function signUp(page: Page, email = uniqueEmail()): Promise<string> {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Create an account' }).click();
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign up' }).click();
+  await expect(page.getByRole('button', { name: `Profile: ${email}` })).toBeVisible();
+  return email;
+}
+
+export async function signOut(page: Page): Promise<void> {
+  await page.getByRole('button', { name: /^Profile:/ }).click();
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page.getByRole('button', { name: 'Sign in', exact: true })).toBeVisible();
+}
+
+/** Saves a screenshot of the current screen in light and in dark theme (test-results/screens). */
+export async function screenshotBothThemes(page: Page, name: string): Promise<void> {
+  for (const theme of ['light', 'dark'] as const) {
+    await page.evaluate((t) => {
+      document.documentElement.dataset.theme = t;
+      document.documentElement.style.colorScheme = t;
+    }, theme);
+    // 'disabled' finishes CSS transitions, so colours are not caught half-way through the switch.
+    await page.screenshot({ path: `test-results/screens/${name}-${theme}.png`, fullPage: true, animations: 'disabled' });
+  }
+}

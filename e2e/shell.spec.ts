@@ -1,0 +1,113 @@
+import { expect, test } from '@playwright/test';
+import { ADMIN, PASSWORD, screenshotBothThemes, signIn, signOut, signUp, uniqueEmail } from './fixtures.ts';
+
+const ADMIN_ITEMS = ['Impersonate User', 'Admin Dashboard', 'Ops Dashboard', 'LLM Traces'];
+
+test('a visitor signs up, signs out and signs back in', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.getByRole('heading', { name: 'Sign in to Agent Workspace' })).toBeVisible();
+  await screenshotBothThemes(page, 'sign-in');
+  // Nothing but the sign-in form for a signed-out visitor.
+  await expect(page.getByRole('navigation', { name: 'Main' })).toHaveCount(0);
+
+  const email = await signUp(page);
+  await expect(page.getByRole('heading', { name: 'Agent Management' })).toBeVisible();
+  await expect(page.getByRole('button', { name: `Profile: ${email}` })).toHaveText(email[0].toUpperCase());
+  await signOut(page);
+  await signIn(page, email, PASSWORD);
+
+  // The refresh cookie keeps the session across a reload; the token itself lives in memory.
+  await page.reload();
+  await expect(page.getByRole('button', { name: `Profile: ${email}` })).toBeVisible();
+  expect(await page.evaluate(() => JSON.stringify(localStorage))).not.toContain('eyJ');
+});
+
+test('a wrong password shows the error and keeps the form', async ({ page }) => {
+  await page.goto('/');
+  await page.getByLabel('E-mail').fill(ADMIN.email);
+  await page.getByLabel('Password').fill('not the password');
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await expect(page.getByRole('alert')).toHaveText('Invalid email or password');
+  await expect(page.getByLabel('E-mail')).toHaveValue(ADMIN.email);
+});
+
+test('the bootstrap admin sees the admin rail items and a user does not', async ({ page, browser }) => {
+  await signIn(page, ADMIN.email, ADMIN.password);
+  const rail = page.getByRole('navigation', { name: 'Main' });
+  for (const name of ['Your Agents', 'Reports', 'Settings', ...ADMIN_ITEMS]) {
+    await expect(rail.getByTitle(name, { exact: true })).toBeVisible();
+  }
+  await screenshotBothThemes(page, 'shell-admin');
+  await page.getByRole('button', { name: `Profile: ${ADMIN.email}` }).click();
+  await expect(page.getByRole('dialog', { name: 'Profile' })).toContainText('admin');
+  await screenshotBothThemes(page, 'profile-modal');
+
+  const other = await browser.newPage();
+  await signUp(other);
+  const userRail = other.getByRole('navigation', { name: 'Main' });
+  await expect(userRail.getByTitle('Your Agents', { exact: true })).toBeVisible();
+  for (const name of ADMIN_ITEMS) await expect(userRail.getByTitle(name, { exact: true })).toHaveCount(0);
+  await other.close();
+});
+
+test('a user on admin pages sees Forbidden: Admins only.', async ({ page }) => {
+  await signUp(page);
+  for (const path of ['/admin', '/admin/ops', '/admin/agents/1', '/admin/threads/1', '/llm-traces']) {
+    await page.goto(path);
+    await expect(page.getByText('Forbidden: Admins only.')).toBeVisible();
+  }
+  await screenshotBothThemes(page, 'forbidden');
+});
+
+test('the theme toggle survives a reload', async ({ page }) => {
+  await page.emulateMedia({ colorScheme: 'light' });
+  await signUp(page);
+  const html = page.locator('html');
+  await expect(html).toHaveAttribute('data-theme', 'light');
+  await page.getByRole('button', { name: 'Switch to dark theme' }).click();
+  await expect(html).toHaveAttribute('data-theme', 'dark');
+  await page.reload();
+  await expect(html).toHaveAttribute('data-theme', 'dark');
+  expect(await page.evaluate(() => localStorage.getItem('theme'))).toBe('dark');
+  await page.getByRole('button', { name: 'Switch to light theme' }).click();
+  await expect(html).toHaveAttribute('data-theme', 'light');
+});
+
+test('the theme defaults to the operating-system preference', async ({ page }) => {
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.goto('/');
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+});
+
+test('routes: /settings redirects to billing, unknown paths say not found', async ({ page }) => {
+  await signUp(page);
+  await page.goto('/settings');
+  await expect(page).toHaveURL(/\/settings\/billing$/);
+  await page.goto('/agent/abc');
+  await expect(page.getByText('There is no page at this address.')).toBeVisible();
+});
+
+test('an admin impersonates a user and stops again', async ({ page, browser }) => {
+  const userPage = await browser.newPage();
+  const email = await signUp(userPage, uniqueEmail('impersonated'));
+  await userPage.close();
+
+  await signIn(page, ADMIN.email, ADMIN.password);
+  await page.getByTitle('Impersonate User', { exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: 'Impersonate User' });
+  await dialog.getByLabel('Search users').fill('impersonated');
+  await screenshotBothThemes(page, 'impersonate-modal');
+  await dialog.getByRole('button', { name: new RegExp(email) }).click();
+
+  // The page reloads acting as that user, with a banner that says so; the admin keeps the admin tools.
+  await expect(page.getByText(`Acting as ${email}`)).toBeVisible();
+  await expect(page.getByRole('button', { name: `Profile: ${email}` })).toBeVisible();
+  await expect(page.getByTitle('Admin Dashboard', { exact: true })).toBeVisible();
+  expect(await page.evaluate(() => localStorage.getItem('impersonateUserId'))).toMatch(/^\d+$/);
+  await screenshotBothThemes(page, 'impersonating');
+
+  await page.getByRole('button', { name: 'Stop impersonating' }).click();
+  await expect(page.getByRole('button', { name: `Profile: ${ADMIN.email}` })).toBeVisible();
+  await expect(page.getByText(`Acting as ${email}`)).toHaveCount(0);
+  expect(await page.evaluate(() => localStorage.getItem('impersonateUserId'))).toBeNull();
+});

@@ -1,0 +1,48 @@
+// End-to-end tests: Debian's Chromium against the real built server on a fresh data directory.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defineConfig } from '@playwright/test';
+import { ADMIN } from './e2e/fixtures.ts';
+
+const port = Number(process.env.E2E_PORT || 8788);
+const buildDir = process.env.BUILD_DIR || 'dist';
+// Workers load this file too: fix the directory once, in the environment they inherit.
+process.env.E2E_DATA_DIR ||= mkdtempSync(join(tmpdir(), 'aw-e2e-'));
+
+export default defineConfig({
+  testDir: 'e2e',
+  fullyParallel: false,
+  workers: 1,
+  retries: process.env.CI ? 1 : 0,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: [['list'], ['json']],
+  outputDir: `test-results/e2e-${port}`,
+  use: {
+    baseURL: `http://localhost:${port}`,
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    },
+  },
+  webServer: {
+    command: `node --enable-source-maps ${buildDir}/server.mjs`,
+    url: `http://localhost:${port}/api/health`,
+    reuseExistingServer: false,
+    timeout: 60_000,
+    stdout: 'ignore',
+    stderr: 'pipe',
+    env: {
+      PORT: String(port),
+      DATA_DIR: process.env.E2E_DATA_DIR,
+      STATIC_DIR: `${buildDir}/public`,
+      DATABASE_URL: '',
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+      LOG_REQUESTS: '0',
+    },
+  },
+});

@@ -1,0 +1,48 @@
+// The HTTP application: security headers, request log, /api routes, and the SPA for everything else.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Api } from './http/api.ts';
+import { HttpError, sendError } from './http/errors.ts';
+import { setSecurityHeaders } from './http/security.ts';
+import { serveStatic } from './http/static.ts';
+import { registerAuthRoutes } from './auth/routes.ts';
+import { registerHealthRoutes } from './routes/health.ts';
+import { registerUserRoutes } from './routes/users.ts';
+import { registerAgentRoutes } from './routes/agents.ts';
+import { registerThreadRoutes } from './routes/threads.ts';
+import { registerMessageRoutes } from './routes/messages.ts';
+import { registerRealtimeRoutes } from './routes/realtime.ts';
+import { registerTraceRoutes } from './routes/traces.ts';
+import { registerDesktopRoutes } from './routes/desktop.ts';
+import type { Services } from './services.ts';
+
+export function createApp(services: Services) {
+  const api = new Api(services);
+  registerHealthRoutes(api);
+  registerAuthRoutes(api, { signup: services.config.signup });
+  registerUserRoutes(api);
+  registerAgentRoutes(api);
+  registerThreadRoutes(api);
+  registerMessageRoutes(api);
+  registerRealtimeRoutes(api);
+  registerTraceRoutes(api);
+  registerDesktopRoutes(api);
+
+  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    setSecurityHeaders(res);
+    if (services.config.logRequests) {
+      res.on('finish', () => {
+        const ms = (performance.now() - started).toFixed(1);
+        services.log.info(`${req.method} ${req.url?.split('?')[0]} ${res.statusCode} ${ms}ms`);
+      });
+    }
+    try {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      if (url.pathname === '/api' || url.pathname.startsWith('/api/')) return await api.handle(req, res, url);
+      if (!services.config.staticDir) return sendError(res, new HttpError(404, 'Not found'));
+      await serveStatic(services.config.staticDir, req, res, url.pathname);
+    } catch (err) {
+      sendError(res, err, services.log.error);
+    }
+  };
+}

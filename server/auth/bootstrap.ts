@@ -1,0 +1,26 @@
+// First start: make sure an admin exists (ADMIN_EMAIL/ADMIN_PASSWORD, else admin@localhost with
+// a random password printed once).
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../db/db.ts';
+import { hashPassword } from './passwords.ts';
+import { createUser, findUserByEmail } from './users.ts';
+
+export async function ensureAdmin(db: Db, email: string | null, password: string | null, log: (m: string) => void): Promise<void> {
+  if (email) {
+    const existing = await findUserByEmail(db, email);
+    if (!existing) {
+      if (!password) throw new Error('ADMIN_EMAIL is set for a new account but ADMIN_PASSWORD is not');
+      await createUser(db, email, password, 'admin');
+      log(`Created admin account ${email}`);
+    } else if (existing.role !== 'admin' || password) {
+      // The environment is the source of truth for the bootstrap admin.
+      await db.query('UPDATE users SET role = $2, password_hash = COALESCE($3, password_hash), updated_at = now() WHERE id = $1',
+        [existing.id, 'admin', password ? await hashPassword(password) : null]);
+    }
+    return;
+  }
+  if (await db.one("SELECT 1 FROM users WHERE role = 'admin' LIMIT 1")) return;
+  const generated = randomBytes(12).toString('base64url');
+  await createUser(db, 'admin@localhost', generated, 'admin');
+  log(`Created admin account admin@localhost with password: ${generated}  (shown once; set ADMIN_EMAIL/ADMIN_PASSWORD to choose your own)`);
+}

@@ -1,0 +1,40 @@
+// User records: lookups, creation and the public shape the API returns.
+import type { Queryable } from '../db/db.ts';
+import { hashPassword } from './passwords.ts';
+
+export type Role = 'admin' | 'user';
+export type User = {
+  id: number;
+  email: string;
+  role: Role;
+  name: string;
+  monthly_spend_limit_cents: number;
+  created_at: Date;
+};
+const COLUMNS = 'id, email, role, name, monthly_spend_limit_cents, created_at';
+
+export function publicUser(u: User) {
+  return { id: u.id, email: u.email, role: u.role, name: u.name, monthly_spend_limit_cents: u.monthly_spend_limit_cents };
+}
+
+export async function findUser(db: Queryable, id: number): Promise<User | null> {
+  return (await db.query<User>(`SELECT ${COLUMNS} FROM users WHERE id = $1`, [id]))[0] ?? null;
+}
+
+export async function findUserByEmail(db: Queryable, email: string): Promise<(User & { password_hash: string | null }) | null> {
+  const rows = await db.query<User & { password_hash: string | null }>(
+    `SELECT ${COLUMNS}, password_hash FROM users WHERE lower(email) = lower($1)`, [email.trim()]);
+  return rows[0] ?? null;
+}
+
+export async function createUser(db: Queryable, email: string, password: string, role: Role = 'user'): Promise<User> {
+  const rows = await db.query<User>(
+    `INSERT INTO users (email, password_hash, role) VALUES ($1, $2, $3) RETURNING ${COLUMNS}`,
+    [email.trim(), await hashPassword(password), role]);
+  return rows[0];
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+export function validEmail(email: unknown): email is string {
+  return typeof email === 'string' && email.trim().length <= 254 && EMAIL.test(email.trim());
+}

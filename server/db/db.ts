@@ -1,0 +1,90 @@
+// One small query interface over two engines that speak the same SQL: embedded PGlite
+// (default, in $DATA_DIR/pg) and a real PostgreSQL pool when DATABASE_URL is set.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+export type Row = Record<string, any>;
+export type Queryable = {
+  query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
+};
+export type Db = Queryable & {
+  one<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T | null>;
+  /** Runs fn inside BEGIN/COMMIT on one connection; rolls back if it throws. */
+  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+  readonly engine: 'pglite' | 'postgres';
+  /** PostgreSQL only: a dedicated connection that LISTENs on a channel. */
+  listen?(channel: string, onPayload: (payload: string) => void): Promise<void>;
+};
+
+export type DbOptions = { dataDir?: string | null; databaseUrl?: string | null; schema?: string };
+
+export async function openDb(options: DbOptions): Promise<Db> {
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.schema) : openPglite(options.dataDir ?? null);
+}
+
+async function openPglite(dataDir: string | null): Promise<Db> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  let path: string | undefined;
+  if (dataDir) {
+    path = join(dataDir, 'pg');
+    mkdirSync(path, { recursive: true });
+  }
+  const pg = new PGlite(path);
+  await pg.waitReady;
+  const query = async <T extends Row>(sql: string, params?: unknown[]) => (await pg.query<T>(sql, params as any[])).rows;
+  return withOne({
+    engine: 'pglite',
+    query,
+    tx: (fn) => pg.transaction((t) => fn({ query: async <T extends Row>(s: string, p?: unknown[]) => (await t.query<T>(s, p as any[])).rows })),
+    close: () => pg.close(),
+  });
+}
+
+async function openPostgres(url: string, schema?: string): Promise<Db> {
+  const { default: pg } = await import('pg');
+  // timestamptz as Date and int4 as number already; keep int8 (counts) as numbers too.
+  pg.types.setTypeParser(20, (v: string) => Number(v));
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  pool.on('error', (err: Error) => console.error('postgres pool error:', err.message));
+  const query = async <T extends Row>(sql: string, params?: unknown[]) => (await pool.query(sql, params as any[])).rows as T[];
+  const listeners: InstanceType<typeof pg.Client>[] = [];
+  return withOne({
+    engine: 'postgres',
+    listen: async (channel, onPayload) => {
+      const client = new pg.Client({ connectionString: url });
+      client.on('error', (err: Error) => console.error('postgres listener error:', err.message));
+      await client.connect();
+      await client.query(`LISTEN ${channel}`);
+      client.on('notification', (m: { payload?: string }) => m.payload && onPayload(m.payload));
+      listeners.push(client);
+    },
+    query,
+    tx: async (fn) => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn({ query: async <T extends Row>(s: string, p?: unknown[]) => (await client.query(s, p as any[])).rows as T[] });
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    close: async () => {
+      await Promise.all(listeners.map((c) => c.end().catch(() => {})));
+      await pool.end();
+    },
+  });
+}
+
+function withOne(db: Omit<Db, 'one'>): Db {
+  return { ...db, one: async (sql, params) => (await db.query(sql, params))[0] ?? null } as Db;
+}

@@ -1,0 +1,45 @@
+// HttpError carries a status and the spec's {detail}; sendError writes it and hides internals.
+import type { ServerResponse } from 'node:http';
+
+export type ValidationIssue = { loc: (string | number)[]; msg: string; type?: string };
+export type Detail = string | ValidationIssue[];
+
+export class HttpError extends Error {
+  readonly status: number;
+  readonly detail: Detail;
+  readonly headers: Record<string, string>;
+  constructor(status: number, detail: Detail, headers: Record<string, string> = {}) {
+    super(typeof detail === 'string' ? detail : detail.map((d) => d.msg).join('; '));
+    this.name = 'HttpError';
+    this.status = status;
+    this.detail = detail;
+    this.headers = headers;
+  }
+}
+
+/** 422 with a list of {loc, msg}, the shape validation errors take everywhere. */
+export function invalid(field: string, msg: string, where: 'body' | 'query' | 'path' = 'body'): HttpError {
+  return new HttpError(422, [{ loc: [where, field], msg, type: 'value_error' }]);
+}
+
+export const notFound = (what = 'Not found') => new HttpError(404, what);
+export const forbidden = (what = 'Forbidden') => new HttpError(403, what);
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent) return void res.end();
+  const text = body === undefined ? '' : JSON.stringify(body);
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'Content-Length': Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
+
+/** Writes any thrown value as {detail}; unknown errors become a logged 500 without internals. */
+export function sendError(res: ServerResponse, err: unknown, log: (msg: string) => void = console.error): void {
+  if (err instanceof HttpError) return sendJson(res, err.status, { detail: err.detail }, err.headers);
+  log(`unhandled error: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+  sendJson(res, 500, { detail: 'Internal server error' });
+}

@@ -1,0 +1,28 @@
+// Entry point: config from the environment, database, migrations, listen, graceful shutdown.
+import { loadConfig } from './config.ts';
+import { openDb } from './db/db.ts';
+import { start } from './start.ts';
+
+const log = {
+  info: (msg: string) => console.log(`${new Date().toISOString()} ${msg}`),
+  error: (msg: string) => console.error(`${new Date().toISOString()} ERROR ${msg}`),
+};
+
+const config = loadConfig();
+const db = await openDb({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+const running = await start(config, db, log);
+log.info(`Agent Workspace listening on ${running.url} (database: ${db.engine}${db.engine === 'pglite' ? ` in ${config.dataDir}` : ''})`);
+
+let stopping = false;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, async () => {
+    if (stopping) return process.exit(1);
+    stopping = true;
+    log.info(`${signal}: shutting down`);
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    await running.close();
+    await db.close();
+    process.exit(0);
+  });
+}

@@ -1,0 +1,45 @@
+// /api/users: the current user, the admin's user search, the monthly spend limit.
+import type { Api } from '../http/api.ts';
+import { invalid } from '../http/errors.ts';
+import { findUser, publicUser } from '../auth/users.ts';
+
+export function registerUserRoutes(api: Api) {
+  api.get('/users/auth-status', async (ctx) => {
+    if (!ctx.user) return { authenticated: false };
+    return {
+      authenticated: true,
+      user: publicUser(ctx.user),
+      impersonating: ctx.user.id !== ctx.realUser.id,
+      real_user: publicUser(ctx.realUser),
+    };
+  }, 'public');
+
+  api.get('/users/me', (ctx) => ({ ...publicUser(ctx.user), impersonated_by: ctx.user.id !== ctx.realUser.id ? publicUser(ctx.realUser) : null }));
+
+  api.put('/users/me', async (ctx) => {
+    const body = await ctx.body();
+    if (body.name !== undefined && typeof body.name !== 'string') throw invalid('name', 'Name must be text');
+    const name = typeof body.name === 'string' ? body.name.trim().slice(0, 200) : ctx.user.name;
+    await ctx.services.db.query('UPDATE users SET name = $2, updated_at = now() WHERE id = $1', [ctx.user.id, name]);
+    return publicUser((await findUser(ctx.services.db, ctx.user.id))!);
+  });
+
+  api.get('/users/', async (ctx) => {
+    const search = (ctx.query.get('search') ?? '').trim().toLowerCase();
+    const escaped = search.replace(/[\\%_]/g, (c) => '\\' + c);
+    const rows = await ctx.services.db.query(
+      `SELECT id, email, role, name, monthly_spend_limit_cents FROM users
+       WHERE $1 = '' OR lower(email) LIKE '%' || $1 || '%' OR lower(name) LIKE '%' || $1 || '%'
+       ORDER BY lower(email) LIMIT 50`, [escaped]);
+    return rows;
+  }, 'admin');
+
+  api.patch('/users/me/limit', async (ctx) => {
+    const { limit_cents } = await ctx.body();
+    if (typeof limit_cents !== 'number' || !Number.isInteger(limit_cents) || limit_cents < 0 || limit_cents > 100_000_000_00) {
+      throw invalid('limit_cents', 'limit_cents must be a whole number of cents, 0 or more');
+    }
+    await ctx.services.db.query('UPDATE users SET monthly_spend_limit_cents = $2, updated_at = now() WHERE id = $1', [ctx.user.id, limit_cents]);
+    return publicUser((await findUser(ctx.services.db, ctx.user.id))!);
+  });
+}

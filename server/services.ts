@@ -1,0 +1,26 @@
+// The long-lived parts every handler may use, built once at start.
+import type { Auth } from './auth/auth.ts';
+import type { Config } from './config.ts';
+import type { Db } from './db/db.ts';
+import type { Bus } from './realtime/bus.ts';
+import type { DesktopManager } from './desktop/types.ts';
+import type { ModelProvider } from './models/types.ts';
+import type { Runner } from './runner/runner.ts';
+
+export type Log = { info: (msg: string) => void; error: (msg: string) => void };
+
+export type Services = {
+  config: Config;
+  db: Db;
+  auth: Auth;
+  bus: Bus;
+  log: Log;
+  /** The agents' virtual desktops (server/desktop). */
+  desktops: DesktopManager;
+  /** Called after a file upload is stored (the desktop puts a copy on the agent's Desktop). */
+  onUpload?: (agentId: number, path: string, name: string) => Promise<void>;
+  /** The model provider runs use (MODEL_PROVIDER). */
+  models?: ModelProvider;
+  /** Claims queued threads and runs them (server/runner). */
+  runner?: Runner;
+};

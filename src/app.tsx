@@ -1,0 +1,98 @@
+// The app: sign-in gate, the shared layout, and the route table mapped to screens.
+import { lazy, Suspense, useEffect, type ReactNode } from 'react';
+import { AuthProvider, useAuth } from './lib/auth.tsx';
+import { navigate, useLocation } from './lib/router.ts';
+import { resolveRoute, type RouteMatch } from './lib/routes.ts';
+import { TitleProvider, useTitleValue } from './lib/title.tsx';
+import { ComingSoon, Forbidden, NotFound } from './screens/placeholders/placeholders.tsx';
+import { ImpersonationBanner } from './screens/shell/impersonation-banner.tsx';
+import { Rail } from './screens/shell/rail.tsx';
+import { SignInScreen } from './screens/sign-in/sign-in-screen.tsx';
+import { FullPageSpinner, Spinner } from './ui/spinner.tsx';
+
+const AgentsScreen = lazy(() => import('./screens/agents/agents-screen.tsx').then((m) => ({ default: m.AgentsScreen })));
+const AgentScreen = lazy(() => import('./screens/agent/agent-screen.tsx').then((m) => ({ default: m.AgentScreen })));
+const LlmTracesScreen = lazy(() => import('./screens/llm-traces/llm-traces-screen.tsx'));
+
+export function App() {
+  return (
+    <AuthProvider>
+      <Gate />
+    </AuthProvider>
+  );
+}
+
+function Gate() {
+  const auth = useAuth();
+  if (auth.status === 'loading') return <FullPageSpinner label="Signing in" />;
+  if (auth.status === 'signed-out') return <SignInScreen />;
+  // An admin keeps admin tools while acting as a user (e.g. to create an agent for them).
+  const isAdmin = auth.me.role === 'admin' || auth.me.impersonated_by?.role === 'admin';
+  return (
+    <TitleProvider>
+      <Shell isAdmin={isAdmin}>
+        <ImpersonationBanner me={auth.me} />
+        <Screens isAdmin={isAdmin} />
+      </Shell>
+    </TitleProvider>
+  );
+}
+
+function Shell({ isAdmin, children }: { isAdmin: boolean; children: ReactNode }) {
+  const { title, action } = useTitleValue();
+  return (
+    <div className="app">
+      <Rail isAdmin={isAdmin} />
+      <div className="app-main">
+        <header className="title-bar">
+          <h1 className="title-bar-title">{title}</h1>
+          {action && <div className="title-bar-action">{action}</div>}
+        </header>
+        <main className="app-content">{children}</main>
+      </div>
+    </div>
+  );
+}
+
+const ADMIN_ROUTES = new Set(['admin', 'admin-agent', 'admin-thread', 'admin-ops', 'llm-traces']);
+
+function Screens({ isAdmin }: { isAdmin: boolean }) {
+  const { path } = useLocation();
+  const route = resolveRoute(path);
+  const redirect = 'redirect' in route ? route.redirect : null;
+  useEffect(() => {
+    if (redirect) navigate(redirect, { replace: true });
+  }, [redirect]);
+  if ('redirect' in route) return null;
+  if (ADMIN_ROUTES.has(route.name) && !isAdmin) return <Forbidden />;
+  return (
+    <Suspense fallback={<div className="page-message"><Spinner /></div>}>
+      {screenFor(route)}
+    </Suspense>
+  );
+}
+
+function screenFor(route: Exclude<RouteMatch, { redirect: string }>): ReactNode {
+  switch (route.name) {
+    case 'agents':
+      return <AgentsScreen />;
+    case 'agent':
+      // Keyed by id: another agent starts with fresh screen state (open modals, control mode).
+      return <AgentScreen key={route.id} id={route.id} />;
+    case 'reports':
+    case 'report':
+      return <ComingSoon name="Reports" title="Reports" />;
+    case 'settings-billing':
+      return <ComingSoon name="Billing" title="Settings" />;
+    case 'admin':
+    case 'admin-agent':
+    case 'admin-thread':
+      return <ComingSoon name="The Admin Dashboard" title="Admin Dashboard" />;
+    case 'admin-ops':
+      return <ComingSoon name="The Ops Dashboard" title="Ops Dashboard" />;
+    case 'llm-traces':
+      return <LlmTracesScreen />;
+    default:
+      return <NotFound />;
+  }
+}

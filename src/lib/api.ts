@@ -1,0 +1,76 @@
+// Typed calls to the server, one function per endpoint of spec section 7 as screens need them.
+import { IMPERSONATE_KEY, request, TIMEOUTS } from './http.ts';
+import type { Agent, AgentRunState, AgentSummary, MessagePage, Step, Thread } from './types.ts';
+
+export type Role = 'admin' | 'user' | string;
+export type UserSummary = { id: number; email: string; role: Role; name: string; monthly_spend_limit_cents: number };
+export type Me = UserSummary & { impersonated_by: UserSummary | null };
+
+export const getMe = () => request<Me>('/users/me');
+export const searchUsers = (search: string) => request<UserSummary[]>('/users/', { query: { search } });
+
+export function impersonatedUserId(): string | null {
+  return localStorage.getItem(IMPERSONATE_KEY);
+}
+
+/** Impersonation is carried by local storage and takes effect on a fresh page load (spec §2). */
+export function startImpersonating(userId: number): void {
+  localStorage.setItem(IMPERSONATE_KEY, String(userId));
+  location.reload();
+}
+
+export function stopImpersonating(): void {
+  localStorage.removeItem(IMPERSONATE_KEY);
+  location.reload();
+}
+
+// --- agents (spec §7 "Agents")
+
+export const agentPath = (id: number) => `/agents/${id}`;
+export const listAgents = (search = '') => request<AgentSummary[]>('/agents/', { query: { search } });
+export const getAgent = (id: number) => request<Agent>(agentPath(id));
+export const createAgent = (name: string) => request<Agent>('/agents/', { method: 'POST', body: { name }, timeout: TIMEOUTS.long });
+export const deleteAgent = (id: number) => request<null>(agentPath(id), { method: 'DELETE', timeout: TIMEOUTS.long });
+export const setAgentRunState = (id: number, state: AgentRunState) =>
+  request<{ state: AgentRunState }>(`${agentPath(id)}/run-state`, { method: 'POST', body: { state } });
+export const stopAgent = (agentId: number, forceTerminate = false) =>
+  request<{ result: 'stopping' | 'already_stopped' | 'error'; message: string }>('/agents/stop', { method: 'POST', body: { agent_id: agentId, force_terminate: forceTerminate } });
+
+export type AgentTextKey = 'system_prompt' | 'notes' | 'instructions';
+const TEXT_PATHS: Record<AgentTextKey, string> = { system_prompt: 'system-prompt', notes: 'notes', instructions: 'instructions' };
+export const getAgentText = async (id: number, key: AgentTextKey) =>
+  (await request<Record<AgentTextKey, string>>(`${agentPath(id)}/${TEXT_PATHS[key]}`))[key];
+export const putAgentText = (id: number, key: AgentTextKey, value: string) =>
+  request(`${agentPath(id)}/${TEXT_PATHS[key]}`, { method: 'PUT', body: { [key]: value } });
+
+// --- threads (spec §7 "Threads")
+export const STEPS_FIRST_LOAD = 500;
+export const STEPS_AFTER_CREATE = 100;
+export const getThread = (id: number) => request<Thread>(`/threads/${id}`);
+export const getSteps = (id: number, limit: number, offset = 0) =>
+  request<{ steps: Step[]; total_count: number }>(`/threads/${id}/steps`, { query: { limit, offset } });
+/** Creates a thread with its first message and schedules it; `agentId` is the path id. */
+export const createNewThread = (agentId: number, userText: string, userFiles: string[]) =>
+  request<Thread>(`/threads/${agentId}/create-new-thread`, { method: 'POST', body: { user_text: userText, user_files: userFiles } });
+export const setUserInputAndSchedule = (threadId: number, userText: string, userFiles: string[]) =>
+  request<Step>(`/threads/${threadId}/set-user-input-and-schedule`, { method: 'POST', body: { user_text: userText, user_files: userFiles } });
+export const stopThread = (id: number) => request<Thread>(`/threads/${id}/stop`, { method: 'POST' });
+export const removeFromSchedule = (id: number) => request<Thread>(`/threads/${id}/remove-from-schedule`, { method: 'POST' });
+export const setScheduleSequence = (id: number, targetSequence: number) =>
+  request<Thread>(`/threads/${id}/set-schedule-sequence`, { method: 'POST', query: { target_sequence: targetSequence } });
+export const deleteThread = (id: number) => request<null>(`/threads/${id}`, { method: 'DELETE' });
+
+// --- messages and realtime
+export const MESSAGE_PAGE_SIZE_CHAT = 100;
+export const getMessages = (agentId: number, page = 1, pageSize = 50) =>
+  request<MessagePage>(`/messages/agent/${agentId}`, { query: { page, page_size: pageSize } });
+export const negotiateThread = (threadId: number) =>
+  request<{ url: string; group: string }>('/realtime/negotiate', { method: 'POST', body: { thread_id: threadId, hub: 'thread_hub' } });
+/** Same-origin WebSocket URL of an agent feed; the token travels in the query. */
+export function agentSocketUrl(kind: 'messages' | 'actions', agentId: number, token: string): string {
+  const base = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/${kind}/agent/${agentId}/ws`;
+  const params = new URLSearchParams({ token });
+  const impersonate = impersonatedUserId();
+  if (impersonate) params.set('impersonate', impersonate);
+  return `${base}?${params}`;
+}

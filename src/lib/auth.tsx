@@ -1,0 +1,117 @@
+// The built-in sign-in provider on the client: the access token lives in memory only and is
+// renewed from the httpOnly refresh cookie (POST /api/auth/token) shortly before it expires.
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { configureHttp, HttpError, normalizeError, request } from './http.ts';
+import type { Me } from './api.ts';
+
+export type AuthState =
+  | { status: 'loading' }
+  | { status: 'signed-out' }
+  | { status: 'signed-in'; me: Me };
+
+type AuthApi = AuthState & {
+  signIn: (email: string, password: string) => Promise<void>;
+  signUp: (email: string, password: string) => Promise<void>;
+  signOut: () => Promise<void>;
+  /** Re-reads /users/me (after a profile change). */
+  reload: () => Promise<void>;
+};
+
+const AuthContext = createContext<AuthApi | null>(null);
+const RENEW_BEFORE_MS = 60_000;
+
+let token: string | null = null;
+let renewing: Promise<string | null> | null = null;
+
+function expiresAt(jwt: string): number {
+  try {
+    const payload = JSON.parse(atob(jwt.split('.')[1].replace(/-/g, '+').replace(/_/g, '/')));
+    return payload.exp * 1000;
+  } catch {
+    return 0;
+  }
+}
+
+/** Asks the server for a fresh access token from the refresh cookie; null when signed out. */
+function renewToken(): Promise<string | null> {
+  renewing ??= fetch('/api/auth/token', { method: 'POST', credentials: 'same-origin' })
+    .then(async (res) => (token = res.ok ? ((await res.json()) as { token: string }).token : null))
+    .catch(() => token)
+    .finally(() => (renewing = null));
+  return renewing;
+}
+
+export async function getToken(options: { refresh?: boolean } = {}): Promise<string | null> {
+  if (options.refresh || (token && expiresAt(token) - Date.now() < RENEW_BEFORE_MS)) return renewToken();
+  return token;
+}
+
+async function credentialCall(path: string, email: string, password: string): Promise<void> {
+  const res = await fetch(`/api/auth/${path}`, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  const body = await res.json().catch(() => ({}));
+  if (!res.ok) throw normalizeError(new HttpError(res, 'POST', `/api/auth/${path}`, body));
+  token = body.token;
+}
+
+export function AuthProvider({ children }: { children: ReactNode }) {
+  const [state, setState] = useState<AuthState>({ status: 'loading' });
+
+  const loadMe = useCallback(async () => {
+    try {
+      const me = await request<Me>('/users/me');
+      setState({ status: 'signed-in', me });
+    } catch (err) {
+      const { status_code } = normalizeError(err);
+      // A stale impersonation target must not lock the admin out.
+      if (status_code === 404 && localStorage.getItem('impersonateUserId')) {
+        localStorage.removeItem('impersonateUserId');
+        return loadMe();
+      }
+      setState({ status: 'signed-out' });
+    }
+  }, []);
+
+  useEffect(() => {
+    configureHttp({ getToken, onUnauthorized: () => setState({ status: 'signed-out' }) });
+    renewToken().then((t) => (t ? loadMe() : setState({ status: 'signed-out' })));
+  }, [loadMe]);
+
+  const api = useMemo<AuthApi>(() => ({
+    ...state,
+    signIn: async (email, password) => {
+      await credentialCall('sign-in', email, password);
+      await loadMe();
+    },
+    signUp: async (email, password) => {
+      await credentialCall('sign-up', email, password);
+      await loadMe();
+    },
+    signOut: async () => {
+      await fetch('/api/auth/sign-out', { method: 'POST', credentials: 'same-origin' }).catch(() => {});
+      token = null;
+      localStorage.removeItem('impersonateUserId');
+      setState({ status: 'signed-out' });
+    },
+    reload: loadMe,
+  }), [state, loadMe]);
+
+  return <AuthContext.Provider value={api}>{children}</AuthContext.Provider>;
+}
+
+export function useAuth(): AuthApi {
+  const ctx = useContext(AuthContext);
+  if (!ctx) throw new Error('useAuth outside AuthProvider');
+  return ctx;
+}
+
+/** The signed-in user; only for components rendered inside the signed-in shell. */
+export function useMe(): Me {
+  const auth = useAuth();
+  if (auth.status !== 'signed-in') throw new Error('useMe before sign-in');
+  return auth.me;
+}

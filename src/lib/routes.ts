@@ -1,0 +1,51 @@
+// The route table of spec §2 as a pure function from a pathname to a named match or a redirect.
+// Leaves out rendering and access checks (app.tsx and the screens decide those).
+
+import { matchPath } from './router.ts';
+
+export type RouteMatch =
+  | { name: 'agents' }
+  | { name: 'agent'; id: number }
+  | { name: 'reports' }
+  | { name: 'report'; reportId: number }
+  | { name: 'settings-billing' }
+  | { name: 'admin' }
+  | { name: 'admin-agent'; agentId: number }
+  | { name: 'admin-thread'; threadId: number }
+  | { name: 'admin-ops' }
+  | { name: 'llm-traces' }
+  | { name: 'not-found' }
+  | { redirect: string };
+
+type Params = Record<string, string>;
+
+// First match wins; a resolver returning null falls through (a non-numeric id ends in not-found).
+const TABLE: ReadonlyArray<[pattern: string, resolve: (params: Params) => RouteMatch | null]> = [
+  ['/', () => ({ name: 'agents' })],
+  ['/agent/:id', (p) => withId(p.id, (id) => ({ name: 'agent', id }))],
+  ['/reports', () => ({ name: 'reports' })],
+  ['/reports/:id', (p) => withId(p.id, (reportId) => ({ name: 'report', reportId }))],
+  ['/settings/billing', () => ({ name: 'settings-billing' })],
+  // Settings has a single child, so '/settings' and any unknown child land on billing.
+  ['/settings/*', () => ({ redirect: '/settings/billing' })],
+  ['/admin', () => ({ name: 'admin' })],
+  ['/admin/agents/:id', (p) => withId(p.id, (agentId) => ({ name: 'admin-agent', agentId }))],
+  ['/admin/threads/:id', (p) => withId(p.id, (threadId) => ({ name: 'admin-thread', threadId }))],
+  ['/admin/ops', () => ({ name: 'admin-ops' })],
+  // The navigation links the ops dashboard as /admin/threads (spec §2).
+  ['/admin/threads', () => ({ name: 'admin-ops' })],
+  ['/llm-traces', () => ({ name: 'llm-traces' })],
+];
+
+export function resolveRoute(path: string): RouteMatch {
+  for (const [pattern, resolve] of TABLE) {
+    const params = matchPath(pattern, path);
+    const match = params && resolve(params);
+    if (match) return match;
+  }
+  return { name: 'not-found' };
+}
+
+function withId(raw: string | undefined, build: (id: number) => RouteMatch): RouteMatch | null {
+  return raw !== undefined && /^\d+$/.test(raw) ? build(Number(raw)) : null;
+}

@@ -1,0 +1,70 @@
+// Shapes of the server's records as the SPA sees them (spec section 3).
+
+export type AgentRunState = 'run' | 'run_all' | 'stop';
+
+export type Thread = {
+  id: number | string; // a draft has a string id starting with 'tmp-'
+  agent_id: number;
+  name: string;
+  description: string;
+  thread_running: boolean;
+  error_message: string;
+  schedule_sequence: number | null;
+  approval_required: boolean;
+  target_run_state: string | null;
+  target_sequence: number | null;
+  created_at?: string;
+  updated_at: string;
+};
+
+export type AgentSummary = {
+  id: number;
+  owner_id: number;
+  name: string;
+  screenshot_url: string | null;
+  file_path: string | null;
+  agent_running: boolean;
+  target_run_state: AgentRunState;
+  cua_client_connected: boolean;
+  running_state: string;
+  number_scheduled_threads: number;
+  number_threads_requiring_approval: number;
+  email_prefix: string | null;
+  email_accept_from_addresses: string[] | null;
+  updated_at: string;
+};
+
+export type Agent = AgentSummary & {
+  system_prompt: string;
+  notes: string;
+  instructions: string;
+  threads: Thread[];
+};
+
+export type ToolCall = { id?: string; name: string; status: 'pending' | 'running' | 'done' | 'failed' | string; input?: unknown; output?: unknown };
+
+export type Step = {
+  id?: number;
+  thread_id: number;
+  sequence: number;
+  reasoning_text: string;
+  assistant_text: string;
+  user_text: string;
+  user_files: string[];
+  tool_calls: ToolCall[];
+  created_at?: string;
+  updated_at?: string;
+};
+
+export type ChatRole = 'user' | 'assistant' | 'reasoning' | 'tool_call' | 'warning' | 'error';
+export type ChatMessage = {
+  id: number;
+  agent_id: number;
+  thread_id: number | null;
+  role: ChatRole;
+  user_data: { text: string; files?: string[] } | null;
+  assistant_data: { text: string; [k: string]: unknown } | null;
+  created_at: string;
+};
+export type MessagePage = { messages: ChatMessage[]; total_count: number };
+export type MessageEvent = { type: 'created' | 'updated' | 'deleted'; agent_id: number; message_id: number; message: ChatMessage };

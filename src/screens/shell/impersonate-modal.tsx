@@ -1,0 +1,44 @@
+// Admin picks a user to act as: search debounced 300 ms, choosing stores the id and reloads.
+import { useEffect, useState } from 'react';
+import { useMe } from '../../lib/auth.tsx';
+import { searchUsers, startImpersonating, type UserSummary } from '../../lib/api.ts';
+import { useDebouncedValue } from '../../lib/use-debounced-value.ts';
+import { useResource } from '../../lib/use-resource.ts';
+import { Modal } from '../../ui/modal.tsx';
+import { Spinner } from '../../ui/spinner.tsx';
+
+export const SEARCH_DEBOUNCE_MS = 300;
+
+export function ImpersonateModal({ onClose }: { onClose: () => void }) {
+  const me = useMe();
+  const [search, setSearch] = useState('');
+  const debounced = useDebouncedValue(search.trim(), SEARCH_DEBOUNCE_MS);
+  const key = `/users/?search=${encodeURIComponent(debounced)}`;
+  const { data, error, isLoading } = useResource<UserSummary[]>(key, { fetcher: () => searchUsers(debounced) });
+  // User list errors are logged only (spec §8); the list simply stays empty.
+  useEffect(() => {
+    if (error) console.error('user search failed:', error.detail);
+  }, [error]);
+
+  return (
+    <Modal title="Impersonate User" onClose={onClose}>
+      <label className="field">
+        <span>Search users</span>
+        <input type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="Email or name" autoComplete="off" />
+      </label>
+      {isLoading && <Spinner label="Searching users" />}
+      <ul className="user-list" aria-label="Users">
+        {data?.filter((u) => u.id !== me.id).map((u) => (
+          <li key={u.id}>
+            <button type="button" className="user-list-item" onClick={() => startImpersonating(u.id)}>
+              <span className="avatar avatar-small" aria-hidden="true">{(u.email[0] ?? '?').toUpperCase()}</span>
+              <span className="user-list-email">{u.email}</span>
+              {u.role === 'admin' && <span className="badge">admin</span>}
+            </button>
+          </li>
+        ))}
+        {data && data.every((u) => u.id === me.id) && <li className="muted">No users found</li>}
+      </ul>
+    </Modal>
+  );
+}

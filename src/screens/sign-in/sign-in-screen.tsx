@@ -1,0 +1,60 @@
+// The only screen a signed-out visitor sees: sign in, or create an account.
+import { useState, type FormEvent } from 'react';
+import { useAuth } from '../../lib/auth.tsx';
+import type { ApiError } from '../../lib/http.ts';
+
+export function SignInScreen() {
+  const { signIn, signUp } = useAuth();
+  const [mode, setMode] = useState<'sign-in' | 'sign-up'>('sign-in');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const signingUp = mode === 'sign-up';
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await (signingUp ? signUp : signIn)(email.trim(), password);
+    } catch (err) {
+      setError((err as ApiError).detail ?? 'An error occurred');
+      setBusy(false);
+    }
+  }
+
+  return (
+    <main className="sign-in">
+      <form className="sign-in-card" onSubmit={submit} aria-labelledby="sign-in-title">
+        <img src="/favicon.svg" alt="" width={48} height={48} />
+        <h1 id="sign-in-title">{signingUp ? 'Create your account' : 'Sign in to Agent Workspace'}</h1>
+        <label className="field">
+          <span>E-mail</span>
+          <input type="email" value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="email" required autoFocus />
+        </label>
+        <label className="field">
+          <span>Password</span>
+          <input
+            type="password"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+            autoComplete={signingUp ? 'new-password' : 'current-password'}
+            minLength={signingUp ? 8 : undefined}
+            required
+          />
+        </label>
+        {error && <p className="form-error" role="alert">{error}</p>}
+        <button type="submit" className="button button-primary button-block" disabled={busy}>
+          {busy ? (signingUp ? 'Creating account...' : 'Signing in...') : signingUp ? 'Sign up' : 'Sign in'}
+        </button>
+        <p className="sign-in-switch">
+          {signingUp ? 'Already have an account?' : 'New here?'}{' '}
+          <button type="button" className="link-button" onClick={() => { setMode(signingUp ? 'sign-in' : 'sign-up'); setError(null); }}>
+            {signingUp ? 'Sign in' : 'Create an account'}
+          </button>
+        </p>
+      </form>
+    </main>
+  );
+}

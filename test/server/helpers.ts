@@ -1,0 +1,142 @@
+// One real server per test process, on port 0, over PGlite in memory or — when
+// TEST_DATABASE_URL is set — a throwaway schema in PostgreSQL that is dropped afterwards.
+import { randomUUID } from 'node:crypto';
+import { loadConfig } from '../../server/config.ts';
+import { openDb, type Db } from '../../server/db/db.ts';
+import { start, type Running } from '../../server/start.ts';
+
+export const ADMIN = { email: 'admin@test.local', password: 'admin-password-123' };
+const quiet = { info: () => {}, error: (m: string) => process.env.TEST_VERBOSE && console.error(m) };
+
+let running: Promise<Running> | null = null;
+
+export function testServer(): Promise<Running> {
+  return (running ??= boot());
+}
+
+async function boot(): Promise<Running> {
+  const url = process.env.TEST_DATABASE_URL;
+  let db: Db;
+  let dropSchema = async () => {};
+  if (url) {
+    const schema = `test_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+    const admin = await openDb({ databaseUrl: url });
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    db = await openDb({ databaseUrl: url, schema });
+    dropSchema = async () => {
+      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.close();
+    };
+  } else {
+    db = await openDb({ dataDir: null });
+  }
+  const config = {
+    ...loadConfig({}),
+    port: 0,
+    adminEmail: ADMIN.email,
+    adminPassword: ADMIN.password,
+    staticDir: null,
+    logRequests: false,
+  };
+  const r = await start(config, db, quiet);
+  (globalThis as any).__teardown?.push(async () => {
+    await r.close();
+    await db.close();
+    await dropSchema();
+  });
+  return r;
+}
+
+export type Reply<T = any> = { status: number; body: T; headers: Headers };
+
+export async function call<T = any>(path: string, init: { method?: string; token?: string; body?: unknown; headers?: Record<string, string>; raw?: BodyInit } = {}): Promise<Reply<T>> {
+  const { url } = await testServer();
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.token) headers.Authorization = `Bearer ${init.token}`;
+  let body: BodyInit | undefined = init.raw;
+  if (init.body !== undefined) {
+    headers['Content-Type'] ??= 'application/json';
+    body = JSON.stringify(init.body);
+  }
+  const res = await fetch(url + path, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body });
+  const text = await res.text();
+  let parsed: any = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {}
+  return { status: res.status, body: parsed, headers: res.headers };
+}
+
+let counter = 0;
+export function uniqueEmail(prefix = 'user'): string {
+  return `${prefix}-${Date.now().toString(36)}-${++counter}@example.test`;
+}
+
+/** Signs up a fresh user and returns its token and id. */
+export async function newUser(prefix = 'user'): Promise<{ token: string; id: number; email: string; cookie: string }> {
+  const email = uniqueEmail(prefix);
+  const res = await call('/api/auth/sign-up', { body: { email, password: 'correct horse battery' } });
+  if (res.status !== 200) throw new Error(`sign-up failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const me = await call('/api/users/me', { token: res.body.token });
+  return { token: res.body.token, id: me.body.id, email, cookie: res.headers.get('set-cookie') ?? '' };
+}
+
+export async function adminToken(): Promise<string> {
+  const res = await call('/api/auth/sign-in', { body: ADMIN });
+  if (res.status !== 200) throw new Error(`admin sign-in failed: ${res.status}`);
+  return res.body.token;
+}
+
+/** Creates an agent owned by `ownerId` through the admin API (impersonating that owner). */
+export async function newAgent(ownerId: number, name = 'Agent ' + ++counter): Promise<any> {
+  const res = await call('/api/agents/', { token: await adminToken(), headers: { 'X-Impersonate-User-Id': String(ownerId) }, body: { name } });
+  if (res.status !== 201) throw new Error(`agent create failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Opens a WebSocket and collects its JSON frames. */
+export async function openSocket(path: string, protocols?: string | string[]) {
+  const { url } = await testServer();
+  const { WebSocket } = await import('ws');
+  const ws = new WebSocket(path.startsWith('ws') ? path : url.replace('http', 'ws') + path, protocols);
+  const frames: any[] = [];
+  const waiters: (() => void)[] = [];
+  let closed: { code: number; reason: string } | null = null;
+  ws.on('message', (data) => {
+    frames.push(JSON.parse(data.toString()));
+    waiters.splice(0).forEach((w) => w());
+  });
+  ws.on('close', (code, reason) => {
+    closed = { code, reason: reason.toString() };
+    waiters.splice(0).forEach((w) => w());
+  });
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  return {
+    ws,
+    frames,
+    get closed() {
+      return closed;
+    },
+    /** Resolves with the first frame matching `test`, or rejects after `ms`. */
+    async next(test: (f: any) => boolean = () => true, ms = 3000): Promise<any> {
+      const deadline = Date.now() + ms;
+      for (;;) {
+        const hit = frames.find(test);
+        if (hit) return hit;
+        if (closed || Date.now() > deadline) throw new Error(`no matching frame (closed: ${JSON.stringify(closed)}, frames: ${JSON.stringify(frames).slice(0, 500)})`);
+        await new Promise<void>((r) => {
+          waiters.push(r);
+          setTimeout(r, 50);
+        });
+      }
+    },
+    async closedWith(ms = 3000) {
+      const deadline = Date.now() + ms;
+      while (!closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,353 @@
+import { reset } from '../setup/dom.ts';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { act } from 'react';
+import { createRoot } from 'react-dom/client';
+import type { Root } from 'react-dom/client';
+import { clearResourceCache, mutate, useResource } from '../../src/lib/use-resource.ts';
+import type { Resource, ResourceOptions } from '../../src/lib/use-resource.ts';
+import { DEFAULTS as HTTP_DEFAULTS, HttpError, configureHttp } from '../../src/lib/http.ts';
+
+// --- helpers
+
+let keyCount = 0;
+const createKey = () => `/test/${++keyCount}`;
+
+type Deferred<T> = { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void };
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
+  return { promise, resolve, reject };
+}
+
+/** A fetcher answering 'v1', 'v2', … and recording the keys it was called with. */
+function counter() {
+  const calls: string[] = [];
+  const fetcher = async (key: string) => (calls.push(key), `v${calls.length}`);
+  return { fetcher, calls };
+}
+
+/** A fetcher whose answers the test settles by hand, one Deferred per call. */
+function manual() {
+  const calls: Deferred<string>[] = [];
+  const fetcher = (_key: string) => {
+    const d = deferred<string>();
+    calls.push(d);
+    return d.promise;
+  };
+  return { fetcher, calls };
+}
+
+const hooks: Record<string, Resource<string>> = {};
+
+function Probe({ id = 'a', k, options }: { id?: string; k: string | null; options?: ResourceOptions<string> }) {
+  const resource = useResource<string>(k, options);
+  hooks[id] = resource;
+  const { data, error, isLoading, isValidating } = resource;
+  const err = error ? `${error.detail}/${error.status_code}` : '-';
+  return <p id={id}>{`data=${data ?? '-'} error=${err} loading=${isLoading} validating=${isValidating}`}</p>;
+}
+
+let root: Root | null = null;
+
+async function render(element: React.ReactElement): Promise<void> {
+  if (!root) {
+    const el = document.createElement('div');
+    document.body.append(el);
+    root = createRoot(el);
+  }
+  await act(async () => root!.render(element));
+}
+
+async function unmount(): Promise<void> {
+  if (root) await act(async () => root!.unmount());
+  root = null;
+}
+
+const text = (id = 'a') => document.getElementById(id)?.textContent ?? '';
+/** Lets real time pass inside act(), so timers, fetches and re-renders all land before the assertions. */
+const sleep = (ms: number) => act(() => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+const flush = () => act(async () => {});
+
+let visibility: DocumentVisibilityState = 'visible';
+async function setVisibility(state: DocumentVisibilityState): Promise<void> {
+  visibility = state;
+  await act(async () => document.dispatchEvent(new Event('visibilitychange')));
+}
+
+async function cleanup(): Promise<void> {
+  await unmount();
+  clearResourceCache();
+  reset();
+  visibility = 'visible';
+  for (const id of Object.keys(hooks)) delete hooks[id];
+}
+
+function setupSuite(name: string) {
+  const s = suite(name);
+  s.before(() => {
+    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => visibility });
+  });
+  s.after(() => {
+    delete (document as { visibilityState?: unknown }).visibilityState;
+  });
+  s.before.each(cleanup);
+  s.after.each(cleanup);
+  return s;
+}
+
+// ---
+
+const fetching = setupSuite('useResource: fetching and cache');
+
+fetching('reports loading on the first render, then renders the fetched data', async () => {
+  const { fetcher, calls } = manual();
+  const key = createKey();
+  await render(<Probe k={key} options={{ fetcher }} />);
+  assert.is(text(), 'data=- error=- loading=true validating=true');
+  await act(async () => calls[0].resolve('hello'));
+  assert.is(text(), 'data=hello error=- loading=false validating=false');
+  assert.is(calls.length, 1);
+});
+
+fetching('uses request() on the key by default', async () => {
+  const urls: string[] = [];
+  configureHttp({
+    ...HTTP_DEFAULTS,
+    storage: null,
+    fetch: async (input) => (urls.push(String(input)), new Response('"from server"', { status: 200 })),
+  });
+  try {
+    await render(<Probe k="/agents/1" />);
+    await flush();
+    assert.equal(urls, ['/api/agents/1']);
+    assert.match(text(), 'data=from server');
+  } finally {
+    configureHttp(HTTP_DEFAULTS);
+  }
+});
+
+fetching('dedupes two hooks mounting on the same key', async () => {
+  const { fetcher, calls } = counter();
+  const key = createKey();
+  await render(<><Probe id="a" k={key} options={{ fetcher }} /><Probe id="b" k={key} options={{ fetcher }} /></>);
+  await flush();
+  assert.equal(calls, [key]);
+  assert.match(text('a'), 'data=v1');
+  assert.match(text('b'), 'data=v1');
+});
+
+fetching('does not refetch a value that is still fresh', async () => {
+  const { fetcher, calls } = counter();
+  const key = createKey();
+  await render(<Probe k={key} options={{ fetcher }} />);
+  await flush();
+  await unmount();
+  await render(<Probe k={key} options={{ fetcher }} />);
+  await flush();
+  assert.is(calls.length, 1);
+  assert.is(text(), 'data=v1 error=- loading=false validating=false');
+});
+
+fetching('shows stale cached data at once while it revalidates', async () => {
+  const { fetcher, calls } = manual();
+  const key = createKey();
+  await render(<Probe k={key} options={{ fetcher, freshFor: 0 }} />);
+  await act(async () => calls[0].resolve('old'));
+  await unmount();
+  await render(<Probe k={key} options={{ fetcher, freshFor: 0 }} />);
+  assert.is(text(), 'data=old error=- loading=false validating=true');
+  await act(async () => calls[1].resolve('new'));
+  assert.is(text(), 'data=new error=- loading=false validating=false');
+});
+
+fetching('discards an older response once a newer request has started', async () => {
+  const { fetcher, calls } = manual();
+  const key = createKey();
+  await render(<Probe k={key} options={{ fetcher }} />);
+  await act(async () => void hooks.a.mutate());
+  assert.is(calls.length, 2);
+  await act(async () => calls[1].resolve('newer'));
+  await act(async () => calls[0].resolve('older'));
+  assert.is(text(), 'data=newer error=- loading=false validating=false');
+});
+
+fetching('normalizes errors and keeps the last good data', async () => {
+  let fail = false;
+  const fetcher = async () => {
+    if (!fail) return 'good';
+    throw new HttpError(new Response(null, { status: 404 }), 'GET', '/api/agents/7', { detail: 'Agent not found' });
+  };
+  const key = createKey();
+  await render(<Probe k={key} options={{ fetcher }} />);
+  await flush();
+  fail = true;
+  await act(() => hooks.a.mutate());
+  assert.is(text(), 'data=good error=Agent not found/404 loading=false validating=false');
+});
+
+fetching('turns a fetcher that throws synchronously into an error state', async () => {
+  const fetcher = (): Promise<string> => {
+    throw new Error('no such endpoint');
+  };
+  await render(<Probe k={createKey()} options={{ fetcher }} />);
+  await flush();
+  assert.is(text(), 'data=- error=no such endpoint/500 loading=false validating=false');
+});
+
+fetching('stays idle with a null key and starts once a key is given', async () => {
+  const { fetcher, calls } = counter();
+  await render(<Probe k={null} options={{ fetcher }} />);
+  await flush();
+  assert.is(calls.length, 0);
+  assert.is(text(), 'data=- error=- loading=false validating=false');
+  await render(<Probe k={createKey()} options={{ fetcher }} />);
+  await flush();
+  assert.is(calls.length, 1);
+  assert.match(text(), 'data=v1');
+});
+
+fetching('clearResourceCache forgets cached values', async () => {
+  const { fetcher, calls } = counter();
+  const key = createKey();
+  await render(<Probe k={key} options={{ fetcher }} />);
+  await flush();
+  await unmount();
+  clearResourceCache();
+  await render(<Probe k={key} options={{ fetcher }} />);
+  await flush();
+  assert.is(calls.length, 2);
+  assert.match(text(), 'data=v2');
+});
+
+fetching.run();
+
+// ---
+
+const mutation = setupSuite('useResource: mutate');
+
+mutation('mutate(data) updates every hook on the key without a request', async () => {
+  const { fetcher, calls } = counter();
+  const key = createKey();
+  await render(<><Probe id="a" k={key} options={{ fetcher }} /><Probe id="b" k={key} options={{ fetcher }} /></>);
+  await flush();
+  await act(() => hooks.a.mutate('local'));
+  assert.match(text('a'), 'data=local');
+  assert.match(text('b'), 'data=local');
+  await act(() => hooks.b.mutate((current) => `${current}+1`));
+  assert.match(text('a'), 'data=local+1');
+  assert.is(calls.length, 1);
+});
+
+mutation('mutate(data) wins over a response already in flight', async () => {
+  const { fetcher, calls } = manual();
+  await render(<Probe k={createKey()} options={{ fetcher }} />);
+  await act(() => hooks.a.mutate('optimistic'));
+  await act(async () => calls[0].resolve('stale'));
+  assert.match(text(), 'data=optimistic');
+});
+
+mutation('mutate() refetches', async () => {
+  const { fetcher, calls } = counter();
+  await render(<Probe k={createKey()} options={{ fetcher }} />);
+  await flush();
+  await act(() => hooks.a.mutate());
+  assert.is(calls.length, 2);
+  assert.match(text(), 'data=v2');
+});
+
+mutation('the global mutate(key) refetches mounted hooks', async () => {
+  const { fetcher, calls } = counter();
+  const key = createKey();
+  await render(<Probe k={key} options={{ fetcher }} />);
+  await flush();
+  await act(() => mutate(key));
+  assert.is(calls.length, 2);
+  assert.match(text(), 'data=v2');
+});
+
+mutation('the global mutate(key) marks an unmounted key stale for its next mount', async () => {
+  const { fetcher, calls } = counter();
+  const key = createKey();
+  await render(<Probe k={key} options={{ fetcher, freshFor: 60_000 }} />);
+  await flush();
+  await unmount();
+  await mutate(key);
+  assert.is(calls.length, 1);
+  await render(<Probe k={key} options={{ fetcher, freshFor: 60_000 }} />);
+  await flush();
+  assert.is(calls.length, 2);
+});
+
+mutation.run();
+
+// ---
+
+const polling = setupSuite('useResource: polling and focus');
+
+polling('polls at the refresh interval', async () => {
+  const { fetcher, calls } = counter();
+  await render(<Probe k={createKey()} options={{ fetcher, refreshInterval: 20 }} />);
+  await sleep(110);
+  assert.ok(calls.length >= 3, `expected several polls, got ${calls.length}`);
+  assert.match(text(), `data=v${calls.length}`);
+});
+
+polling('does not poll without a refresh interval', async () => {
+  const { fetcher, calls } = counter();
+  await render(<Probe k={createKey()} options={{ fetcher }} />);
+  await sleep(60);
+  assert.is(calls.length, 1);
+});
+
+polling('schedules the next tick only after the current request settles', async () => {
+  const { fetcher, calls } = manual();
+  await render(<Probe k={createKey()} options={{ fetcher, refreshInterval: 10 }} />);
+  await sleep(80);
+  assert.is(calls.length, 1);
+  await act(async () => calls[0].resolve('done'));
+  await sleep(40);
+  assert.ok(calls.length >= 2);
+});
+
+polling('skips ticks while the tab is hidden and revalidates when it is visible again', async () => {
+  const { fetcher, calls } = counter();
+  await render(<Probe k={createKey()} options={{ fetcher, refreshInterval: 20, revalidateOnFocus: false }} />);
+  await flush();
+  await setVisibility('hidden');
+  const hiddenAt = calls.length;
+  await sleep(100);
+  assert.is(calls.length, hiddenAt);
+  await setVisibility('visible');
+  assert.is(calls.length, hiddenAt + 1, 'revalidates on becoming visible');
+  await sleep(80);
+  assert.ok(calls.length >= hiddenAt + 3, `polling resumes, got ${calls.length - hiddenAt}`);
+});
+
+polling('revalidates on focus, throttled to once per 5 s', async () => {
+  const { fetcher, calls } = counter();
+  await render(<Probe k={createKey()} options={{ fetcher, freshFor: 0 }} />);
+  await flush();
+  await act(async () => void window.dispatchEvent(new Event('focus')));
+  await act(async () => void window.dispatchEvent(new Event('focus')));
+  await setVisibility('hidden');
+  await setVisibility('visible');
+  assert.is(calls.length, 2);
+  assert.match(text(), 'data=v2');
+});
+
+polling('skips focus revalidation while fresh or when turned off', async () => {
+  const fresh = counter();
+  const off = counter();
+  await render(<>
+    <Probe id="a" k={createKey()} options={{ fetcher: fresh.fetcher }} />
+    <Probe id="b" k={createKey()} options={{ fetcher: off.fetcher, freshFor: 0, revalidateOnFocus: false }} />
+  </>);
+  await flush();
+  await act(async () => void window.dispatchEvent(new Event('focus')));
+  assert.is(fresh.calls.length, 1);
+  assert.is(off.calls.length, 1);
+});
+
+polling.run();
