@@ -1,0 +1,58 @@
+// Agents: the list and detail shapes of spec section 3, creation, deletion, texts, run state.
+import { rm } from 'node:fs/promises';
+import type { Db, Queryable } from '../db/db.ts';
+import type { Bus } from '../realtime/bus.ts';
+
+export const RUN_STATES = ['run', 'run_all', 'stop'] as const;
+export type RunState = (typeof RUN_STATES)[number];
+export const AGENT_TEXTS = { 'system-prompt': 'system_prompt', notes: 'notes', instructions: 'instructions' } as const;
+
+const SUMMARY = `a.id, a.owner_id, a.name, a.file_path, a.agent_running, a.target_run_state, a.cua_client_connected,
+  a.running_state, a.updated_at, a.created_at, a.email_prefix, a.email_accept_from_addresses, a.screenshot_at,
+  (SELECT count(*)::int FROM threads t WHERE t.agent_id = a.id AND t.schedule_sequence IS NOT NULL) AS number_scheduled_threads,
+  (SELECT count(*)::int FROM threads t WHERE t.agent_id = a.id AND t.approval_required) AS number_threads_requiring_approval`;
+
+export type AgentRow = Record<string, any> & { id: number; owner_id: number; name: string; screenshot_at: Date | null };
+
+/** Adds the screenshot address; the timestamp in it busts caches when a new one is stored. */
+function present(row: AgentRow) {
+  const { screenshot_at, ...rest } = row;
+  return {
+    ...rest,
+    screenshot_url: screenshot_at ? `/api/agents/${row.id}/screenshot?v=${new Date(screenshot_at).getTime()}` : null,
+  };
+}
+
+export async function listAgents(db: Queryable, ownerId: number, search: string) {
+  const escaped = search.trim().toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c);
+  const rows = await db.query<AgentRow>(
+    `SELECT ${SUMMARY} FROM agents a WHERE a.owner_id = $1 AND ($2 = '' OR lower(a.name) LIKE '%' || $2 || '%')
+     ORDER BY a.created_at, a.id`, [ownerId, escaped]);
+  return rows.map(present);
+}
+
+export async function getAgent(db: Queryable, id: number) {
+  const row = (await db.query<AgentRow>(`SELECT ${SUMMARY}, a.system_prompt, a.notes, a.instructions FROM agents a WHERE a.id = $1`, [id]))[0];
+  if (!row) return null;
+  const threads = await db.query(`SELECT ${THREAD_COLUMNS} FROM threads WHERE agent_id = $1 ORDER BY updated_at DESC, id DESC`, [id]);
+  return { ...present(row), threads };
+}
+
+export const THREAD_COLUMNS = `id, agent_id, name, description, thread_running, error_message, schedule_sequence,
+  approval_required, target_run_state, target_sequence, created_at, updated_at`;
+
+export async function createAgent(db: Queryable, ownerId: number, name: string) {
+  const [row] = await db.query<{ id: number }>('INSERT INTO agents (owner_id, name) VALUES ($1, $2) RETURNING id', [ownerId, name]);
+  return (await getAgent(db, row.id))!;
+}
+
+/** Deletes the agent with its threads, steps and messages (cascade) and its stored files. */
+export async function deleteAgent(db: Db, id: number, filesDir: string): Promise<void> {
+  await db.query('DELETE FROM agents WHERE id = $1', [id]);
+  await rm(`${filesDir}/agent-${id}`, { recursive: true, force: true });
+}
+
+export async function touchAgent(db: Queryable, bus: Bus, id: number): Promise<void> {
+  await db.query('UPDATE agents SET updated_at = now() WHERE id = $1', [id]);
+  bus.publish(`agent:${id}:changed`, { agent_id: id });
+}

@@ -1,0 +1,34 @@
+// The agent's chat feed: messages written as steps happen, pushed to `agent:<id>:messages`.
+import type { Queryable } from '../db/db.ts';
+import type { Bus } from '../realtime/bus.ts';
+
+export type MessageRole = 'user' | 'assistant' | 'reasoning' | 'tool_call' | 'warning' | 'error';
+export type NewMessage = {
+  agent_id: number;
+  thread_id: number | null;
+  role: MessageRole;
+  user_data?: { text: string; files?: string[] } | null;
+  assistant_data?: { text: string; [k: string]: unknown } | null;
+};
+
+const COLUMNS = 'id, agent_id, thread_id, role, user_data, assistant_data, created_at';
+
+export async function addMessage(db: Queryable, bus: Bus, m: NewMessage) {
+  const [message] = await db.query(
+    `INSERT INTO chat_messages (agent_id, thread_id, role, user_data, assistant_data) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+    [m.agent_id, m.thread_id, m.role, m.user_data ? JSON.stringify(m.user_data) : null, m.assistant_data ? JSON.stringify(m.assistant_data) : null]);
+  bus.publish(`agent:${m.agent_id}:messages`, { type: 'created', agent_id: m.agent_id, message_id: message.id, message });
+  return message;
+}
+
+export async function listMessages(db: Queryable, agentId: number, page: number, pageSize: number) {
+  const messages = await db.query(
+    `SELECT ${COLUMNS} FROM chat_messages WHERE agent_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3`,
+    [agentId, pageSize, (page - 1) * pageSize]);
+  const [{ total_count }] = await db.query<{ total_count: number }>('SELECT count(*)::int AS total_count FROM chat_messages WHERE agent_id = $1', [agentId]);
+  return { messages, total_count, page, page_size: pageSize };
+}
+
+export async function latestMessages(db: Queryable, agentId: number, limit: number) {
+  return db.query(`SELECT ${COLUMNS} FROM chat_messages WHERE agent_id = $1 ORDER BY id DESC LIMIT $2`, [agentId, limit]);
+}

@@ -1,0 +1,132 @@
+// Threads, their steps and the agent's run queue. The queue is each agent's scheduled threads
+// numbered 1..n without gaps (1 runs next); every change renumbers inside one transaction
+// that first locks the agent row, so concurrent changes cannot interleave.
+import type { Db, Queryable } from '../db/db.ts';
+import type { Bus } from '../realtime/bus.ts';
+import { THREAD_COLUMNS } from './agents.ts';
+import { addMessage } from './messages.ts';
+
+const STEP_COLUMNS = 'id, thread_id, sequence, reasoning_text, assistant_text, user_text, user_files, tool_calls, created_at, updated_at';
+export const FILES_ONLY_TEXT = 'Files uploaded';
+
+export async function getThread(db: Queryable, id: number) {
+  return (await db.query(`SELECT ${THREAD_COLUMNS} FROM threads WHERE id = $1`, [id]))[0] ?? null;
+}
+
+export async function listSteps(db: Queryable, threadId: number, limit: number, offset: number) {
+  // The newest `limit` steps (after skipping `offset` newer ones), returned oldest first.
+  const rows = await db.query(`SELECT ${STEP_COLUMNS} FROM thread_steps WHERE thread_id = $1 ORDER BY sequence DESC LIMIT $2 OFFSET $3`, [threadId, limit, offset]);
+  const [{ total_count }] = await db.query<{ total_count: number }>('SELECT count(*)::int AS total_count FROM thread_steps WHERE thread_id = $1', [threadId]);
+  return { steps: rows.reverse(), total_count };
+}
+
+export async function createThread(db: Queryable, bus: Bus, agentId: number, fields: { name?: string; description?: string } = {}) {
+  const [thread] = await db.query(
+    `INSERT INTO threads (agent_id, name, description) VALUES ($1, $2, $3) RETURNING ${THREAD_COLUMNS}`,
+    [agentId, (fields.name ?? '').trim().slice(0, 200), (fields.description ?? '').trim().slice(0, 2000)]);
+  changed(bus, agentId);
+  return thread;
+}
+
+/** Appends a step with the user's words (and files) and the matching chat message. */
+export async function appendUserInput(db: Db, bus: Bus, threadId: number, text: string, files: string[]) {
+  const userText = text.trim() || (files.length ? FILES_ONLY_TEXT : '');
+  const step = await db.tx(async (q) => {
+    const [thread] = await q.query<{ agent_id: number; name: string }>('SELECT agent_id, name FROM threads WHERE id = $1 FOR UPDATE', [threadId]);
+    const [{ next }] = await q.query<{ next: number }>('SELECT COALESCE(max(sequence), 0) + 1 AS next FROM thread_steps WHERE thread_id = $1', [threadId]);
+    const [row] = await q.query(
+      `INSERT INTO thread_steps (thread_id, sequence, user_text, user_files) VALUES ($1, $2, $3, $4) RETURNING ${STEP_COLUMNS}`,
+      [threadId, next, userText, JSON.stringify(files)]);
+    // New input clears a previous failure and names an unnamed thread after its first words.
+    await q.query(
+      `UPDATE threads SET error_message = '', updated_at = now(), name = CASE WHEN name = '' THEN $2 ELSE name END WHERE id = $1`,
+      [threadId, threadName(userText)]);
+    await addMessage(q, bus, { agent_id: thread.agent_id, thread_id: threadId, role: 'user', user_data: { text: userText, files } });
+    return { ...row, agent_id: thread.agent_id };
+  });
+  publishStep(bus, step);
+  changed(bus, step.agent_id);
+  return step;
+}
+
+export function publishStep(bus: Bus, step: Record<string, any>): void {
+  const { agent_id, ...rest } = step;
+  bus.publish(`thread:${step.thread_id}:steps`, rest);
+}
+
+function threadName(text: string): string {
+  const line = text.split('\n')[0].trim();
+  return line.length > 60 ? line.slice(0, 57) + '...' : line;
+}
+
+// --- the queue
+
+async function queueOf(q: Queryable, agentId: number): Promise<number[]> {
+  await q.query('SELECT id FROM agents WHERE id = $1 FOR UPDATE', [agentId]);
+  const rows = await q.query<{ id: number }>(
+    'SELECT id FROM threads WHERE agent_id = $1 AND schedule_sequence IS NOT NULL ORDER BY schedule_sequence, updated_at, id', [agentId]);
+  return rows.map((r) => r.id);
+}
+
+async function writeQueue(q: Queryable, ids: number[]): Promise<void> {
+  if (!ids.length) return;
+  await q.query(
+    `UPDATE threads t SET schedule_sequence = v.seq, updated_at = CASE WHEN t.schedule_sequence IS DISTINCT FROM v.seq THEN now() ELSE t.updated_at END
+     FROM unnest($1::int[], $2::int[]) AS v(id, seq) WHERE t.id = v.id`,
+    [ids, ids.map((_, i) => i + 1)]);
+}
+
+/** Puts the thread at the end of its agent's queue (no change when already queued). */
+export async function schedule(db: Db, bus: Bus, threadId: number, agentId: number): Promise<void> {
+  await db.tx(async (q) => {
+    const ids = await queueOf(q, agentId);
+    if (!ids.includes(threadId)) await writeQueue(q, [...ids, threadId]);
+    await q.query("UPDATE threads SET target_run_state = NULL WHERE id = $1 AND target_run_state = 'stop'", [threadId]);
+  });
+  changed(bus, agentId);
+  // A running agent picks the new work up at once instead of on its next poll.
+  bus.publish('runner:wake', { agent_id: agentId });
+}
+
+export async function removeFromSchedule(db: Db, bus: Bus, threadId: number, agentId: number): Promise<void> {
+  await db.tx(async (q) => {
+    const ids = await queueOf(q, agentId);
+    await q.query('UPDATE threads SET schedule_sequence = NULL, updated_at = now() WHERE id = $1', [threadId]);
+    await writeQueue(q, ids.filter((id) => id !== threadId));
+  });
+  changed(bus, agentId);
+}
+
+/**
+ * Gives the thread sequence `target`: the others that had `target` or more move up one, then
+ * the queue is renumbered 1..n. (Dropping onto a thread from below asks for its sequence + 1,
+ * from above for its sequence, so the dragged thread lands right next to it.)
+ */
+export async function setScheduleSequence(db: Db, bus: Bus, threadId: number, agentId: number, target: number): Promise<void> {
+  await db.tx(async (q) => {
+    const queue = await queueOf(q, agentId);
+    const others = queue.filter((id) => id !== threadId);
+    const below = others.filter((id) => queue.indexOf(id) + 1 < target).length;
+    others.splice(below, 0, threadId);
+    await writeQueue(q, others);
+  });
+  changed(bus, agentId);
+}
+
+export async function setThreadRunState(db: Queryable, bus: Bus, threadId: number, agentId: number, state: string | null) {
+  await db.query('UPDATE threads SET target_run_state = $2, updated_at = now() WHERE id = $1', [threadId, state]);
+  changed(bus, agentId);
+}
+
+export async function deleteThread(db: Db, bus: Bus, threadId: number, agentId: number): Promise<void> {
+  await db.tx(async (q) => {
+    const ids = await queueOf(q, agentId);
+    await q.query('DELETE FROM threads WHERE id = $1', [threadId]);
+    await writeQueue(q, ids.filter((id) => id !== threadId));
+  });
+  changed(bus, agentId);
+}
+
+function changed(bus: Bus, agentId: number): void {
+  bus.publish(`agent:${agentId}:changed`, { agent_id: agentId });
+}

@@ -1,0 +1,108 @@
+// Streams the single file part of a multipart/form-data upload to disk without holding it
+// in memory, enforcing a byte cap while it streams. Other fields are ignored.
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { unlink } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
+import { HttpError } from '../http/errors.ts';
+
+export type UploadedFile = { path: string; filename: string; contentType: string; size: number };
+
+const CRLF2 = Buffer.from('\r\n\r\n');
+
+export function tooLarge(limit: number): HttpError {
+  return new HttpError(413, `File exceeds the ${Math.round(limit / 1024 / 1024)}MB limit`, { Connection: 'close' });
+}
+
+/**
+ * Writes the part named `field` to `destination`. Rejects with 413 as soon as it passes
+ * `limit` bytes (or the declared length says it will), 400 for malformed bodies, 422 when
+ * no such file part exists.
+ */
+export async function receiveFile(req: IncomingMessage, field: string, destination: string, limit: number): Promise<UploadedFile> {
+  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(req.headers['content-type'] ?? '');
+  if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? '') || !boundary) {
+    throw new HttpError(400, 'Expected a multipart/form-data body');
+  }
+  // The multipart framing adds a few hundred bytes around the file itself.
+  if (Number(req.headers['content-length']) > limit + 64 * 1024) throw tooLarge(limit);
+
+  const delimiter = Buffer.from(`\r\n--${boundary[1] ?? boundary[2]}`);
+  let buffer: Buffer = Buffer.from('\r\n'); // lets the first boundary match the same delimiter
+  let state = 'preamble' as 'preamble' | 'headers' | 'body' | 'skip' | 'done';
+  let out: WriteStream | null = null;
+  let file: UploadedFile | null = null;
+
+  const fail = async (err: unknown) => {
+    req.resume();
+    if (out) {
+      out.destroy();
+      await unlink(destination).catch(() => {});
+    }
+    throw err;
+  };
+
+  const write = (chunk: Buffer) =>
+    new Promise<void>((resolve, reject) => out!.write(chunk, (err) => (err ? reject(err) : resolve())));
+
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      buffer = buffer.length ? Buffer.concat([buffer, chunk]) : chunk;
+      while (state !== 'done') {
+        if (state === 'preamble' || state === 'skip') {
+          const at = buffer.indexOf(delimiter);
+          if (at < 0) {
+            buffer = buffer.subarray(Math.max(0, buffer.length - delimiter.length));
+            break;
+          }
+          buffer = buffer.subarray(at + delimiter.length);
+          state = 'headers';
+        } else if (state === 'headers') {
+          if (buffer.length >= 2 && buffer[0] === 45 && buffer[1] === 45) {
+            state = 'done'; // "--" closes the body
+            break;
+          }
+          const end = buffer.indexOf(CRLF2);
+          if (end < 0) {
+            if (buffer.length > 16 * 1024) throw new HttpError(400, 'Malformed multipart headers');
+            break;
+          }
+          const headers = buffer.subarray(0, end).toString('utf8');
+          buffer = buffer.subarray(end + 4);
+          const disposition = /content-disposition:([^\r\n]*)/i.exec(headers)?.[1] ?? '';
+          const name = /\bname="([^"]*)"/i.exec(disposition)?.[1];
+          const filename = /\bfilename="([^"]*)"/i.exec(disposition)?.[1];
+          if (name === field && filename !== undefined && !file) {
+            file = {
+              path: destination,
+              filename,
+              contentType: /content-type:\s*([^\r\n]*)/i.exec(headers)?.[1].trim() || 'application/octet-stream',
+              size: 0,
+            };
+            out = createWriteStream(destination, { flags: 'wx' });
+            state = 'body';
+          } else state = 'skip';
+        } else if (state === 'body') {
+          const at = buffer.indexOf(delimiter);
+          // Keep a tail that could be the start of a delimiter split across chunks.
+          const safe = at >= 0 ? at : Math.max(0, buffer.length - delimiter.length);
+          if (safe > 0) {
+            file!.size += safe;
+            if (file!.size > limit) throw tooLarge(limit);
+            await write(buffer.subarray(0, safe));
+          }
+          buffer = buffer.subarray(safe);
+          if (at < 0) break;
+          buffer = buffer.subarray(delimiter.length);
+          await new Promise<void>((resolve, reject) => out!.end((err?: Error | null) => (err ? reject(err) : resolve())));
+          state = 'headers';
+        }
+      }
+      if (state === 'done') break;
+    }
+  } catch (err) {
+    return fail(err);
+  }
+  if (!file) return fail(new HttpError(422, [{ loc: ['body', field], msg: 'A file is required', type: 'missing' }]));
+  if (state !== 'done' && state !== 'headers') return fail(new HttpError(400, 'The upload ended before the file did'));
+  return file;
+}

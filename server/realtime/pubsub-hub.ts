@@ -1,0 +1,78 @@
+// A self-hosted hub speaking Azure Web PubSub's `json.webpubsub.azure.v1` subprotocol, so the
+// SPA could equally talk to the managed service (see docs/protocols.md §1). Clients may join
+// the groups their token's roles allow; only the server publishes.
+import { randomUUID } from 'node:crypto';
+import type { WebSocket } from 'ws';
+import type { Bus } from './bus.ts';
+
+export const PUBSUB_PROTOCOL = 'json.webpubsub.azure.v1';
+export const THREAD_HUB = 'thread_hub';
+
+/** Group name ↔ bus topic: group `thread:<id>` carries that thread's steps. */
+export const threadGroup = (threadId: number) => `thread:${threadId}`;
+const topicOf = (group: string) => (/^thread:\d+$/.test(group) ? `${group}:steps` : null);
+
+type Request = { type?: unknown; group?: unknown; ackId?: unknown; event?: unknown };
+
+export function serveHubConnection(ws: WebSocket, bus: Bus, userId: string, roles: string[]): void {
+  const connectionId = randomUUID();
+  const joined = new Map<string, () => void>();
+  const seenAcks = new Set<number>();
+  const send = (frame: object) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(frame));
+  const may = (group: string) => roles.includes('webpubsub.joinLeaveGroup') || roles.includes(`webpubsub.joinLeaveGroup.${group}`);
+
+  send({ type: 'system', event: 'connected', userId, connectionId });
+
+  const decline = (message: string) => {
+    send({ type: 'system', event: 'disconnected', message });
+    ws.close(1008, message.slice(0, 120));
+  };
+
+  ws.on('message', (raw, isBinary) => {
+    let req: Request;
+    try {
+      req = JSON.parse(isBinary ? '' : raw.toString());
+      if (!req || typeof req !== 'object') throw new Error();
+    } catch {
+      return decline('Invalid frame: expected JSON');
+    }
+    const ackId = typeof req.ackId === 'number' && Number.isInteger(req.ackId) ? req.ackId : undefined;
+    const ack = (error?: { name: string; message: string }) => {
+      if (ackId === undefined) return;
+      send(error ? { type: 'ack', ackId, success: false, error } : { type: 'ack', ackId, success: true });
+    };
+    if (ackId !== undefined) {
+      if (seenAcks.has(ackId)) return ack({ name: 'Duplicate', message: `ackId ${ackId} was already used` });
+      seenAcks.add(ackId);
+      if (seenAcks.size > 1000) seenAcks.delete(seenAcks.values().next().value!);
+    }
+    switch (req.type) {
+      case 'joinGroup':
+      case 'leaveGroup': {
+        const group = typeof req.group === 'string' ? req.group : '';
+        const topic = topicOf(group);
+        if (!topic || !may(group)) return ack({ name: 'Forbidden', message: `Not allowed to join or leave ${group || 'that group'}` });
+        if (req.type === 'joinGroup' && !joined.has(group)) {
+          joined.set(group, bus.subscribe(topic, (step) => send({ type: 'message', from: 'group', group, dataType: 'json', data: { type: 'step', data: step } })));
+        } else if (req.type === 'leaveGroup') {
+          joined.get(group)?.();
+          joined.delete(group);
+        }
+        return ack();
+      }
+      case 'sendToGroup':
+        return ack({ name: 'Forbidden', message: 'Only the server publishes to groups' });
+      case 'event':
+        return ack();
+      case 'ping':
+        return send({ type: 'pong' });
+      default:
+        return decline(`Unknown request type: ${String(req.type)}`);
+    }
+  });
+
+  ws.on('close', () => {
+    for (const unsubscribe of joined.values()) unsubscribe();
+    joined.clear();
+  });
+}

@@ -1,0 +1,117 @@
+// /api/agents: list, detail, create and delete (admin), texts, email settings, uploads, run state.
+import { rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { idParam, type Api, type Ctx } from '../http/api.ts';
+import { HttpError, invalid } from '../http/errors.ts';
+import { ownedAgentId } from '../domain/access.ts';
+import { AGENT_TEXTS, createAgent, deleteAgent, getAgent, listAgents, RUN_STATES, touchAgent, type RunState } from '../domain/agents.ts';
+import { receiveFile } from '../files/multipart.ts';
+import { filesDir, MAX_UPLOAD_BYTES, newUploadSlot, safeFileName } from '../files/storage.ts';
+
+const MAX_TEXT = 200_000;
+
+export function registerAgentRoutes(api: Api) {
+  api.get('/agents/', (ctx) => listAgents(ctx.services.db, ctx.user.id, ctx.query.get('search') ?? ''));
+
+  api.get('/agents/:id', async (ctx) => {
+    const id = await agentId(ctx);
+    return (await getAgent(ctx.services.db, id))!;
+  });
+
+  api.post('/agents/', async (ctx) => {
+    const { name } = await ctx.body();
+    if (typeof name !== 'string' || !name.trim()) throw invalid('name', 'Name is required');
+    if (name.trim().length > 100) throw invalid('name', 'Name must be at most 100 characters');
+    ctx.status = 201;
+    // An admin acting as a user creates the agent for that user.
+    return createAgent(ctx.services.db, ctx.user.id, name.trim());
+  }, 'admin');
+
+  api.delete('/agents/:id', async (ctx) => {
+    const id = await agentId(ctx);
+    await deleteAgent(ctx.services.db, id, filesDir(ctx.services.config.dataDir));
+    return null;
+  }, 'admin');
+
+  for (const [path, column] of Object.entries(AGENT_TEXTS)) {
+    api.get(`/agents/:id/${path}`, async (ctx) => {
+      const id = await agentId(ctx);
+      const row = await ctx.services.db.one(`SELECT ${column} FROM agents WHERE id = $1`, [id]);
+      return { [column]: row![column] };
+    });
+    api.put(`/agents/:id/${path}`, async (ctx) => {
+      const id = await agentId(ctx);
+      const value = (await ctx.body())[column];
+      if (typeof value !== 'string') throw invalid(column, `${column} must be text`);
+      if (value.length > MAX_TEXT) throw invalid(column, `${column} must be at most ${MAX_TEXT} characters`);
+      await ctx.services.db.query(`UPDATE agents SET ${column} = $2 WHERE id = $1`, [id, value]);
+      await touchAgent(ctx.services.db, ctx.services.bus, id);
+      return { [column]: value };
+    });
+  }
+
+  api.post('/agents/:id/upload_file', async (ctx) => {
+    const id = await agentId(ctx);
+    const { dir, relDir } = await newUploadSlot(ctx.services.config.dataDir, id);
+    const partial = join(dir, '.upload');
+    try {
+      const file = await receiveFile(ctx.req, 'file', partial, MAX_UPLOAD_BYTES);
+      const name = safeFileName(file.filename);
+      await rename(partial, join(dir, name));
+      const file_path = `${relDir}/${name}`;
+      await ctx.services.db.query(
+        `INSERT INTO uploaded_files (owner_id, agent_id, file_path, original_name, size_bytes, content_type) VALUES ($1, $2, $3, $4, $5, $6)`,
+        [ctx.user.id, id, file_path, file.filename, file.size, file.contentType]);
+      await ctx.services.db.query('UPDATE agents SET file_path = $2, updated_at = now() WHERE id = $1', [id, file_path]);
+      await ctx.services.onUpload?.(id, join(dir, name), name);
+      return { file_path, file_name: name, size: file.size };
+    } catch (err) {
+      await rm(dir, { recursive: true, force: true });
+      throw err;
+    }
+  });
+
+  api.post('/agents/:id/run-state', async (ctx) => {
+    const id = await agentId(ctx);
+    const { state } = await ctx.body();
+    if (!RUN_STATES.includes(state as RunState)) throw invalid('state', `state must be one of ${RUN_STATES.join(', ')}`);
+    return { state: await setRunState(ctx, id, state as RunState) };
+  });
+
+  api.get('/agents/:id/run-state', async (ctx) => {
+    const id = await agentId(ctx);
+    const row = await ctx.services.db.one('SELECT target_run_state FROM agents WHERE id = $1', [id]);
+    return { state: row!.target_run_state };
+  });
+
+  api.post('/agents/start', async (ctx) => {
+    const id = await agentId(ctx, (await ctx.body()).agent_id);
+    return { state: await setRunState(ctx, id, 'run') };
+  });
+
+  api.post('/agents/stop', async (ctx) => {
+    const body = await ctx.body();
+    const id = await agentId(ctx, body.agent_id);
+    const row = await ctx.services.db.one('SELECT target_run_state, agent_running FROM agents WHERE id = $1', [id]);
+    if (row!.target_run_state === 'stop' && !row!.agent_running) {
+      return { result: 'already_stopped', message: 'The agent is not running' };
+    }
+    await setRunState(ctx, id, 'stop');
+    // The runner always interrupts the turn in flight (force_terminate changes nothing more).
+    return { result: 'stopping', message: 'Stopping the agent now' };
+  });
+}
+
+async function agentId(ctx: Ctx, raw: unknown = ctx.params.id): Promise<number> {
+  if (raw === undefined || raw === null) throw invalid('agent_id', 'agent_id is required');
+  return ownedAgentId(ctx.services.db, ctx.user, idParam(String(raw), 'Agent not found'));
+}
+
+async function setRunState(ctx: Ctx, id: number, state: RunState): Promise<RunState> {
+  const row = await ctx.services.db.one<{ target_run_state: RunState }>(
+    'UPDATE agents SET target_run_state = $2, updated_at = now() WHERE id = $1 RETURNING target_run_state', [id, state]);
+  ctx.services.bus.publish(`agent:${id}:changed`, { agent_id: id, target_run_state: state });
+  ctx.services.bus.publish('runner:wake', { agent_id: id });
+  if (!row) throw new HttpError(404, 'Agent not found');
+  return row.target_run_state;
+}

@@ -1,0 +1,129 @@
+// /api/threads: every call of spec section 7 "Threads".
+import { idParam, type Api, type Ctx } from '../http/api.ts';
+import { HttpError, invalid } from '../http/errors.ts';
+import { ownedAgentId, ownedThread } from '../domain/access.ts';
+import {
+  appendUserInput, createThread, deleteThread, getThread, listSteps, removeFromSchedule, schedule,
+  setScheduleSequence, setThreadRunState,
+} from '../domain/threads.ts';
+
+const MAX_STEPS_PAGE = 1000;
+const THREAD_RUN_STATES = ['run', 'stop'];
+
+export function registerThreadRoutes(api: Api) {
+  api.get('/threads/:id', async (ctx) => {
+    const { id } = await thread(ctx);
+    return getThread(ctx.services.db, id);
+  });
+
+  api.get('/threads/:id/steps', async (ctx) => {
+    const { id } = await thread(ctx);
+    const limit = intQuery(ctx, 'limit', 100, 1, MAX_STEPS_PAGE);
+    const offset = intQuery(ctx, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
+    return listSteps(ctx.services.db, id, limit, offset);
+  });
+
+  api.post('/threads/', async (ctx) => {
+    const body = await ctx.body();
+    const agentId = await ownedAgentId(ctx.services.db, ctx.user, idParam(String(body.agent_id ?? ''), 'Agent not found'));
+    ctx.status = 201;
+    return createThread(ctx.services.db, ctx.services.bus, agentId, {
+      name: typeof body.name === 'string' ? body.name : '',
+      description: typeof body.description === 'string' ? body.description : '',
+    });
+  });
+
+  // Creates a thread for the agent with its first message, and schedules it.
+  api.post('/threads/:id/create-new-thread', async (ctx) => {
+    const agentId = await ownedAgentId(ctx.services.db, ctx.user, idParam(ctx.params.id, 'Agent not found'));
+    const { text, files } = userInput(await ctx.body());
+    const { db, bus } = ctx.services;
+    const created = await createThread(db, bus, agentId);
+    await appendUserInput(db, bus, created.id, text, files);
+    await schedule(db, bus, created.id, agentId);
+    ctx.status = 201;
+    return getThread(db, created.id);
+  });
+
+  api.post('/threads/:id/set-user-input', async (ctx) => {
+    const { id } = await thread(ctx);
+    const { text, files } = userInput(await ctx.body());
+    return appendUserInput(ctx.services.db, ctx.services.bus, id, text, files);
+  });
+
+  api.post('/threads/:id/set-user-input-and-schedule', async (ctx) => {
+    const { id, agent_id } = await thread(ctx);
+    const { text, files } = userInput(await ctx.body());
+    const step = await appendUserInput(ctx.services.db, ctx.services.bus, id, text, files);
+    await schedule(ctx.services.db, ctx.services.bus, id, agent_id);
+    return step;
+  });
+
+  api.post('/threads/:id/stop', async (ctx) => {
+    const { id, agent_id } = await thread(ctx);
+    await setThreadRunState(ctx.services.db, ctx.services.bus, id, agent_id, 'stop');
+    ctx.services.bus.publish(`thread:${id}:stop`, { thread_id: id });
+    return getThread(ctx.services.db, id);
+  });
+
+  api.post('/threads/:id/remove-from-schedule', async (ctx) => {
+    const { id, agent_id } = await thread(ctx);
+    await removeFromSchedule(ctx.services.db, ctx.services.bus, id, agent_id);
+    return getThread(ctx.services.db, id);
+  });
+
+  api.post('/threads/:id/set-schedule-sequence', async (ctx) => {
+    const { id, agent_id } = await thread(ctx);
+    const target = intQuery(ctx, 'target_sequence', NaN, 1, 1_000_000);
+    if (Number.isNaN(target)) throw invalid('target_sequence', 'target_sequence is required', 'query');
+    await setScheduleSequence(ctx.services.db, ctx.services.bus, id, agent_id, target);
+    return getThread(ctx.services.db, id);
+  });
+
+  api.get('/threads/:id/run-state', async (ctx) => {
+    const { id } = await thread(ctx);
+    const row = await getThread(ctx.services.db, id);
+    return { target_run_state: row!.target_run_state, thread_running: row!.thread_running };
+  });
+
+  api.post('/threads/:id/run-state', async (ctx) => {
+    const { id, agent_id } = await thread(ctx);
+    const { target_run_state } = await ctx.body();
+    if (target_run_state !== null && !THREAD_RUN_STATES.includes(target_run_state as string)) {
+      throw invalid('target_run_state', `target_run_state must be one of ${THREAD_RUN_STATES.join(', ')} or null`);
+    }
+    await setThreadRunState(ctx.services.db, ctx.services.bus, id, agent_id, target_run_state as string | null);
+    if (target_run_state === 'stop') ctx.services.bus.publish(`thread:${id}:stop`, { thread_id: id });
+    return { target_run_state };
+  });
+
+  api.delete('/threads/:id', async (ctx) => {
+    const { id, agent_id } = await thread(ctx);
+    await deleteThread(ctx.services.db, ctx.services.bus, id, agent_id);
+    return null;
+  });
+}
+
+async function thread(ctx: Ctx): Promise<{ id: number; agent_id: number }> {
+  const id = idParam(ctx.params.id, 'Thread not found');
+  const { agent_id } = await ownedThread(ctx.services.db, ctx.user, id);
+  return { id, agent_id };
+}
+
+function userInput(body: Record<string, unknown>): { text: string; files: string[] } {
+  const text = body.user_text ?? '';
+  const files = body.user_files ?? [];
+  if (typeof text !== 'string') throw invalid('user_text', 'user_text must be text');
+  if (!Array.isArray(files) || !files.every((f) => typeof f === 'string')) throw invalid('user_files', 'user_files must be a list of file paths');
+  if (!text.trim() && files.length === 0) throw invalid('user_text', 'A message needs text or at least one file');
+  if (text.length > 100_000) throw invalid('user_text', 'user_text must be at most 100000 characters');
+  return { text, files: files as string[] };
+}
+
+function intQuery(ctx: Ctx, name: string, fallback: number, min: number, max: number): number {
+  const raw = ctx.query.get(name);
+  if (raw === null || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new HttpError(422, [{ loc: ['query', name], msg: `${name} must be a whole number from ${min} to ${max}`, type: 'value_error' }]);
+  return n;
+}

@@ -1,0 +1,67 @@
+// The agent screen (/agent/{id}): chat panel on the left, the VM view in the middle, room for the
+// 360px traces panel on the right; the title bar holds the name, the playback toggle and, for
+// admins, the more-options menu. The agent is refetched every 3 s (spec §3, §9).
+import { useCallback, useMemo, useState, type ReactNode } from 'react';
+import { agentPath } from '../../lib/api.ts';
+import { useTitle } from '../../lib/title.tsx';
+import type { Agent, AgentRunState } from '../../lib/types.ts';
+import { useIsAdmin } from '../../lib/use-is-admin.ts';
+import { useResource } from '../../lib/use-resource.ts';
+import { Spinner } from '../../ui/spinner.tsx';
+import { ChatPanel } from './chat-panel.tsx';
+import { AgentEditorModal } from './editor/agent-editor-modal.tsx';
+import { MoreOptionsMenu } from './more-options-menu.tsx';
+import { PlaybackToggle } from './playback-toggle.tsx';
+import { VmView } from './vm-view.tsx';
+
+export const AGENT_REFRESH_MS = 3000;
+
+export function AgentScreen({ id }: { id: number }) {
+  const isAdmin = useIsAdmin();
+  const { data: agent, error, mutate } = useResource<Agent>(agentPath(id), { refreshInterval: AGENT_REFRESH_MS });
+  const [editing, setEditing] = useState(false);
+  // Control mode ('Take control' in the VM view): the user's input goes to the desktop and the chat
+  // collapses to its strip; 'Expand chat' ends it.
+  const [controlMode, setControlMode] = useState(false);
+  // The traces issue renders its panel here when 'Show traces' is on; nothing shows until then.
+  const traces: ReactNode = null;
+
+  const refresh = useCallback(() => void mutate(), [mutate]);
+  // The server's answer is what shows, at once: it replaces the cached agent without waiting for the next poll.
+  const onRunState = useCallback(
+    (state: AgentRunState) => void mutate((current) => ({ ...current!, target_run_state: state })),
+    [mutate],
+  );
+
+  const runState = agent?.target_run_state;
+  const action = useMemo(
+    () =>
+      runState === undefined ? null : (
+        <>
+          <PlaybackToggle agentId={id} state={runState} onChange={onRunState} />
+          {isAdmin && <MoreOptionsMenu onDeveloperOptions={() => setEditing(true)} />}
+        </>
+      ),
+    [id, runState, isAdmin, onRunState],
+  );
+  useTitle(agent?.name, action);
+
+  // A failed poll keeps the agent on screen; only a missing agent or a failed first load replaces it.
+  if (error && (!agent || error.status_code === 404)) {
+    return (
+      <p className="page-message error-text" role="alert">
+        {error.status_code === 404 ? 'Agent not found' : `Error loading agent: ${error.detail}`}
+      </p>
+    );
+  }
+  if (!agent) return <div className="page-message"><Spinner label="Loading agent" /></div>;
+
+  return (
+    <div className="agent-screen" data-control={controlMode || undefined}>
+      <ChatPanel agent={agent} onAgentChange={refresh} collapsed={controlMode} onExpand={() => setControlMode(false)} />
+      <VmView agent={agent} controlMode={controlMode} onControlModeChange={setControlMode} />
+      {traces}
+      {editing && <AgentEditorModal agentId={id} onClose={() => setEditing(false)} onSaved={refresh} />}
+    </div>
+  );
+}

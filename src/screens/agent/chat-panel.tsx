@@ -1,0 +1,77 @@
+// The agent screen's left panel around the conversation: 300-500px wide, 500px in the wide
+// setting (kept in localStorage 'chatWide'), and a 50px strip in control mode (spec §2, §9).
+import { useState } from 'react';
+import type { Agent } from '../../lib/types.ts';
+import { ConversationPanel } from './conversation/conversation-panel.tsx';
+
+export const CHAT_WIDE_KEY = 'chatWide';
+
+type ChatPanelProps = {
+  agent: Agent;
+  onAgentChange: () => void;
+  /** Control mode: the panel shrinks to a strip; the conversation stays mounted and keeps its state. */
+  collapsed?: boolean;
+  /** 'Expand chat' in the strip; the live-desktop issue passes it along with control mode. */
+  onExpand?: () => void;
+  onThreadChange?: (threadId: number | null) => void;
+};
+
+export function ChatPanel({ agent, onAgentChange, collapsed = false, onExpand, onThreadChange }: ChatPanelProps) {
+  const [wide, setWide] = useStoredFlag(CHAT_WIDE_KEY);
+  return (
+    <aside className="chat-panel" aria-label="Chat" data-wide={wide || undefined} data-collapsed={collapsed || undefined}>
+      {collapsed && onExpand && (
+        <button type="button" className="icon-button chat-panel-expand" onClick={onExpand} aria-label="Expand chat" title="Expand chat">
+          <ArrowsIcon />
+        </button>
+      )}
+      <div className="chat-panel-body" hidden={collapsed}>
+        <header className="chat-panel-header">
+          <span className="chat-panel-title">Chat</span>
+          <button
+            type="button"
+            className="icon-button chat-panel-wide"
+            aria-pressed={wide}
+            aria-label="Wide chat"
+            title={wide ? 'Narrow chat panel' : 'Wide chat panel'}
+            onClick={() => setWide(!wide)}
+          >
+            <ArrowsIcon />
+          </button>
+        </header>
+        <ConversationPanel agent={agent} onAgentChange={onAgentChange} onThreadChange={onThreadChange} />
+      </div>
+    </aside>
+  );
+}
+
+/** A boolean kept in localStorage as 'true'/'false'; storage failures leave it in memory only. */
+function useStoredFlag(key: string): [boolean, (value: boolean) => void] {
+  const [value, setValue] = useState(() => {
+    try {
+      return localStorage.getItem(key) === 'true';
+    } catch {
+      return false; // localStorage throws SecurityError in sandboxed iframes
+    }
+  });
+  const set = (next: boolean) => {
+    setValue(next);
+    try {
+      localStorage.setItem(key, String(next));
+    } catch {
+      // Quota or sandbox: the setting still holds for this visit.
+    }
+  };
+  return [value, set];
+}
+
+function ArrowsIcon() {
+  return (
+    <svg width="18" height="18" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth={1.8}
+      strokeLinecap="round" strokeLinejoin="round" aria-hidden="true" focusable="false">
+      <path d="M3 12h18" />
+      <path d="M7 8l-4 4 4 4" />
+      <path d="M17 8l4 4-4 4" />
+    </svg>
+  );
+}

@@ -1,0 +1,53 @@
+// One thread step in the message list: the user's words and files, the model's reasoning, its answer
+// (Markdown, rendered safely by MarkdownView) and its tool calls.
+import type { Step } from '../../../lib/types.ts';
+import { MarkdownView } from '../../../ui/markdown-view.tsx';
+import { FileIcon } from './icons.tsx';
+import { visibleToolCalls } from './steps.ts';
+import { ToolCallGroup } from './tool-call-group.tsx';
+
+export const fileName = (path: string) => path.split(/[\\/]/).filter(Boolean).pop() ?? path;
+
+type StepViewProps = {
+  step: Step;
+  /** This step holds the newest tool-call group: it opens by itself. */
+  latestGroup: boolean;
+  threadRunning: boolean;
+  /** The user's choice for this step's group; null follows the automatic rule. */
+  groupOpen: boolean | null;
+  onToggleGroup: (open: boolean) => void;
+};
+
+export function StepView({ step, latestGroup, threadRunning, groupOpen, onToggleGroup }: StepViewProps) {
+  const calls = visibleToolCalls(step);
+  const files = step.user_files ?? [];
+  const open = groupOpen ?? latestGroup;
+  return (
+    <li className="step" data-sequence={step.sequence}>
+      {(step.user_text || files.length > 0) && (
+        <div className="message message-user">
+          {step.user_text && <p className="message-text">{step.user_text}</p>}
+          {files.length > 0 && (
+            <ul className="message-files" aria-label="Attached files">
+              {files.map((path) => (
+                <li key={path} className="message-file" title={path}>
+                  <FileIcon size={14} />
+                  <span>{fileName(path)}</span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+      {step.reasoning_text && (
+        <div className="message message-reasoning">
+          <p className="message-text">{step.reasoning_text}</p>
+        </div>
+      )}
+      {step.assistant_text && <MarkdownView className="message message-assistant" source={step.assistant_text} />}
+      {calls.length > 0 && (
+        <ToolCallGroup calls={calls} active={threadRunning && latestGroup} open={open} onToggle={() => onToggleGroup(!open)} />
+      )}
+    </li>
+  );
+}

@@ -1,0 +1,103 @@
+// Developer options (spec §2 "Agent editor modal"): the agent's system prompt, notes.md and
+// instructions in three tabs, loaded together, saved together; Escape closes (the Modal does that).
+import { useEffect, useId, useState } from 'react';
+import type { AgentTextKey } from '../../../lib/api.ts';
+import { normalizeError } from '../../../lib/http.ts';
+import { Modal } from '../../../ui/modal.tsx';
+import { loadAgentTexts, saveAgentTexts, type AgentTexts } from './agent-texts.ts';
+import { EditorTabs, type Tab } from './editor-tabs.tsx';
+import { NotesEditor } from './notes-editor.tsx';
+
+const TABS: readonly Tab<AgentTextKey>[] = [
+  { key: 'system_prompt', label: 'System Prompt' },
+  { key: 'notes', label: 'notes.md' },
+  { key: 'instructions', label: 'Instructions' },
+];
+
+type AgentEditorModalProps = {
+  agentId: number;
+  onClose: () => void;
+  /** After a successful save, before the modal closes. */
+  onSaved?: () => void;
+};
+
+export function AgentEditorModal({ agentId, onClose, onSaved }: AgentEditorModalProps) {
+  const idBase = useId();
+  const [texts, setTexts] = useState<AgentTexts | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [attempt, setAttempt] = useState(0);
+  const [tab, setTab] = useState<AgentTextKey>('system_prompt');
+  const [saving, setSaving] = useState(false);
+  const [saveError, setSaveError] = useState<string | null>(null);
+
+  useEffect(() => {
+    let cancelled = false;
+    setTexts(null);
+    setLoadError(null);
+    loadAgentTexts(agentId).then(
+      (loaded) => !cancelled && setTexts(loaded),
+      (error) => !cancelled && setLoadError(normalizeError(error).detail || 'Failed to load data'),
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [agentId, attempt]);
+
+  const save = async () => {
+    if (!texts || saving) return;
+    setSaving(true);
+    setSaveError(null);
+    try {
+      await saveAgentTexts(agentId, texts);
+      onSaved?.();
+      onClose();
+    } catch (error) {
+      setSaveError(normalizeError(error).detail || 'Failed to save changes');
+      setSaving(false);
+    }
+  };
+
+  const tabId = (key: AgentTextKey) => `${idBase}-tab-${key}`;
+  const panelId = (key: AgentTextKey) => `${idBase}-panel-${key}`;
+  const setText = (key: AgentTextKey, value: string) => setTexts((current) => current && { ...current, [key]: value });
+
+  return (
+    <Modal
+      title="Developer options"
+      onClose={onClose}
+      size="large"
+      footer={
+        <>
+          <button type="button" className="button" onClick={onClose}>Cancel</button>
+          <button type="button" className="button button-primary" onClick={save} disabled={!texts || saving}>
+            {saving ? 'Saving...' : 'Save Changes'}
+          </button>
+        </>
+      }
+    >
+      {loadError !== null ? (
+        <div className="editor-error" role="alert">
+          <p>{loadError}</p>
+          <button type="button" className="button" onClick={() => setAttempt((n) => n + 1)}>Retry</button>
+        </div>
+      ) : !texts ? (
+        <p className="editor-loading" role="status">Loading data...</p>
+      ) : (
+        <div className="agent-editor">
+          {saveError !== null && <p className="form-error" role="alert">{saveError}</p>}
+          <EditorTabs tabs={TABS} active={tab} onChange={setTab} tabId={tabId} panelId={panelId} label="Agent texts" />
+          {/* Every panel stays mounted (hidden when inactive) so each text area keeps its own undo history. */}
+          {TABS.map(({ key, label }) => (
+            <div key={key} className="editor-panel" role="tabpanel" id={panelId(key)} aria-labelledby={tabId(key)} hidden={key !== tab}>
+              {key === 'notes' ? (
+                <NotesEditor value={texts.notes} onChange={(value) => setText(key, value)} label={label} />
+              ) : (
+                <textarea className="editor-textarea" aria-label={label} value={texts[key]} onChange={(e) => setText(key, e.target.value)} />
+              )}
+            </div>
+          ))}
+        </div>
+      )}
+    </Modal>
+  );
+}

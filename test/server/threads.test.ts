@@ -1,0 +1,146 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { call, newAgent, newUser } from './helpers.ts';
+
+async function setup() {
+  const user = await newUser();
+  const agent = await newAgent(user.id);
+  const post = (path: string, body: unknown = {}) => call(path, { token: user.token, body });
+  const get = (path: string) => call(path, { token: user.token });
+  const newThread = async (text: string) => (await post(`/api/threads/${agent.id}/create-new-thread`, { user_text: text })).body;
+  const queue = async () =>
+    (await get(`/api/agents/${agent.id}`)).body.threads
+      .filter((t: any) => t.schedule_sequence !== null)
+      .sort((a: any, b: any) => a.schedule_sequence - b.schedule_sequence)
+      .map((t: any) => [t.name, t.schedule_sequence]);
+  return { user, agent, post, get, newThread, queue };
+}
+
+const threads = suite('threads');
+
+threads('create-new-thread makes a named, scheduled thread with the first step and message', async () => {
+  const { agent, get, newThread } = await setup();
+  const thread = await newThread('Open a terminal\nand more');
+  assert.is(thread.agent_id, agent.id);
+  assert.is(thread.name, 'Open a terminal');
+  assert.is(thread.schedule_sequence, 1);
+  assert.is(thread.thread_running, false);
+  assert.is(thread.error_message, '');
+  const steps = await get(`/api/threads/${thread.id}/steps?limit=100&offset=0`);
+  assert.is(steps.status, 200);
+  assert.is(steps.body.total_count, 1);
+  assert.is(steps.body.steps[0].sequence, 1);
+  assert.is(steps.body.steps[0].user_text, 'Open a terminal\nand more');
+  const feed = await get(`/api/messages/agent/${agent.id}?page=1&page_size=50`);
+  assert.is(feed.body.total_count, 1);
+  assert.is(feed.body.messages[0].role, 'user');
+  assert.is(feed.body.messages[0].user_data.text, 'Open a terminal\nand more');
+});
+
+threads('files-only input is sent as "Files uploaded"; empty input is 422', async () => {
+  const { post, newThread } = await setup();
+  const thread = await newThread('first');
+  const step = await post(`/api/threads/${thread.id}/set-user-input`, { user_text: '  ', user_files: ['agent-1/x/a.txt'] });
+  assert.is(step.status, 200);
+  assert.is(step.body.user_text, 'Files uploaded');
+  assert.equal(step.body.user_files, ['agent-1/x/a.txt']);
+  assert.is(step.body.sequence, 2);
+  const empty = await post(`/api/threads/${thread.id}/set-user-input`, { user_text: ' ', user_files: [] });
+  assert.is(empty.status, 422);
+  const badFiles = await post(`/api/threads/${thread.id}/set-user-input`, { user_text: 'x', user_files: [1] });
+  assert.is(badFiles.status, 422);
+});
+
+threads('set-user-input does not schedule; set-user-input-and-schedule appends to the queue', async () => {
+  const { post, get, agent } = await setup();
+  const t = (await post('/api/threads/', { agent_id: agent.id, name: 'Plain' })).body;
+  assert.is(t.schedule_sequence, null);
+  await post(`/api/threads/${t.id}/set-user-input`, { user_text: 'hi' });
+  assert.is((await get(`/api/threads/${t.id}`)).body.schedule_sequence, null);
+  await post(`/api/threads/${t.id}/set-user-input-and-schedule`, { user_text: 'go' });
+  assert.is((await get(`/api/threads/${t.id}`)).body.schedule_sequence, 1);
+});
+
+threads('the queue stays a gapless 1..n through moves, removals and deletes', async () => {
+  const { post, newThread, queue, user } = await setup();
+  const a = await newThread('a');
+  const b = await newThread('b');
+  const c = await newThread('c');
+  assert.equal(await queue(), [['a', 1], ['b', 2], ['c', 3]]);
+  await post(`/api/threads/${c.id}/set-schedule-sequence?target_sequence=1`);
+  assert.equal(await queue(), [['c', 1], ['a', 2], ['b', 3]]);
+  await post(`/api/threads/${c.id}/set-schedule-sequence?target_sequence=99`);
+  assert.equal(await queue(), [['a', 1], ['b', 2], ['c', 3]]);
+  // The spec's drop rule: onto b from below asks for b's sequence + 1 and lands just above b.
+  await post(`/api/threads/${a.id}/set-schedule-sequence?target_sequence=3`);
+  assert.equal(await queue(), [['b', 1], ['a', 2], ['c', 3]]);
+  // Onto b from above asks for b's sequence and lands just below it.
+  await post(`/api/threads/${c.id}/set-schedule-sequence?target_sequence=1`);
+  assert.equal(await queue(), [['c', 1], ['b', 2], ['a', 3]]);
+  // c (bottom of the list, sequence 1) dropped onto b (sequence 2) from below: just above b.
+  await post(`/api/threads/${c.id}/set-schedule-sequence?target_sequence=3`);
+  assert.equal(await queue(), [['b', 1], ['c', 2], ['a', 3]]);
+  // a (top) dropped onto c from above: just below c.
+  await post(`/api/threads/${a.id}/set-schedule-sequence?target_sequence=2`);
+  assert.equal(await queue(), [['b', 1], ['a', 2], ['c', 3]]);
+  await post(`/api/threads/${a.id}/remove-from-schedule`);
+  assert.equal(await queue(), [['b', 1], ['c', 2]]);
+  const del = await call(`/api/threads/${b.id}`, { method: 'DELETE', token: user.token });
+  assert.is(del.status, 204);
+  assert.equal(await queue(), [['c', 1]]);
+  const bad = await post(`/api/threads/${c.id}/set-schedule-sequence?target_sequence=zero`);
+  assert.is(bad.status, 422);
+  assert.equal(bad.body.detail[0].loc, ['query', 'target_sequence']);
+});
+
+threads('stop and run-state set the thread target state', async () => {
+  const { post, get, newThread } = await setup();
+  const t = await newThread('x');
+  assert.is((await post(`/api/threads/${t.id}/stop`)).body.target_run_state, 'stop');
+  assert.equal((await get(`/api/threads/${t.id}/run-state`)).body, { target_run_state: 'stop', thread_running: false });
+  assert.equal((await post(`/api/threads/${t.id}/run-state`, { target_run_state: 'run' })).body, { target_run_state: 'run' });
+  assert.is((await post(`/api/threads/${t.id}/run-state`, { target_run_state: 'sideways' })).status, 422);
+});
+
+threads('steps page: newest `limit` steps in sequence order, offset skips newer ones', async () => {
+  const { post, get, newThread } = await setup();
+  const t = await newThread('1');
+  for (const text of ['2', '3', '4']) await post(`/api/threads/${t.id}/set-user-input`, { user_text: text });
+  const page = await get(`/api/threads/${t.id}/steps?limit=2&offset=0`);
+  assert.equal(page.body.steps.map((s: any) => s.user_text), ['3', '4']);
+  const older = await get(`/api/threads/${t.id}/steps?limit=2&offset=2`);
+  assert.equal(older.body.steps.map((s: any) => s.user_text), ['1', '2']);
+  assert.is((await get(`/api/threads/${t.id}/steps?limit=0`)).status, 422);
+});
+
+threads('another user gets 404 on every thread route', async () => {
+  const { newThread } = await setup();
+  const t = await newThread('private');
+  const stranger = await newUser();
+  for (const [method, path] of [
+    ['GET', ''], ['GET', '/steps'], ['POST', '/set-user-input'], ['POST', '/set-user-input-and-schedule'], ['POST', '/stop'],
+    ['POST', '/remove-from-schedule'], ['POST', '/set-schedule-sequence?target_sequence=1'], ['GET', '/run-state'], ['DELETE', ''],
+  ]) {
+    const res = await call(`/api/threads/${t.id}${path}`, { method, token: stranger.token, body: method === 'POST' ? { user_text: 'x' } : undefined });
+    assert.is(res.status, 404, `${method} ${path}`);
+  }
+  assert.is((await call(`/api/threads/${t.agent_id}/create-new-thread`, { token: stranger.token, body: { user_text: 'x' } })).status, 404);
+  assert.is((await call('/api/threads/', { token: stranger.token, body: { agent_id: t.agent_id } })).status, 404);
+  assert.is((await call(`/api/messages/agent/${t.agent_id}`, { token: stranger.token })).status, 404);
+});
+
+threads('the message feed pages newest first with total_count', async () => {
+  const { post, get, newThread, agent } = await setup();
+  const t = await newThread('m1');
+  await post(`/api/threads/${t.id}/set-user-input`, { user_text: 'm2' });
+  await post(`/api/threads/${t.id}/set-user-input`, { user_text: 'm3' });
+  const first = await get(`/api/messages/agent/${agent.id}?page=1&page_size=2`);
+  assert.equal(first.body.messages.map((m: any) => m.user_data.text), ['m3', 'm2']);
+  assert.is(first.body.total_count, 3);
+  const second = await get(`/api/messages/agent/${agent.id}?page=2&page_size=2`);
+  assert.equal(second.body.messages.map((m: any) => m.user_data.text), ['m1']);
+  const latest = await get(`/api/messages/agent/${agent.id}/latest?limit=1`);
+  assert.equal(latest.body.map((m: any) => m.user_data.text), ['m3']);
+});
+
+threads.run();

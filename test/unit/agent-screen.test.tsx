@@ -1,0 +1,123 @@
+import {
+  ADMIN, byRole, cleanup, click, deferred, FakeApi, getRole, json, renderScreen, settle, text, USER, type Call,
+} from './helpers/screen-harness.tsx';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { AgentScreen } from '../../src/screens/agent/agent-screen.tsx';
+import type { Agent } from '../../src/lib/types.ts';
+
+function agent(extra: Partial<Agent> = {}): Agent {
+  return {
+    id: 7, owner_id: 1, name: 'Alice', screenshot_url: null, file_path: null, agent_running: false, target_run_state: 'stop',
+    cua_client_connected: false, running_state: 'idle', number_scheduled_threads: 0, number_threads_requiring_approval: 0,
+    email_prefix: null, email_accept_from_addresses: null, updated_at: '2025-01-01T00:00:00Z',
+    system_prompt: '', notes: '', instructions: '', threads: [], ...extra,
+  };
+}
+
+function agentApi(me = ADMIN, record = agent()) {
+  const api = new FakeApi(me).on('GET /api/agents/7', () => record);
+  // The conversation panel's own requests get quiet, empty answers.
+  api.on('GET /api/messages/agent/7', () => ({ messages: [], total_count: 0 }));
+  return api;
+}
+
+const heading = () => document.querySelector('.title-bar h1')?.textContent;
+const fast = () => getRole('button', /Fast$/) as HTMLButtonElement;
+
+const screen = suite('Agent screen');
+screen.after.each(cleanup);
+
+screen("says 'Agent not found' for a 404", async () => {
+  const api = new FakeApi(USER).on('GET /api/agents/7', () => json({ detail: 'Agent not found' }, 404));
+  await renderScreen(api, <AgentScreen id={7} />);
+  assert.is(getRole('alert').textContent, 'Agent not found');
+});
+
+screen("says 'Error loading agent' with the detail for other failures", async () => {
+  const api = new FakeApi(USER).on('GET /api/agents/7', () => json({ detail: 'Database unavailable' }, 503));
+  await renderScreen(api, <AgentScreen id={7} />);
+  assert.is(getRole('alert').textContent, 'Error loading agent: Database unavailable');
+});
+
+screen('shows the agent name in the title bar, the chat panel and the VM view', async () => {
+  await renderScreen(agentApi(USER), <AgentScreen id={7} />);
+  assert.is(heading(), 'Alice');
+  assert.ok(getRole('complementary', 'Chat'));
+  assert.match(getRole('region', 'Virtual machine').textContent!, 'No screenshot yet');
+});
+
+screen('the VM view shows a ring and says so while the agent runs', async () => {
+  await renderScreen(agentApi(USER, agent({ agent_running: true })), <AgentScreen id={7} />);
+  assert.ok(document.querySelector('.vm-frame[data-running]'));
+  assert.is(getRole('status').textContent, 'Agent is running');
+});
+
+screen('the Fast toggle shows what the server returns, and is disabled while it is asked', async () => {
+  const api = agentApi(USER);
+  const answers: ReturnType<typeof deferred<Response>>[] = [];
+  api.on('POST /api/agents/7/run-state', () => {
+    answers.push(deferred<Response>());
+    return answers.at(-1)!.promise;
+  });
+  await renderScreen(api, <AgentScreen id={7} />);
+  assert.is(fast().getAttribute('aria-pressed'), 'false');
+
+  await click(fast());
+  assert.ok(fast().disabled, 'disabled in flight');
+  assert.is(fast().getAttribute('aria-pressed'), 'false', 'no optimistic flip');
+  answers[0].resolve(json({ state: 'run_all' }));
+  await settle();
+  assert.is(fast().getAttribute('aria-pressed'), 'true');
+  assert.not.ok(fast().disabled);
+
+  await click(fast());
+  // The server has the last word: here it keeps the agent in fast playback.
+  answers[1].resolve(json({ state: 'run_all' }));
+  await settle();
+  assert.is(fast().getAttribute('aria-pressed'), 'true');
+  const bodies = api.calls.filter((c: Call) => c.path === '/api/agents/7/run-state').map((c) => c.body);
+  assert.equal(bodies, [{ state: 'run_all' }, { state: 'stop' }]);
+});
+
+screen('a user gets no more-options menu', async () => {
+  await renderScreen(agentApi(USER), <AgentScreen id={7} />);
+  assert.is(byRole('button', 'More options').length, 0);
+});
+
+screen('the admin menu offers Developer options; the unbuilt items are disabled and say so', async () => {
+  const api = agentApi(ADMIN);
+  for (const path of ['system-prompt', 'notes', 'instructions']) api.on(`GET /api/agents/7/${path}`, () => new Promise(() => {}));
+  await renderScreen(api, <AgentScreen id={7} />);
+  await click(getRole('button', 'More options'));
+  assert.equal(byRole('menuitem').map((i) => i.textContent), ['Developer options', 'Show traces', 'Schedules', 'Email settings']);
+  assert.is(getRole('menuitem', 'Developer options').getAttribute('aria-disabled'), null);
+  for (const name of ['Show traces', 'Schedules', 'Email settings']) {
+    const item = getRole('menuitem', name);
+    assert.is(item.getAttribute('aria-disabled'), 'true');
+    assert.is(item.title, 'Not available yet');
+  }
+  await click(getRole('menuitem', 'Schedules'));
+  assert.is(byRole('dialog').length, 0, 'a disabled item does nothing');
+  await click(getRole('menuitem', 'Developer options'));
+  assert.is(getRole('dialog').querySelector('h2')!.textContent, 'Developer options');
+  assert.match(text(), 'Loading data...');
+});
+
+screen("the wide chat setting is kept in localStorage 'chatWide'", async () => {
+  await renderScreen(agentApi(USER), <AgentScreen id={7} />);
+  const toggle = getRole('button', 'Wide chat');
+  assert.is(toggle.getAttribute('aria-pressed'), 'false');
+  await click(toggle);
+  assert.is(toggle.getAttribute('aria-pressed'), 'true');
+  assert.ok(document.querySelector('.chat-panel[data-wide]'));
+  assert.is(localStorage.getItem('chatWide'), 'true');
+});
+
+screen('the wide chat setting is read back on the next visit', async () => {
+  localStorage.setItem('chatWide', 'true');
+  await renderScreen(agentApi(USER), <AgentScreen id={7} />);
+  assert.is(getRole('button', 'Wide chat').getAttribute('aria-pressed'), 'true');
+});
+
+screen.run();
