@@ -1,0 +1,245 @@
+// The live desktop in Chromium, against the real server and a real Xvnc: the view connects through
+// guacamole-common-js (default import, WebSocketTunnel, subprotocol), survives past the client's 15 s
+// receive timeout on an idle screen (ping echo), takes control, types into the desktop's terminal,
+// hands control back, pastes Unicode both ways, and takes dropped files onto the desktop.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { ADMIN, screenshotBothThemes, signUp } from './fixtures.ts';
+
+const DATA_DIR = process.env.E2E_DATA_DIR!;
+const desktopFile = (agentId: number, name: string) => join(DATA_DIR, 'desktops', `agent-${agentId}`, 'Desktop', name);
+
+async function userToken(page: Page): Promise<string> {
+  const res = await page.request.post('/api/auth/token');
+  expect(res.ok()).toBe(true);
+  return (await res.json()).token;
+}
+
+async function newUserWithAgent(page: Page, request: APIRequestContext, name: string) {
+  await signUp(page);
+  const token = await userToken(page);
+  const me = await (await page.request.get('/api/users/me', { headers: { Authorization: `Bearer ${token}` } })).json();
+  const admin = await (await request.post('/api/auth/sign-in', { data: ADMIN })).json();
+  const res = await request.post('/api/agents/', { data: { name }, headers: { Authorization: `Bearer ${admin.token}`, 'X-Impersonate-User-Id': String(me.id) } });
+  expect(res.status()).toBe(201);
+  return { agent: await res.json(), token };
+}
+
+async function waitForFile(path: string, content?: string, ms = 10_000) {
+  await expect.poll(() => (existsSync(path) ? readFileSync(path, 'utf8') : null), { timeout: ms }).toBe(content ?? expect.anything());
+}
+
+/** Clicks the desktop at a point given in desktop pixels (1280x800), through the scaled view. */
+async function clickDesktop(page: Page, x: number, y: number) {
+  const box = (await page.locator('.live-display').boundingBox())!;
+  await page.mouse.click(box.x + (x / 1280) * box.width, box.y + (y / 800) * box.height);
+}
+
+test('live desktop: connect, take control, type, hand back, paste, drop files', async ({ page, request, context }) => {
+  test.setTimeout(120_000);
+  const status = await request.get('/api/desktops/status', { headers: { Authorization: `Bearer ${(await (await request.post('/api/auth/sign-in', { data: ADMIN })).json()).token}` } });
+  const desktops = await status.json();
+  test.skip(!desktops.available, `desktops are off on this machine: ${desktops.reason}`);
+
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const tunnels: string[] = [];
+  page.on('websocket', (ws) => ws.url().includes('/api/desktop/tunnel/') && tunnels.push(ws.url()));
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+
+  const { agent, token } = await newUserWithAgent(page, request, `Desk ${Date.now().toString(36)}`);
+  const auth = { Authorization: `Bearer ${token}` };
+  await page.goto(`/agent/${agent.id}`);
+  const frame = page.locator('.live-frame');
+  await expect(frame).toHaveAttribute('data-state', 'connected', { timeout: 30_000 });
+  const connectedAt = Date.now();
+  expect(errors).toEqual([]);
+  expect(tunnels.length).toBe(1);
+  // The tunnel URL carries its ticket in the path: the client appends '?' itself.
+  expect(new URL(tunnels[0]).pathname).toMatch(/^\/api\/desktop\/tunnel\/[\w-]+$/);
+  await expect(page.locator('.live-display canvas').first()).toBeVisible();
+  // Give the desktop's apps a moment to draw, then picture it.
+  await page.waitForTimeout(3000);
+  await screenshotBothThemes(page, 'live-desktop');
+
+  // The screenshot endpoint's PNG decodes in Chromium too.
+  const before = await (await page.request.get(`/api/agents/${agent.id}/screenshot`, { headers: auth })).body();
+  const size = await page.evaluate(async (bytes) => {
+    const bitmap = await createImageBitmap(new Blob([new Uint8Array(bytes)], { type: 'image/png' }));
+    return [bitmap.width, bitmap.height];
+  }, [...before]);
+  expect(size).toEqual([1280, 800]);
+
+  // Read-only until Take control, which shows on hover.
+  await expect(page.getByRole('button', { name: 'Expand chat' })).toHaveCount(0);
+  await page.locator('.live-frame').hover();
+  const take = page.getByRole('button', { name: 'Take control' });
+  await expect(take).toBeVisible();
+  await screenshotBothThemes(page, 'live-desktop-take-control');
+  const stopRequest = page.waitForRequest((r) => r.url().endsWith('/api/agents/stop') && r.method() === 'POST');
+  const controlRequest = page.waitForRequest((r) => r.url().endsWith(`/api/agents/${agent.id}/control`));
+  await take.click();
+  // Taking control first stops the agent, then asks the server for control.
+  const [stop, control] = [await stopRequest, await controlRequest];
+  expect(stop.postDataJSON()).toEqual({ agent_id: agent.id, force_terminate: false });
+  expect(control.postDataJSON()).toMatchObject({ take: true });
+  await expect(page.getByRole('button', { name: 'Expand chat' })).toBeVisible();
+  await expect(page.getByText('You have control')).toBeVisible();
+  await expect(page.locator('.live-view')).toBeFocused();
+
+  // Type into the terminal (left half of the desktop).
+  await clickDesktop(page, 320, 400);
+  await page.waitForTimeout(300);
+  await page.keyboard.type('echo hello > ~/Desktop/hello.txt');
+  await page.keyboard.press('Enter');
+  await waitForFile(desktopFile(agent.id, 'hello.txt'), 'hello\n');
+  await page.waitForTimeout(500);
+  const after = await (await page.request.get(`/api/agents/${agent.id}/screenshot`, { headers: auth })).body();
+  expect(after.equals(before)).toBe(false);
+  await screenshotBothThemes(page, 'live-desktop-control');
+
+  // Paste "café ✓ 😀" into the desktop (a paste event on the focused view), read it back in the desktop.
+  await page.locator('.live-view').evaluate((el) => {
+    const data = new DataTransfer();
+    data.setData('text/plain', 'café ✓ 😀');
+    el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+  });
+  await page.waitForTimeout(300);
+  await page.keyboard.type('xclip -o -selection clipboard > ~/Desktop/clip.txt');
+  await page.keyboard.press('Enter');
+  await waitForFile(desktopFile(agent.id, 'clip.txt'), 'café ✓ 😀');
+  // And the other way: a desktop app copies, the page's clipboard gets it. (Typed as octal escapes:
+  // Playwright sends characters beyond the US layout as text input, not as key presses.)
+  await page.keyboard.type("printf 'na\\303\\257ve \\342\\234\\223 \\360\\237\\230\\200' | xclip -selection clipboard");
+  await page.keyboard.press('Enter');
+  await expect.poll(() => page.evaluate(() => navigator.clipboard.readText()), { timeout: 10_000 }).toBe('naïve ✓ 😀');
+
+  // The paste shortcut: the browser's clipboard reaches the desktop first, then the shortcut itself
+  // (xterm pastes with Shift+Insert).
+  await page.evaluate(() => navigator.clipboard.writeText('flag ✓ paste'));
+  await page.keyboard.type('cat > ~/Desktop/flag.txt');
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Shift+Insert');
+  await page.waitForTimeout(400);
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Control+D');
+  await waitForFile(desktopFile(agent.id, 'flag.txt'), 'flag ✓ paste\n');
+
+  // Keys stay with the desktop: Escape does not reach page handlers.
+  const escapes = await page.evaluate(() => new Promise<number>((resolve) => {
+    let n = 0;
+    document.addEventListener('keydown', (e) => e.key === 'Escape' && n++);
+    setTimeout(() => resolve(n), 400);
+    document.querySelector<HTMLElement>('.live-view')!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', code: 'Escape', keyCode: 27, bubbles: true }));
+  }));
+  expect(escapes).toBe(0);
+
+  // Expand chat: read-only again, and typing no longer reaches the desktop.
+  await page.getByRole('button', { name: 'Expand chat' }).click();
+  await expect(page.getByRole('button', { name: 'Expand chat' })).toHaveCount(0);
+  await expect(page.getByText('You have control')).toHaveCount(0);
+  await page.locator('.live-view').focus();
+  await page.keyboard.type('echo nope > ~/Desktop/nope.txt');
+  await page.keyboard.press('Enter');
+  await page.waitForTimeout(1500);
+  expect(existsSync(desktopFile(agent.id, 'nope.txt'))).toBe(false);
+
+  // Drop a file onto the VM: drop zone while hovering, then the file lands on the desktop.
+  const drag = async (types: string[], name: string, content: string) =>
+    page.locator('.vm-drop').evaluate((el, { types, name, content }) => {
+      const data = new DataTransfer();
+      data.items.add(new File([content], name, { type: 'text/plain' }));
+      for (const type of types) el.dispatchEvent(new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true }));
+    }, { types, name, content });
+  await drag(['dragenter', 'dragover'], 'dropped.txt', 'dropped by the e2e test');
+  await expect(page.getByText('Drop files to put them on the desktop')).toBeVisible();
+  await screenshotBothThemes(page, 'live-desktop-drop');
+  await drag(['drop'], 'dropped.txt', 'dropped by the e2e test');
+  await expect(page.getByText('Drop files to put them on the desktop')).toHaveCount(0);
+  await waitForFile(desktopFile(agent.id, 'dropped.txt'), 'dropped by the e2e test');
+
+  // A failed upload says so for 5 s.
+  await page.route('**/upload_file', (route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{"detail":"boom"}' }));
+  await drag(['dragenter', 'dragover', 'drop'], 'broken.txt', 'x');
+  const failed = page.getByText('Failed to upload broken.txt');
+  await expect(failed).toBeVisible();
+  await screenshotBothThemes(page, 'live-desktop-upload-failed');
+  await expect(failed).toHaveCount(0, { timeout: 7000 });
+  await page.unroute('**/upload_file');
+
+  // The recording ring follows the per-agent session flag.
+  await page.evaluate((id) => sessionStorage.setItem(`is_recording_${id}`, 'true'), agent.id);
+  await expect(frame).toHaveAttribute('data-recording', 'true');
+  await screenshotBothThemes(page, 'live-desktop-recording');
+  await page.evaluate((id) => sessionStorage.removeItem(`is_recording_${id}`), agent.id);
+  await expect(frame).not.toHaveAttribute('data-recording', 'true');
+
+  // Still the same tunnel past the client's 15 s receive timeout: the server echoes its pings.
+  const idle = 16_000 - (Date.now() - connectedAt);
+  if (idle > 0) await page.waitForTimeout(idle);
+  await expect(frame).toHaveAttribute('data-state', 'connected');
+  expect(tunnels.length).toBe(1);
+
+  await page.setViewportSize({ width: 375, height: 740 });
+  await expect(frame).toHaveAttribute('data-state', 'connected');
+  await page.waitForTimeout(300);
+  await screenshotBothThemes(page, 'live-desktop-375');
+  expect(errors).toEqual([]);
+});
+
+test('a desktop that goes away comes back in the view by itself', async ({ page, request }) => {
+  test.setTimeout(90_000);
+  const { agent, token } = await newUserWithAgent(page, request, `Crash ${Date.now().toString(36)}`);
+  const auth = { Authorization: `Bearer ${token}` };
+  const status = await (await page.request.get('/api/desktops/status', { headers: auth })).json();
+  test.skip(!status.available, `desktops are off on this machine: ${status.reason}`);
+  await page.goto(`/agent/${agent.id}`);
+  const frame = page.locator('.live-frame');
+  await expect(frame).toHaveAttribute('data-state', 'connected', { timeout: 30_000 });
+  // Kill the agent's Xvnc the hard way (what a crash looks like).
+  const [pid] = readFileSync(join(DATA_DIR, 'desktops', `agent-${agent.id}`, '.xvnc.pid'), 'latin1').split('\n');
+  process.kill(Number(pid), 'SIGKILL');
+  await expect(frame).not.toHaveAttribute('data-state', 'connected', { timeout: 10_000 });
+  await expect(page.getByText('Connecting')).toBeVisible();
+  await screenshotBothThemes(page, 'live-desktop-connecting');
+  await expect(frame).toHaveAttribute('data-state', 'connected', { timeout: 30_000 });
+  const [again] = readFileSync(join(DATA_DIR, 'desktops', `agent-${agent.id}`, '.xvnc.pid'), 'latin1').split('\n');
+  expect(again).not.toBe(pid);
+});
+
+test('without desktops the view keeps the screenshot state and says why', async ({ page, request }) => {
+  const { agent } = await newUserWithAgent(page, request, `Off ${Date.now().toString(36)}`);
+  await page.route('**/api/agents/enter', (route) =>
+    route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ detail: 'Desktops are off: Xvnc is not installed on the server (Debian package tigervnc-standalone-server).' }) }));
+  await page.goto(`/agent/${agent.id}`);
+  await expect(page.getByRole('alert').filter({ hasText: 'Desktops are off' })).toBeVisible();
+  await expect(page.getByText('No screenshot yet')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Take control' })).toHaveCount(0);
+  await screenshotBothThemes(page, 'live-desktop-off');
+});
+
+test("the agent's cursor follows its actions on the live view", async ({ page, request }) => {
+  test.setTimeout(90_000);
+  const { agent, token } = await newUserWithAgent(page, request, `Cursor ${Date.now().toString(36)}`);
+  const auth = { Authorization: `Bearer ${token}` };
+  const status = await (await page.request.get('/api/desktops/status', { headers: auth })).json();
+  test.skip(!status.available, `desktops are off on this machine: ${status.reason}`);
+  await page.goto(`/agent/${agent.id}`);
+  await expect(page.locator('.live-frame')).toHaveAttribute('data-state', 'connected', { timeout: 30_000 });
+  await page.waitForTimeout(2500); // the terminal maps
+  // The offline model turns this into a click on the terminal, typing and Enter on the real desktop.
+  const thread = await page.request.post(`/api/threads/${agent.id}/create-new-thread`, {
+    headers: auth, data: { user_text: 'open a terminal, type "echo by-the-agent > agent.txt" and press enter', user_files: [] },
+  });
+  expect(thread.ok()).toBe(true);
+  expect((await page.request.post(`/api/agents/${agent.id}/run-state`, { headers: auth, data: { state: 'run_all' } })).ok()).toBe(true);
+  const cursor = page.locator('.agent-cursor');
+  await expect(cursor).toBeVisible({ timeout: 30_000 });
+  await waitForFile(join(DATA_DIR, 'desktops', `agent-${agent.id}`, 'agent.txt'), 'by-the-agent\n', 30_000);
+  // The click went to the terminal, in the left half: so does the cursor.
+  const box = (await page.locator('.live-display').boundingBox())!;
+  const tip = (await cursor.boundingBox())!;
+  expect(tip.x - box.x).toBeLessThan(box.width / 2);
+  await screenshotBothThemes(page, 'live-desktop-agent-cursor');
+});

@@ -1,0 +1,199 @@
+// `npm run bench`: the live desktop's budgets on this machine (issue 4), printed, not asserted.
+//   1. input-to-pixel latency on loopback: a key sent through the Guacamole tunnel → the frame showing it
+//      (median; budget < 100 ms)
+//   2. idle desktop: bytes/s a connected, pinging viewer receives (only keep-alives expected)
+//   3. full-screen change at 1280x800: from the server's framebuffer update to a viewer that has decoded
+//      every PNG of it (median; budget < 150 ms)
+//   4. GET /api/agents/{id}/screenshot median, unchanged screen and after a change (budget < 50 ms)
+//   5. a scrolling terminal: bytes/s, frames/s and images per frame at the viewer
+// A real server (PGlite in memory, temporary DATA_DIR) with one Xvnc desktop running only a terminal.
+import { register } from 'node:module';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+register('../test/setup/ts-loader.mjs', import.meta.url);
+
+const { findBinary } = await import('../server/desktop/xvnc-provider.ts');
+if (!findBinary('Xvnc')) {
+  console.log('desktop bench skipped: Xvnc is not installed (apt-get install tigervnc-standalone-server)');
+  process.exit(0);
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'aw-bench-'));
+process.env.DESKTOP_APPS = 'terminal';
+process.env.DESKTOP_DISPLAY_BASE ||= '120';
+const { loadConfig } = await import('../server/config.ts');
+const { openDb } = await import('../server/db/db.ts');
+const { start } = await import('../server/start.ts');
+const { keysymsForText } = await import('../server/desktop/keysyms.ts');
+const { GuacTestClient, diffPixels } = await import('../test/server/desktop-helpers.ts');
+
+const ADMIN = { email: 'bench-admin@example.test', password: 'bench-password-123' };
+const quiet = { info: () => {}, error: (m) => process.env.BENCH_VERBOSE && console.error(m) };
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const ms = (v) => `${v.toFixed(1)} ms`;
+const kb = (v) => `${(v / 1024).toFixed(1)} KiB`;
+
+const db = await openDb({ dataDir: null });
+const running = await start({ ...loadConfig({}), port: 0, dataDir, staticDir: null, logRequests: false, adminEmail: ADMIN.email, adminPassword: ADMIN.password }, db, quiet);
+const base = running.url;
+
+async function api(path, { token, body, method } = {}) {
+  const res = await fetch(base + path, {
+    method: method ?? (body ? 'POST' : 'GET'),
+    headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(body ? { 'Content-Type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const type = res.headers.get('content-type') ?? '';
+  return { status: res.status, body: type.includes('json') ? await res.json() : Buffer.from(await res.arrayBuffer()) };
+}
+
+let client;
+try {
+  const admin = (await api('/api/auth/sign-in', { body: ADMIN })).body.token;
+  const agent = (await api('/api/agents/', { token: admin, body: { name: 'Bench' } })).body;
+  const started = performance.now();
+  const enter = await api('/api/agents/enter', { token: admin, body: { agent_id: agent.id } });
+  console.log(`desktop start (POST /agents/enter, cold): ${ms(performance.now() - started)}`);
+  const desktop = running.services.desktops.running(agent.id);
+  client = await GuacTestClient.connect(base.replace('http', 'ws') + enter.body.guacamole_tunnel_url);
+  await client.until(() => client.frames >= 1, 10_000, 'first frame');
+  await api(`/api/agents/${agent.id}/control`, { token: admin, body: { session_id: enter.body.session_id, take: true } });
+  // Like the browser: an internal ping every 500 ms.
+  const pinger = setInterval(() => client.sendRaw(`0.,4.ping,13.${Date.now()};`), 500);
+  const type = (text) => {
+    for (const k of keysymsForText(text)) {
+      client.send('key', k, 1);
+      client.send('key', k, 0);
+    }
+  };
+  client.send('mouse', 300, 400, 0);
+  await sleep(2500);
+  await desktop.settle(300, 3000);
+
+  // 1. input → pixel
+  {
+    const samples = [];
+    for (let i = 0; i < 30; i++) {
+      await desktop.settle(150, 1500);
+      await sleep(50);
+      const frames = client.frames;
+      const t = performance.now();
+      type(i % 2 ? '\b' : 'x');
+      await client.until(() => client.frames > frames, 3000, 'frame after key');
+      samples.push(client.syncTimes[frames] - t);
+    }
+    console.log(`1. input-to-pixel latency (key → frame at the viewer, loopback): median ${ms(median(samples))}, max ${ms(Math.max(...samples))}  [budget < 100 ms]`);
+  }
+
+  // 2. idle
+  {
+    await desktop.settle(500, 3000);
+    const bytes = client.bytes;
+    const count = client.log.length;
+    await sleep(10_000);
+    const got = client.log.slice(count).map((i) => i.opcode || 'ping-echo');
+    const kinds = [...new Set(got)].join(', ');
+    console.log(`2. idle desktop: ${((client.bytes - bytes) / 10).toFixed(0)} bytes/s to the viewer over 10 s (${got.length} instructions: ${kinds || 'none'})  [expect keep-alives only]`);
+  }
+
+  // 3. full-screen change: a 1280x800 xterm full of text, flipped to reverse video and back.
+  {
+    const home = join(dataDir, 'desktops', `agent-${agent.id}`);
+    const display = (await import('node:fs')).readFileSync(join(home, '.xvnc.pid'), 'latin1').split('\n')[1];
+    const full = spawn('xterm', ['-fa', 'Monospace', '-fs', '10', '-geometry', '160x47+0+0', '-e', 'sh', '-c', 'ls -la /usr/bin /usr/lib | head -46; exec sh'], {
+      env: { ...process.env, DISPLAY: `:${display}`, HOME: home, XAUTHORITY: join(home, '.Xauthority'), LANG: 'C.UTF-8' }, stdio: 'ignore',
+    });
+    await sleep(1500);
+    client.send('mouse', 640, 400, 0);
+    await sleep(300);
+    await desktop.settle(300, 3000);
+    const samples = [];
+    const sizes = [];
+    for (let i = 0; i < 10; i++) {
+      let first = 0;
+      const onUpdate = (rects) => {
+        const area = rects.reduce((n, r) => n + r.w * r.h, 0);
+        if (!first && area > 1280 * 700) first = performance.now();
+      };
+      desktop.on('update', onUpdate);
+      const bytes = client.bytes;
+      type(i % 2 ? "printf '\\033[?5l'\n" : "printf '\\033[?5h'\n");
+      await client.until(() => first > 0, 3000, 'full-screen update');
+      await client.until(() => diffPixels(client.canvas, desktop.framebuffer().data) === 0, 5000, 'viewer to converge');
+      samples.push(performance.now() - first);
+      sizes.push(client.bytes - bytes);
+      desktop.off('update', onUpdate);
+      await desktop.settle(200, 2000);
+    }
+    full.kill();
+    console.log(`3. full-screen change 1280x800 (server update → viewer decoded and equal): median ${ms(median(samples))}, max ${ms(Math.max(...samples))}, ${kb(median(sizes))} per change  [budget < 150 ms]`);
+    await sleep(500);
+  }
+
+  // 4. screenshot endpoint
+  {
+    await desktop.settle(300, 3000);
+    const idle = [];
+    for (let i = 0; i < 30; i++) {
+      const t = performance.now();
+      const res = await api(`/api/agents/${agent.id}/screenshot`, { token: admin });
+      idle.push(performance.now() - t);
+      if (res.status !== 200) throw new Error(`screenshot: ${res.status}`);
+    }
+    const changed = [];
+    for (let i = 0; i < 20; i++) {
+      type(i % 2 ? '\b' : 'y');
+      await desktop.settle(100, 1000);
+      const t = performance.now();
+      await api(`/api/agents/${agent.id}/screenshot`, { token: admin });
+      changed.push(performance.now() - t);
+    }
+    console.log(`4. GET /api/agents/{id}/screenshot: median ${ms(median(idle))} unchanged screen, ${ms(median(changed))} right after a change  [budget < 50 ms]`);
+  }
+
+  // 5. scrolling terminal
+  {
+    client.send('mouse', 300, 400, 0);
+    await sleep(200);
+    let rfbRects = 0, updates = 0;
+    const onUpdate = (rects, copies) => {
+      updates++;
+      rfbRects = Math.max(rfbRects, rects.length + copies.length);
+    };
+    desktop.on('update', onUpdate);
+    type('clear; while :; do ls -la --color=always /usr/bin; done\n');
+    await sleep(1500);
+    const bytes = client.bytes;
+    const frames = client.frames;
+    const count = client.log.length;
+    const seconds = 5;
+    await sleep(seconds * 1000);
+    const log = client.log.slice(count);
+    let perFrame = 0, maxImgs = 0, imgs = 0;
+    for (const i of log) {
+      if (i.opcode === 'img') (perFrame++, imgs++);
+      if (i.opcode === 'sync') (maxImgs = Math.max(maxImgs, perFrame), (perFrame = 0));
+    }
+    desktop.off('update', onUpdate);
+    client.send('key', 0xffe3, 1);
+    client.send('key', 0x63, 1);
+    client.send('key', 0x63, 0);
+    client.send('key', 0xffe3, 0);
+    const fps = (client.frames - frames) / seconds;
+    console.log(`5. scrolling terminal: ${kb((client.bytes - bytes) / seconds)}/s to the viewer, ${fps.toFixed(1)} frames/s, ${(imgs / Math.max(1, client.frames - frames)).toFixed(1)} images per frame (max ${maxImgs}); Xvnc sent up to ${rfbRects} rects per update`);
+  }
+  clearInterval(pinger);
+} finally {
+  client?.close();
+  await running.close();
+  await db.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+process.exit(0);

@@ -1,0 +1,491 @@
+// Our RFB 3.8 client (RFC 6143, also speaking 3.7/3.3 to older servers): security None or VNC
+// authentication, 32-bit true colour as [R,G,B,X] bytes copied straight into an RGBA framebuffer,
+// CopyRect + Raw + DesktopSize, exactly one outstanding incremental update request paced by a frame cap,
+// pointer and key events, and the clipboard — TigerVNC's Extended Clipboard (UTF-8) when the server has
+// it, Latin-1 ClientCutText/ServerCutText otherwise. Leaves out compressed encodings (loopback is fast
+// enough for Raw), the Cursor pseudo-encoding (Xvnc paints the cursor into the framebuffer, which is what
+// screenshots want) and client-side resizing.
+import { createCipheriv } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { connect as netConnect, type Socket } from 'node:net';
+import * as zlib from 'node:zlib';
+
+export type RfbTarget = { path: string } | { host: string; port: number };
+/** One change of an update, in the order the server sent it. */
+export type RfbOp =
+  | { kind: 'rect'; x: number; y: number; w: number; h: number }
+  | { kind: 'copy'; x: number; y: number; w: number; h: number; sx: number; sy: number };
+
+export type RfbOptions = {
+  /** VNC authentication password (only the first 8 characters count, as in every VNC server). */
+  password?: string;
+  /** Minimum ms between incremental update requests: the frame cap. @default 66 */
+  frameInterval?: number;
+  /** ms allowed for connecting and the handshake. @default 5000 */
+  timeout?: number;
+};
+
+export class RfbError extends Error {
+  override name = 'RfbError';
+}
+
+const ENCODING = { raw: 0, copyRect: 1, desktopSize: -223, lastRect: -224, extendedClipboard: 0xc0a1e5ce | 0 };
+const CLIP = { text: 1, caps: 1 << 24, request: 1 << 25, peek: 1 << 26, notify: 1 << 27, provide: 1 << 28 };
+const MAX_CUT_TEXT = 10 * 1024 * 1024;
+const CLIENT_CLIPBOARD_LIMIT = 1024 * 1024;
+
+/** Bytes from the socket, read by exact counts (the protocol has no framing). */
+class Reader {
+  private chunks: Buffer[] = [];
+  private available = 0;
+  private wake: (() => void) | null = null;
+  private error: Error | null = null;
+
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.available += chunk.length;
+    this.wake?.();
+  }
+
+  fail(error: Error): void {
+    this.error ??= error;
+    this.wake?.();
+  }
+
+  private async need(n: number): Promise<void> {
+    while (this.available < n) {
+      if (this.error) throw this.error;
+      await new Promise<void>((resolve) => (this.wake = resolve));
+      this.wake = null;
+    }
+  }
+
+  async read(n: number): Promise<Buffer> {
+    if (this.available < n) await this.need(n);
+    this.available -= n;
+    const head = this.chunks[0];
+    if (head.length >= n) {
+      const out = head.subarray(0, n);
+      if (head.length === n) this.chunks.shift();
+      else this.chunks[0] = head.subarray(n);
+      return out;
+    }
+    const out = Buffer.allocUnsafe(n);
+    let filled = 0;
+    while (filled < n) {
+      const c = this.chunks[0];
+      const take = Math.min(c.length, n - filled);
+      c.copy(out, filled, 0, take);
+      filled += take;
+      if (take === c.length) this.chunks.shift();
+      else this.chunks[0] = c.subarray(take);
+    }
+    return out;
+  }
+}
+
+/**
+ * Events: 'update' (ops: RfbOp[]) after each FramebufferUpdate has been applied to `fb`;
+ * 'resize' (width, height); 'clipboard' (text); 'bell'; 'close' (error?: Error), once.
+ */
+export class RfbClient extends EventEmitter {
+  width = 0;
+  height = 0;
+  name = '';
+  /** RGBA, 4 bytes per pixel, alpha 255. Replaced (not resized) on DesktopSize. */
+  fb: Buffer = Buffer.alloc(0);
+  /** Count of updates applied so far; changes whenever fb does. */
+  updates = 0;
+  lastUpdateAt = 0;
+  closed = false;
+  /** True once the server offered TigerVNC's Extended Clipboard (UTF-8 both ways). */
+  extendedClipboard = false;
+
+  private reader = new Reader();
+  private version = 8;
+  private frameInterval: number;
+  private requestTimer: NodeJS.Timeout | null = null;
+  private lastRequestAt = 0;
+  private requestOutstanding = false;
+  private clipboardText: string | null = null;
+  private serverClipActions = 0;
+
+  private constructor(private socket: Socket, private options: RfbOptions) {
+    super();
+    this.frameInterval = options.frameInterval ?? 66;
+    socket.on('data', (chunk: Buffer) => this.reader.push(chunk));
+    socket.on('error', (err) => this.finish(err));
+    socket.on('close', () => this.finish(new RfbError('connection closed by the server')));
+  }
+
+  static async connect(target: RfbTarget, options: RfbOptions = {}): Promise<RfbClient> {
+    const socket = netConnect(target as any);
+    socket.setNoDelay(true);
+    const client = new RfbClient(socket, options);
+    const timeout = options.timeout ?? 5000;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        client.handshake(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new RfbError(`RFB handshake timed out after ${timeout} ms`)), timeout);
+        }),
+      ]);
+    } catch (err) {
+      client.finish(err as Error);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+    void client.loop();
+    return client;
+  }
+
+  private async handshake(): Promise<void> {
+    const r = this.reader;
+    const banner = (await r.read(12)).toString('latin1');
+    const m = /^RFB (\d{3})\.(\d{3})\n$/.exec(banner);
+    if (!m || Number(m[1]) !== 3) throw new RfbError(`not an RFB server (got ${JSON.stringify(banner)})`);
+    const minor = Number(m[2]);
+    this.version = minor >= 8 ? 8 : minor === 7 ? 7 : 3;
+    this.write(Buffer.from(`RFB 003.00${this.version}\n`, 'latin1'));
+
+    let type: number;
+    if (this.version >= 7) {
+      const n = (await r.read(1))[0];
+      if (n === 0) throw new RfbError(`server refused the connection: ${await this.reason()}`);
+      const offered = [...(await r.read(n))];
+      if (offered.includes(1)) type = 1;
+      else if (offered.includes(2) && this.options.password !== undefined) type = 2;
+      else if (offered.includes(2)) throw new RfbError('the server wants VNC authentication but no password is configured');
+      else throw new RfbError(`no supported security type (server offers ${offered.join(', ')})`);
+      this.write(Buffer.from([type]));
+    } else {
+      type = (await r.read(4)).readUInt32BE(0);
+      if (type === 0) throw new RfbError(`server refused the connection: ${await this.reason()}`);
+      if (type !== 1 && type !== 2) throw new RfbError(`unsupported security type ${type}`);
+      if (type === 2 && this.options.password === undefined) throw new RfbError('the server wants VNC authentication but no password is configured');
+    }
+    if (type === 2) {
+      const challenge = await r.read(16);
+      this.write(vncAuthResponse(challenge, this.options.password ?? ''));
+    }
+    if (this.version === 8 || type === 2) {
+      const result = (await r.read(4)).readUInt32BE(0);
+      if (result !== 0) {
+        const why = this.version === 8 ? await this.reason() : 'authentication failed';
+        throw new RfbError(type === 2 ? `VNC authentication failed: ${why}` : `security handshake failed: ${why}`);
+      }
+    }
+
+    this.write(Buffer.from([1])); // ClientInit: shared, so other viewers of the same server stay connected
+    const init = await r.read(24);
+    const width = init.readUInt16BE(0);
+    const height = init.readUInt16BE(2);
+    this.name = (await r.read(init.readUInt32BE(20))).toString('utf8');
+    this.allocate(width, height);
+
+    // SetPixelFormat: 32 bpp, depth 24, little-endian, true colour, R at bits 0-7, G 8-15, B 16-23, so each
+    // pixel arrives as the bytes [R, G, B, X] (the server's native R16/G8/B0 would swap red and blue).
+    this.write(Buffer.from([0, 0, 0, 0, 32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 0, 8, 16, 0, 0, 0]));
+    const encodings = [ENCODING.copyRect, ENCODING.raw, ENCODING.desktopSize, ENCODING.lastRect, ENCODING.extendedClipboard];
+    const set = Buffer.alloc(4 + encodings.length * 4);
+    set[0] = 2;
+    set.writeUInt16BE(encodings.length, 2);
+    encodings.forEach((e, i) => set.writeInt32BE(e, 4 + i * 4));
+    this.write(set);
+    this.request(false);
+  }
+
+  private async reason(): Promise<string> {
+    const len = (await this.reader.read(4)).readUInt32BE(0);
+    return (await this.reader.read(Math.min(len, 4096))).toString('utf8');
+  }
+
+  private async loop(): Promise<void> {
+    const r = this.reader;
+    try {
+      for (;;) {
+        const type = (await r.read(1))[0];
+        if (type === 0) await this.readUpdate();
+        else if (type === 1) {
+          const head = await r.read(5);
+          await r.read(head.readUInt16BE(3) * 6); // SetColourMapEntries: not used in true colour
+        } else if (type === 2) this.emit('bell');
+        else if (type === 3) await this.readCutText();
+        else throw new RfbError(`unexpected server message type ${type}`);
+      }
+    } catch (err) {
+      this.finish(err as Error);
+    }
+  }
+
+  /**
+   * Reads a whole FramebufferUpdate first and applies it in one synchronous step, so that anyone looking
+   * at `fb` between events (viewers, screenshots) never sees half an update.
+   */
+  private async readUpdate(): Promise<void> {
+    const r = this.reader;
+    const count = (await r.read(3)).readUInt16BE(1);
+    type Step = { op: RfbOp; data?: Buffer } | { size: [number, number] };
+    const steps: Step[] = [];
+    let width = this.width;
+    let height = this.height;
+    for (let i = 0; i < count; i++) {
+      const h = await r.read(12);
+      const x = h.readUInt16BE(0);
+      const y = h.readUInt16BE(2);
+      const w = h.readUInt16BE(4);
+      const ht = h.readUInt16BE(6);
+      const encoding = h.readInt32BE(8);
+      if (encoding === ENCODING.lastRect) break;
+      if (encoding === ENCODING.desktopSize) {
+        steps.push({ size: [w, ht] });
+        width = w;
+        height = ht;
+        continue;
+      }
+      if (x + w > width || y + ht > height) throw new RfbError(`rect ${w}x${ht}+${x}+${y} outside the ${width}x${height} screen`);
+      if (encoding === ENCODING.raw) {
+        steps.push({ op: { kind: 'rect', x, y, w, h: ht }, data: await r.read(w * ht * 4) });
+      } else if (encoding === ENCODING.copyRect) {
+        const src = await r.read(4);
+        const sx = src.readUInt16BE(0);
+        const sy = src.readUInt16BE(2);
+        if (sx + w > width || sy + ht > height) throw new RfbError('CopyRect source outside the screen');
+        steps.push({ op: { kind: 'copy', x, y, w, h: ht, sx, sy } });
+      } else throw new RfbError(`unsupported encoding ${encoding}`);
+    }
+
+    let ops: RfbOp[] = [];
+    let resized = false;
+    for (const step of steps) {
+      if ('size' in step) {
+        this.allocate(step.size[0], step.size[1]);
+        ops = []; // everything before is void; a full update follows
+        resized = true;
+        continue;
+      }
+      const { op } = step;
+      if (!op.w || !op.h) continue;
+      if (op.kind === 'rect') blit(this.fb, this.width, step.data!, op.x, op.y, op.w, op.h);
+      else copyWithin(this.fb, this.width, op.sx, op.sy, op.x, op.y, op.w, op.h);
+      ops.push(op);
+    }
+    this.updates++;
+    this.lastUpdateAt = Date.now();
+    this.requestOutstanding = false;
+    if (resized) this.emit('resize', this.width, this.height);
+    if (ops.length) this.emit('update', ops);
+    this.schedule(!resized);
+  }
+
+  private async readCutText(): Promise<void> {
+    const head = await this.reader.read(7);
+    const length = head.readInt32BE(3);
+    if (length >= 0) {
+      if (length > MAX_CUT_TEXT) throw new RfbError('ServerCutText too long');
+      const text = (await this.reader.read(length)).toString('latin1');
+      if (!this.extendedClipboard) this.emit('clipboard', text.replace(/\r\n/g, '\n'));
+      return;
+    }
+    const size = -length;
+    if (size < 4 || size > MAX_CUT_TEXT) throw new RfbError('bad extended clipboard message');
+    this.onExtendedClipboard(Buffer.from(await this.reader.read(size)));
+  }
+
+  /** TigerVNC's Extended Clipboard: caps, then notify → request → provide in either direction. */
+  private onExtendedClipboard(data: Buffer): void {
+    const flags = data.readUInt32BE(0);
+    const actions = flags & 0xff000000;
+    const formats = flags & 0xffff;
+    if (actions & CLIP.caps) {
+      this.extendedClipboard = true;
+      this.serverClipActions = actions;
+      const caps = Buffer.alloc(8);
+      caps.writeUInt32BE((CLIP.caps | CLIP.request | CLIP.peek | CLIP.notify | CLIP.provide | CLIP.text) >>> 0, 0);
+      caps.writeUInt32BE(CLIENT_CLIPBOARD_LIMIT, 4);
+      this.writeExtendedClipboard(caps);
+    } else if (actions & CLIP.notify) {
+      if (formats & CLIP.text && this.serverClipActions & CLIP.request) this.writeExtendedClipboard(clipFlags(CLIP.request, CLIP.text));
+    } else if (actions & CLIP.request) {
+      if (formats & CLIP.text && this.clipboardText !== null) this.provide(this.clipboardText);
+    } else if (actions & CLIP.peek) {
+      this.writeExtendedClipboard(clipFlags(CLIP.notify, this.clipboardText !== null ? CLIP.text : 0));
+    } else if (actions & CLIP.provide) {
+      if (!(formats & CLIP.text)) return;
+      // TigerVNC flushes its zlib stream without finishing it; accept that.
+      const payload = zlib.inflateSync(data.subarray(4), { finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength: MAX_CUT_TEXT });
+      // Formats come in bit order, each as u32 length + data; text is the lowest bit, so it comes first.
+      const len = payload.readUInt32BE(0);
+      let text = payload.subarray(4, 4 + len).toString('utf8');
+      if (text.endsWith('\0')) text = text.slice(0, -1);
+      this.clipboardText = null;
+      this.emit('clipboard', text.replace(/\r\n/g, '\n'));
+    }
+  }
+
+  private provide(text: string): void {
+    const bytes = Buffer.from(text.replace(/\r\n|\r|\n/g, '\r\n') + '\0', 'utf8');
+    const size = Buffer.alloc(4);
+    size.writeUInt32BE(bytes.length);
+    const body = zlib.deflateSync(Buffer.concat([size, bytes]));
+    this.writeExtendedClipboard(Buffer.concat([clipFlags(CLIP.provide, CLIP.text), body]));
+  }
+
+  private writeExtendedClipboard(payload: Buffer): void {
+    const head = Buffer.alloc(8);
+    head[0] = 6;
+    head.writeInt32BE(-payload.length, 4);
+    this.write(Buffer.concat([head, payload]));
+  }
+
+  // --- requests and input
+
+  private request(incremental: boolean): void {
+    this.lastRequestAt = Date.now();
+    this.requestOutstanding = true;
+    const b = Buffer.alloc(10);
+    b[0] = 3;
+    b[1] = incremental ? 1 : 0;
+    b.writeUInt16BE(this.width, 6);
+    b.writeUInt16BE(this.height, 8);
+    this.write(b);
+  }
+
+  /** Sends the next request once the frame cap allows; the server holds it until something changes. */
+  private schedule(incremental: boolean): void {
+    if (this.closed || this.requestOutstanding || this.requestTimer) return;
+    const wait = this.lastRequestAt + this.frameInterval - Date.now();
+    if (wait <= 0) return this.request(incremental);
+    this.requestTimer = setTimeout(() => {
+      this.requestTimer = null;
+      if (!this.closed) this.request(incremental);
+    }, wait);
+  }
+
+  /** Changes the frame cap (for example slower while nobody watches). */
+  setFrameInterval(ms: number): void {
+    this.frameInterval = Math.max(0, ms);
+  }
+
+  pointer(x: number, y: number, buttonMask: number): void {
+    const b = Buffer.alloc(6);
+    b[0] = 5;
+    b[1] = buttonMask & 0xff;
+    b.writeUInt16BE(clamp(Math.round(x), 0, Math.max(0, this.width - 1)), 2);
+    b.writeUInt16BE(clamp(Math.round(y), 0, Math.max(0, this.height - 1)), 4);
+    this.write(b);
+  }
+
+  key(keysym: number, down: boolean): void {
+    const b = Buffer.alloc(8);
+    b[0] = 4;
+    b[1] = down ? 1 : 0;
+    b.writeUInt32BE(keysym >>> 0, 4);
+    this.write(b);
+  }
+
+  /** Offers text as the desktop's clipboard (UTF-8 with Extended Clipboard, else Latin-1). */
+  setClipboard(text: string): void {
+    if (this.extendedClipboard && this.serverClipActions & CLIP.notify) {
+      this.clipboardText = text;
+      this.writeExtendedClipboard(clipFlags(CLIP.notify, CLIP.text));
+      return;
+    }
+    const latin1 = Buffer.from(text.replace(/[^\u0000-\u00ff]/gu, '?'), 'latin1');
+    const head = Buffer.alloc(8);
+    head[0] = 6;
+    head.writeUInt32BE(latin1.length, 4);
+    this.write(Buffer.concat([head, latin1]));
+  }
+
+  close(): void {
+    this.finish();
+  }
+
+  private write(data: Buffer): void {
+    if (!this.closed && !this.socket.destroyed) this.socket.write(data);
+  }
+
+  private allocate(width: number, height: number): void {
+    this.width = width;
+    this.height = height;
+    this.fb = Buffer.alloc(width * height * 4, OPAQUE_BLACK);
+  }
+
+  private finish(error?: Error): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.requestTimer) clearTimeout(this.requestTimer);
+    this.reader.fail(error ?? new RfbError('closed'));
+    this.socket.destroy();
+    this.emit('close', error);
+  }
+}
+
+const OPAQUE_BLACK = Buffer.from([0, 0, 0, 255]);
+
+function clipFlags(action: number, formats: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE((action | formats) >>> 0);
+  return b;
+}
+
+function clamp(v: number, lo: number, hi: number): number {
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
+/** Raw pixels [R,G,B,X] into the RGBA framebuffer; X is undefined padding, so alpha is forced to 255. */
+function blit(fb: Buffer, width: number, data: Buffer, x: number, y: number, w: number, h: number): void {
+  const stride = width * 4;
+  const rowBytes = w * 4;
+  for (let row = 0; row < h; row++) {
+    const off = (y + row) * stride + x * 4;
+    data.copy(fb, off, row * rowBytes, (row + 1) * rowBytes);
+    for (let p = off + 3; p < off + rowBytes; p += 4) fb[p] = 255;
+  }
+}
+
+/** CopyRect inside one framebuffer; rows are walked away from the overlap, Buffer.copy handles the rest. */
+function copyWithin(fb: Buffer, width: number, sx: number, sy: number, dx: number, dy: number, w: number, h: number): void {
+  const stride = width * 4;
+  const bytes = w * 4;
+  if (sy < dy) {
+    for (let row = h - 1; row >= 0; row--) fb.copy(fb, (dy + row) * stride + dx * 4, (sy + row) * stride + sx * 4, (sy + row) * stride + sx * 4 + bytes);
+  } else {
+    for (let row = 0; row < h; row++) fb.copy(fb, (dy + row) * stride + dx * 4, (sy + row) * stride + sx * 4, (sy + row) * stride + sx * 4 + bytes);
+  }
+}
+
+function reverseBits(b: number): number {
+  let r = 0;
+  for (let i = 0; i < 8; i++) r |= ((b >> i) & 1) << (7 - i);
+  return r;
+}
+
+function desKey(password: Buffer): Buffer {
+  const key = Buffer.alloc(8);
+  password.copy(key, 0, 0, 8);
+  return key;
+}
+
+// OpenSSL 3 refuses 'des-ecb' without the legacy provider; 3DES-EDE with K1 = K2 = K3 is single DES.
+function des(key8: Buffer, block: Buffer): Buffer {
+  const cipher = createCipheriv('des-ede3-ecb', Buffer.concat([key8, key8, key8]), null);
+  cipher.setAutoPadding(false);
+  return Buffer.concat([cipher.update(block), cipher.final()]);
+}
+
+/** VNC authentication: DES of the challenge, keyed by the password with every byte's bits reversed. */
+export function vncAuthResponse(challenge: Buffer, password: string): Buffer {
+  const key = desKey(Buffer.from(password, 'latin1')).map(reverseBits) as Buffer;
+  return des(Buffer.from(key), challenge);
+}
+
+/** The 8 bytes of a TigerVNC -PasswordFile (what `vncpasswd` writes), without needing tigervnc-tools. */
+export function vncPasswordFile(password: string): Buffer {
+  // The fixed key {23,82,107,6,35,78,88,7} with its bits reversed, as d3des expects.
+  const fixed = Buffer.from([0xe8, 0x4a, 0xd6, 0x60, 0xc4, 0x72, 0x1a, 0xe0]);
+  return des(fixed, desKey(Buffer.from(password, 'latin1')));
+}

@@ -1,0 +1,77 @@
+// The one interface every part uses to reach an agent's virtual desktop: the viewer gateway,
+// the screenshot endpoint and the runner's computer tool.
+import type { EventEmitter } from 'node:events';
+
+export type Rect = { x: number; y: number; w: number; h: number };
+
+/** RGBA pixels, 4 bytes per pixel, row-major; alpha is always 255. */
+export type Framebuffer = { width: number; height: number; data: Buffer };
+
+/**
+ * A running desktop. Events:
+ * - 'update' (rects: Rect[], copies: {src: Rect; dx: number; dy: number}[]) after each framebuffer update
+ * - 'resize' (width, height)
+ * - 'clipboard' (text) when the desktop's clipboard changes
+ * - 'closed' (error?: Error) when the connection ends; the manager reconnects or restarts it
+ */
+export interface Desktop extends EventEmitter {
+  readonly agentId: number;
+  readonly width: number;
+  readonly height: number;
+  framebuffer(): Framebuffer;
+  /** RFB PointerEvent; mask bits 1 left, 2 middle, 4 right, 8 wheel up, 16 wheel down. */
+  pointer(x: number, y: number, buttonMask: number): void;
+  /** RFB KeyEvent with an X11 keysym. */
+  key(keysym: number, down: boolean): void;
+  /** Types text (any Unicode) as key presses. */
+  typeText(text: string): Promise<void>;
+  setClipboard(text: string): Promise<void>;
+  /** PNG of the current framebuffer. */
+  screenshot(): Promise<Buffer>;
+  /** Copies a file into the desktop user's ~/Desktop; returns the path inside the desktop. */
+  putFile(sourcePath: string, name: string): Promise<string>;
+  /** Where the pointer is, in screen pixels. */
+  cursor?(): { x: number; y: number };
+  /** Resolves once the screen has not changed for quietMs (default 150), or after maxMs (default 1500). */
+  settle?(quietMs?: number, maxMs?: number): Promise<void>;
+  /** Keeps the desktop from idle-stopping while held (a connected viewer); call the result to let go. */
+  hold?(): () => void;
+}
+
+export type DesktopStatus = { available: boolean; provider: 'xvnc' | 'vnc' | 'none'; reason?: string };
+
+export interface DesktopManager {
+  status(): DesktopStatus;
+  /** Starts the agent's desktop on demand (or connects to its VNC endpoint) and returns it. */
+  acquire(agentId: number): Promise<Desktop>;
+  /** The running desktop, if any, without starting one. */
+  running(agentId: number): Desktop | null;
+  stopAll(): Promise<void>;
+  /** Puts an uploaded file on the agent's desktop (its ~/Desktop) when the provider can; null when not. */
+  putFile?(agentId: number, sourcePath: string, name: string): Promise<string | null>;
+}
+
+/** Anthropic computer-use actions (docs/protocols.md §2.4); coordinates in screen pixels. */
+export type ComputerAction =
+  | { action: 'screenshot' }
+  | { action: 'cursor_position' }
+  | { action: 'mouse_move'; coordinate: [number, number] }
+  | { action: 'left_click' | 'right_click' | 'middle_click' | 'double_click' | 'triple_click'; coordinate?: [number, number] }
+  | { action: 'left_click_drag'; start_coordinate: [number, number]; coordinate: [number, number] }
+  | { action: 'type'; text: string }
+  | { action: 'key'; text: string } // xdotool-style names: 'Return', 'ctrl+l', 'alt+Tab'
+  | { action: 'scroll'; coordinate?: [number, number]; scroll_direction: 'up' | 'down' | 'left' | 'right'; scroll_amount: number }
+  | { action: 'wait'; duration: number }; // seconds
+
+export type ActionResult = { screenshot?: Buffer; text?: string };
+
+/**
+ * Performs one action on the desktop, publishes `{kind, x, y}` (fractions of the screen) on
+ * the bus topic `agent:<id>:actions`, and returns a fresh screenshot for actions that change
+ * the screen. Implemented in server/desktop/actions.ts as `performAction`.
+ */
+export type PerformAction = (
+  desktop: Desktop,
+  action: ComputerAction,
+  options: { publish: (topic: string, payload: unknown) => void; signal?: AbortSignal },
+) => Promise<ActionResult>;

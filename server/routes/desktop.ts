@@ -1,0 +1,73 @@
+// The live desktop over HTTP: entering (a single-use tunnel ticket), screenshots, control of the
+// desktop's input, and whether desktops are available at all. The tunnel itself is a WebSocket
+// (server/realtime/sockets.ts → server/desktop/guac-gateway.ts).
+import { idParam, type Api, type Ctx } from '../http/api.ts';
+import { HttpError, invalid } from '../http/errors.ts';
+import { ownedAgentId } from '../domain/access.ts';
+import { gatewayFor, tunnelUrl } from '../desktop/guac-gateway.ts';
+import { DesktopUnavailable } from '../desktop/none-provider.ts';
+import { screenshotStore } from '../desktop/setup.ts';
+import type { Desktop } from '../desktop/types.ts';
+
+export function registerDesktopRoutes(api: Api) {
+  api.get('/desktops/status', (ctx) => ctx.services.desktops.status());
+
+  /** Starts the agent's desktop if needed and hands out a tunnel for one viewer. */
+  api.post('/agents/enter', async (ctx) => {
+    const id = await agentId(ctx, (await ctx.body()).agent_id);
+    const desktop = await start(ctx, id);
+    const row = await ctx.services.db.one<{ name: string }>('SELECT name FROM agents WHERE id = $1', [id]);
+    const { ticket, sessionId } = gatewayFor(ctx.services).issueTicket(ctx.user.id, id, row?.name ?? `Agent ${id}`);
+    return { guacamole_tunnel_url: tunnelUrl(ticket), session_id: sessionId, width: desktop.width, height: desktop.height };
+  });
+
+  api.get('/agents/:id/desktop', async (ctx) => {
+    const id = await agentId(ctx);
+    const desktop = ctx.services.desktops.running(id);
+    return {
+      ...ctx.services.desktops.status(),
+      running: !!desktop,
+      ...(desktop ? { width: desktop.width, height: desktop.height } : {}),
+      ...gatewayFor(ctx.services).describe(id),
+    };
+  });
+
+  /** PNG of the live framebuffer, else the last stored one; 404 before there ever was one. */
+  api.get('/agents/:id/screenshot', async (ctx) => {
+    const id = await agentId(ctx);
+    const store = screenshotStore(ctx.services);
+    const live = ctx.services.desktops.running(id);
+    const png = live ? await live.screenshot() : await store.read(id);
+    if (!png) throw new HttpError(404, 'No screenshot yet');
+    if (live) store.saveLive(id, png);
+    ctx.res.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': png.length, 'Cache-Control': 'no-store' });
+    ctx.res.end(ctx.req.method === 'HEAD' ? undefined : png);
+    return undefined;
+  });
+
+  /** {session_id, take}: the viewer with that tunnel session takes control of the input, or gives it up. */
+  api.post('/agents/:id/control', async (ctx) => {
+    const id = await agentId(ctx);
+    const { session_id, take } = await ctx.body();
+    if (typeof session_id !== 'string' || !session_id) throw invalid('session_id', 'session_id is required');
+    if (typeof take !== 'boolean') throw invalid('take', 'take must be true or false');
+    return gatewayFor(ctx.services).setControl(id, session_id, ctx.user.id, take);
+  });
+}
+
+async function agentId(ctx: Ctx, raw: unknown = ctx.params.id): Promise<number> {
+  if (raw === undefined || raw === null) throw invalid('agent_id', 'agent_id is required');
+  return ownedAgentId(ctx.services.db, ctx.user, idParam(String(raw), 'Agent not found'));
+}
+
+async function start(ctx: Ctx, id: number): Promise<Desktop> {
+  const status = ctx.services.desktops.status();
+  if (!status.available) throw new HttpError(503, status.reason ?? 'Desktops are off on this server');
+  try {
+    return await ctx.services.desktops.acquire(id);
+  } catch (err) {
+    if (err instanceof DesktopUnavailable) throw new HttpError(503, err.message);
+    ctx.services.log.error(`desktop ${id} did not start: ${(err as Error).message}`);
+    throw new HttpError(503, 'The desktop could not be started');
+  }
+}

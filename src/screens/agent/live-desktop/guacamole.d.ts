@@ -1,0 +1,105 @@
+// Types for the parts of guacamole-common-js 1.5.0 this folder uses. The npm package has no types and
+// only a default export (the Guacamole namespace object): `import Guacamole from 'guacamole-common-js'`.
+// `import * as Guacamole` type-checks with other typings but is undefined at run time.
+declare module 'guacamole-common-js' {
+  namespace Guacamole {
+    class Status {
+      code: number;
+      message?: string;
+      isError(): boolean;
+    }
+
+    class Tunnel {
+      state: number;
+      uuid: string | null;
+      receiveTimeout: number;
+      unstableThreshold: number;
+      onerror: ((status: Status) => void) | null;
+      onstatechange: ((state: number) => void) | null;
+      onuuid: ((uuid: string) => void) | null;
+      oninstruction: ((opcode: string, args: string[]) => void) | null;
+      sendMessage(...elements: unknown[]): void;
+    }
+
+    class WebSocketTunnel extends Tunnel {
+      constructor(url: string);
+    }
+
+    class InputStream {
+      index: number;
+      onblob: ((data: string) => void) | null;
+      onend: (() => void) | null;
+    }
+
+    class OutputStream {
+      index: number;
+      onack: ((status: Status) => void) | null;
+    }
+
+    class ArrayBufferWriter {
+      constructor(stream: OutputStream);
+      sendData(data: ArrayBuffer | ArrayBufferView): void;
+      sendEnd(): void;
+    }
+
+    class BlobReader {
+      constructor(stream: InputStream, mimetype: string);
+      onend: (() => void) | null;
+      getBlob(): Blob;
+    }
+
+    class Display {
+      getElement(): HTMLElement;
+      getWidth(): number;
+      getHeight(): number;
+      getScale(): number;
+      scale(scale: number): void;
+      showCursor(shown: boolean): void;
+      onresize: ((width: number, height: number) => void) | null;
+    }
+
+    class Client {
+      constructor(tunnel: Tunnel);
+      connect(data?: string): void;
+      disconnect(): void;
+      getDisplay(): Display;
+      sendKeyEvent(pressed: 0 | 1 | boolean, keysym: number): void;
+      sendMouseState(state: Mouse.State, applyDisplayScale?: boolean): void;
+      createClipboardStream(mimetype: string): OutputStream;
+      onstatechange: ((state: number) => void) | null;
+      onerror: ((status: Status) => void) | null;
+      onclipboard: ((stream: InputStream, mimetype: string) => void) | null;
+      onname: ((name: string) => void) | null;
+      onaudio: ((stream: InputStream, mimetype: string) => unknown) | null;
+    }
+
+    class Keyboard {
+      constructor(element?: Element | Document);
+      onkeydown: ((keysym: number) => boolean | void) | null;
+      onkeyup: ((keysym: number) => void) | null;
+      reset(): void;
+    }
+
+    namespace Mouse {
+      class State {
+        x: number;
+        y: number;
+        left: boolean;
+        middle: boolean;
+        right: boolean;
+        up: boolean;
+        down: boolean;
+      }
+      class Event {
+        state: State;
+      }
+    }
+
+    class Mouse {
+      constructor(element: Element);
+      onEach(types: string[], listener: (event: Mouse.Event) => void): void;
+    }
+  }
+
+  export default Guacamole;
+}

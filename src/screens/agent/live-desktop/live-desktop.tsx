@@ -1,0 +1,126 @@
+// The live VM view of the agent screen (spec §2, §4): the latest screenshot and a 'Connecting' spinner
+// until the Guacamole view is connected, then the live desktop. Read-only until 'Take control' (shown on
+// hover): that first stops the agent, then asks the server for control and tells the screen to collapse
+// the chat; the chat's 'Expand chat' ends control mode, which hands control back. Around it: the agent
+// cursor, the running and recording rings, and file drops onto the desktop.
+import type Guacamole from 'guacamole-common-js';
+import { useEffect, useRef, useState } from 'react';
+import { stopAgent } from '../../../lib/api.ts';
+import { normalizeError } from '../../../lib/http.ts';
+import type { AgentSummary } from '../../../lib/types.ts';
+import { useScreenshot } from '../../../lib/use-screenshot.ts';
+import { Spinner } from '../../../ui/spinner.tsx';
+import { AgentCursor, useAgentActions } from './agent-cursor.tsx';
+import { isRecording } from './desktop-api.ts';
+import { GuacamoleView } from './guacamole-view.tsx';
+import { LiveSession, type ViewerState } from './live-session.ts';
+import { VmDropZone } from './vm-drop.tsx';
+
+type LiveDesktopProps = {
+  agent: AgentSummary;
+  controlMode: boolean;
+  onControlModeChange: (control: boolean) => void;
+};
+
+export function LiveDesktop({ agent, controlMode, onControlModeChange }: LiveDesktopProps) {
+  const screenshot = useScreenshot(agent.screenshot_url);
+  const [state, setState] = useState<ViewerState>('IDLE');
+  const [client, setClient] = useState<Guacamole.Client | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [taking, setTaking] = useState(false);
+  const latest = useRef({ controlMode, onControlModeChange });
+  latest.current = { controlMode, onControlModeChange };
+
+  const [session] = useState(
+    () =>
+      new LiveSession(agent.id, {
+        onState: setState,
+        onClient: setClient,
+        onProblem: setProblem,
+        onControlLost: () => latest.current.onControlModeChange(false),
+        onClipboard: (text) => {
+          // Only for the user in control, and only while this page has the focus (the API requires it).
+          if (!latest.current.controlMode || !document.hasFocus()) return;
+          navigator.clipboard?.writeText(text).catch((error) => console.debug('clipboard not written', error));
+        },
+      }),
+  );
+  useEffect(() => {
+    session.start();
+    return () => session.stop();
+  }, [session]);
+
+  // 'Expand chat' (or losing the connection for good) ends control mode: hand control back.
+  useEffect(() => {
+    if (!controlMode) session.control(false).catch((error) => console.debug('control not released', normalizeError(error)));
+  }, [controlMode, session]);
+
+  const connected = state === 'CONNECTED';
+
+  const takeControl = async () => {
+    setTaking(true);
+    try {
+      // Spec §4: taking control first stops the agent. A failed stop is logged only (spec §8).
+      await stopAgent(agent.id).catch((error) => console.error('Failed to stop the agent', normalizeError(error)));
+      if (await session.control(true)) onControlModeChange(true);
+    } catch (error) {
+      console.error('Failed to take control', normalizeError(error));
+    } finally {
+      setTaking(false);
+    }
+  };
+
+  const actions = useAgentActions(agent.id);
+  const recording = useRecordingFlag(agent.id);
+
+  return (
+    <VmDropZone agentId={agent.id}>
+      <div
+        className="vm-frame live-frame"
+        data-running={agent.agent_running || undefined}
+        data-recording={recording || undefined}
+        data-state={state.toLowerCase()}
+        data-control={controlMode || undefined}
+      >
+        {!connected && (screenshot ? (
+          <img className="vm-screenshot" src={screenshot} alt={`Latest screenshot of ${agent.name}'s desktop`} />
+        ) : (
+          <p className="vm-empty">No screenshot yet</p>
+        ))}
+        <GuacamoleView session={session} client={client} control={controlMode && connected}>
+          {!controlMode && <AgentCursor event={actions.event} seq={actions.seq} />}
+        </GuacamoleView>
+        {!connected && !problem && (
+          <div className="live-connecting">
+            <Spinner label="Connecting" />
+            <span>Connecting</span>
+          </div>
+        )}
+        {problem && !connected && <p className="live-problem" role="alert">{problem}</p>}
+        {connected && !controlMode && (
+          <div className="live-take-control">
+            <button type="button" className="button button-primary" onClick={takeControl} disabled={taking}>
+              {taking ? 'Taking control…' : 'Take control'}
+            </button>
+          </div>
+        )}
+        {connected && controlMode && <span className="live-control-badge">You have control</span>}
+      </div>
+    </VmDropZone>
+  );
+}
+
+/** The per-agent recording flag in session storage (set by screen recording), polled once a second. */
+function useRecordingFlag(agentId: number): boolean {
+  const [on, setOn] = useState(() => isRecording(agentId));
+  useEffect(() => {
+    const read = () => setOn(isRecording(agentId));
+    const timer = setInterval(read, 1000);
+    window.addEventListener('storage', read);
+    return () => {
+      clearInterval(timer);
+      window.removeEventListener('storage', read);
+    };
+  }, [agentId]);
+  return on;
+}

@@ -1,0 +1,397 @@
+// The Guacamole gateway against a scripted desktop: the protocol rules that need no Xvnc (first
+// instruction, mask 14, ping echo, nop, flow control and coalescing, control enforcement, clipboard
+// Unicode, malformed input, tickets). The same rules against a real Xvnc are in desktop.test.ts.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { EventEmitter } from 'node:events';
+import { encode, GuacParser, type Instruction } from '../../server/desktop/guac-codec.ts';
+import { GuacGateway, STATUS } from '../../server/desktop/guac-gateway.ts';
+import { decodeOwnPng } from '../../server/desktop/png.ts';
+import { coalesce, contains } from '../../server/desktop/rects.ts';
+import type { Desktop, DesktopManager, Rect } from '../../server/desktop/types.ts';
+
+class FakeDesktop extends EventEmitter {
+  agentId = 7;
+  width = 64;
+  height = 48;
+  data = Buffer.alloc(64 * 48 * 4, Buffer.from([10, 20, 30, 255]));
+  input: string[] = [];
+  clipboard: string[] = [];
+  holds = 0;
+  private pos = { x: 0, y: 0 };
+  framebuffer() {
+    return { width: this.width, height: this.height, data: this.data };
+  }
+  pointer(x: number, y: number, mask: number) {
+    this.pos = { x, y };
+    this.input.push(`mouse ${x} ${y} ${mask}`);
+  }
+  key(keysym: number, down: boolean) {
+    this.input.push(`key ${keysym} ${down}`);
+  }
+  async typeText() {}
+  async setClipboard(text: string) {
+    this.clipboard.push(text);
+  }
+  async screenshot() {
+    return Buffer.alloc(0);
+  }
+  async putFile() {
+    return '';
+  }
+  cursor() {
+    return this.pos;
+  }
+  hold() {
+    this.holds++;
+    return () => void this.holds--;
+  }
+  /** Paints a rect and reports it like an RFB update. */
+  paint(r: Rect, rgb: [number, number, number]) {
+    for (let y = r.y; y < r.y + r.h; y++) for (let x = r.x; x < r.x + r.w; x++) this.data.set([...rgb, 255], (y * this.width + x) * 4);
+    this.emit('update', [r], []);
+  }
+}
+
+class FakeSocket extends EventEmitter {
+  readonly OPEN = 1;
+  readyState = 1;
+  bufferedAmount = 0;
+  sent: string[] = [];
+  closedWith: { code: number; reason: string } | null = null;
+  send(data: string) {
+    this.sent.push(data);
+  }
+  close(code: number, reason = '') {
+    if (this.closedWith) return;
+    this.closedWith = { code, reason };
+    this.readyState = 3;
+    this.emit('close', code, Buffer.from(reason));
+  }
+  /** What the client would send. */
+  client(text: string) {
+    this.emit('message', Buffer.from(text), false);
+  }
+  instructions(): Instruction[] {
+    const p = new GuacParser({ maxBuffer: 1 << 26 });
+    return this.sent.flatMap((m) => p.feed(m));
+  }
+}
+
+function setup(options: ConstructorParameters<typeof GuacGateway>[3] = {}) {
+  const desktop = new FakeDesktop();
+  const manager: DesktopManager = {
+    status: () => ({ available: true, provider: 'xvnc' }),
+    acquire: async () => desktop as unknown as Desktop,
+    running: () => desktop as unknown as Desktop,
+    stopAll: async () => {},
+  };
+  const events: { topic: string; payload: any }[] = [];
+  const gw = new GuacGateway(manager, (topic, payload) => events.push({ topic, payload }), () => {}, { frameInterval: 0, ...options });
+  async function viewer(userId = 1) {
+    const { ticket, sessionId } = gw.issueTicket(userId, desktop.agentId, 'Agent ✓ 😀');
+    const attach = await gw.open(ticket);
+    const ws = new FakeSocket();
+    attach(ws as any);
+    return { ws, sessionId };
+  }
+  return { desktop, gw, viewer, events };
+}
+
+const tick = (ms = 5) => new Promise((r) => setTimeout(r, ms));
+async function until(test: () => boolean, ms = 2000) {
+  const deadline = Date.now() + ms;
+  while (!test()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await tick();
+  }
+}
+const syncs = (ws: FakeSocket) => ws.instructions().filter((i) => i.opcode === 'sync');
+const ack = (ws: FakeSocket) => ws.client(encode('sync', syncs(ws).at(-1)!.args[0]));
+
+// ---
+
+const start = suite('gateway: connection start');
+
+start('first the uuid as the only argument of the internal opcode, then name, size, a full frame, sync', async () => {
+  const { viewer } = setup();
+  const { ws, sessionId } = await viewer();
+  await until(() => syncs(ws).length === 1);
+  assert.is(ws.sent[0], `0.,36.${sessionId};`);
+  const ops = ws.instructions().map((i) => i.opcode);
+  assert.equal(ops.slice(0, 4), ['', 'name', 'size', 'img']);
+  assert.equal(ops.slice(-2), ['end', 'sync']);
+  const ins = ws.instructions();
+  assert.equal(ins.find((i) => i.opcode === 'size')!.args, ['0', '64', '48']);
+  // Text outside the BMP would be miscounted by guacamole-common-js 1.5.0.
+  assert.equal(ins.find((i) => i.opcode === 'name')!.args, ['Agent ✓ \uFFFD']);
+});
+
+start('images use mask 14 (OVER) on layer 0 and blobs of at most 8064 base64 characters', async () => {
+  const { viewer, desktop } = setup();
+  // Noise so the PNG is large enough for several blobs.
+  desktop.width = 300;
+  desktop.height = 200;
+  desktop.data = Buffer.alloc(300 * 200 * 4);
+  let seed = 1;
+  for (let i = 0; i < desktop.data.length; i++) desktop.data[i] = i % 4 === 3 ? 255 : (seed = (seed * 69069 + 1) >>> 0) >>> 24;
+  const { ws } = await viewer();
+  await until(() => syncs(ws).length === 1);
+  const ins = ws.instructions();
+  const img = ins.find((i) => i.opcode === 'img')!;
+  assert.equal(img.args.slice(1), ['14', '0', 'image/png', '0', '0']);
+  const blobs = ins.filter((i) => i.opcode === 'blob' && i.args[0] === img.args[0]);
+  assert.ok(blobs.length > 3);
+  assert.ok(blobs.every((b) => b.args[1].length <= 8064 && b.args[1].length % 4 === 0 || b === blobs.at(-1)));
+  const png = Buffer.concat(blobs.map((b) => Buffer.from(b.args[1], 'base64')));
+  assert.ok(decodeOwnPng(png).data.equals(desktop.data));
+});
+
+start('the tunnel ticket is single use and expires', async () => {
+  const { gw } = setup({ ticketTtl: 20 });
+  const { ticket } = gw.issueTicket(1, 7, 'x');
+  await gw.open(ticket);
+  try {
+    await gw.open(ticket);
+    assert.unreachable();
+  } catch (err: any) {
+    assert.is(err.status, 403);
+  }
+  const late = gw.issueTicket(1, 7, 'x').ticket;
+  await tick(40);
+  try {
+    await gw.open(late);
+    assert.unreachable();
+  } catch (err: any) {
+    assert.is(err.status, 403);
+  }
+});
+
+// ---
+
+const keep = suite('gateway: keep-alive');
+
+keep('echoes the internal ping unchanged, even while a frame waits for its ack', async () => {
+  const { viewer } = setup();
+  const { ws } = await viewer();
+  await until(() => syncs(ws).length === 1);
+  ws.client('0.,4.ping,13.1700000000123;');
+  assert.is(ws.sent.at(-1), '0.,4.ping,13.1700000000123;');
+});
+
+keep('sends nop after a quiet period, and nothing else while the screen is idle', async () => {
+  const { viewer } = setup({ nopInterval: 150 });
+  const { ws } = await viewer();
+  await until(() => syncs(ws).length === 1);
+  ack(ws);
+  const before = ws.sent.length;
+  await tick(1300);
+  const later = ws.sent.slice(before);
+  assert.ok(later.length >= 1, 'a nop arrived');
+  assert.ok(later.every((m) => m === '3.nop;'), later.join(' '));
+});
+
+// ---
+
+const flow = suite('gateway: flow control');
+
+flow('no second frame before the ack; changes meanwhile arrive as one coalesced frame', async () => {
+  const { viewer, desktop } = setup();
+  const { ws } = await viewer();
+  await until(() => syncs(ws).length === 1);
+  for (let i = 0; i < 40; i++) desktop.paint({ x: i, y: i % 10, w: 2, h: 1 }, [200, 0, 0]);
+  await tick(50);
+  assert.is(syncs(ws).length, 1, 'waits for the ack');
+  ack(ws);
+  await until(() => syncs(ws).length === 2);
+  const frame = ws.instructions().slice(ws.instructions().lastIndexOf(syncs(ws)[0]) + 1);
+  const imgs = frame.filter((i) => i.opcode === 'img');
+  assert.ok(imgs.length >= 1 && imgs.length <= 8, `${imgs.length} images`);
+});
+
+flow('a socket with too much unsent data gets no frames until it drains', async () => {
+  const { viewer, desktop } = setup({ maxBuffered: 1000 });
+  const { ws } = await viewer();
+  await until(() => syncs(ws).length === 1);
+  ws.bufferedAmount = 5000;
+  ack(ws);
+  desktop.paint({ x: 0, y: 0, w: 4, h: 4 }, [0, 255, 0]);
+  await tick(120);
+  assert.is(syncs(ws).length, 1);
+  ws.bufferedAmount = 0;
+  await until(() => syncs(ws).length === 2);
+});
+
+flow('copies are forwarded as copy with mask 14 while the viewer is in step', async () => {
+  const { viewer, desktop } = setup();
+  const { ws } = await viewer();
+  await until(() => syncs(ws).length === 1);
+  ack(ws);
+  desktop.emit('update', [], [{ src: { x: 0, y: 10, w: 64, h: 30 }, dx: 0, dy: 0 }]);
+  await until(() => syncs(ws).length === 2);
+  const copy = ws.instructions().find((i) => i.opcode === 'copy')!;
+  assert.equal(copy.args, ['0', '0', '10', '64', '30', '14', '0', '0', '0']);
+});
+
+flow('a copy after pending pixels turns into pixels (its source on the viewer is stale)', async () => {
+  const { viewer, desktop } = setup();
+  const { ws } = await viewer();
+  await until(() => syncs(ws).length === 1);
+  desktop.paint({ x: 0, y: 10, w: 64, h: 2 }, [1, 2, 3]); // pending: the viewer has not acked yet
+  desktop.emit('update', [], [{ src: { x: 0, y: 10, w: 64, h: 30 }, dx: 0, dy: 0 }]);
+  ack(ws);
+  await until(() => syncs(ws).length === 2);
+  assert.not.ok(ws.instructions().some((i) => i.opcode === 'copy'));
+});
+
+flow('a resize sends size and a full frame', async () => {
+  const { viewer, desktop } = setup();
+  const { ws } = await viewer();
+  await until(() => syncs(ws).length === 1);
+  ack(ws);
+  desktop.width = 32;
+  desktop.height = 16;
+  desktop.data = Buffer.alloc(32 * 16 * 4, 255);
+  desktop.emit('resize', 32, 16);
+  await until(() => syncs(ws).length === 2);
+  const sizes = ws.instructions().filter((i) => i.opcode === 'size');
+  assert.equal(sizes.at(-1)!.args, ['0', '32', '16']);
+});
+
+flow('coalescing: a scrolling terminal\'s ~200 line rects become a few rects covering them all', () => {
+  const rects: Rect[] = [];
+  for (let line = 0; line < 50; line++) for (let seg = 0; seg < 4; seg++) rects.push({ x: 4 + seg * 150, y: 4 + line * 15, w: 140, h: 13 });
+  const out = coalesce(rects);
+  assert.ok(out.length <= 8, `${out.length} rects`);
+  for (const r of rects) assert.ok(out.some((o) => contains(o, r)), 'every input is covered');
+  // Two far-apart small changes stay apart instead of becoming one huge rect.
+  assert.is(coalesce([{ x: 0, y: 0, w: 10, h: 10 }, { x: 1000, y: 700, w: 10, h: 10 }]).length, 2);
+});
+
+// ---
+
+const control = suite('gateway: control');
+
+control('input is ignored from viewers without control and accepted from the controller', async () => {
+  const { viewer, desktop, gw, events } = setup();
+  const a = await viewer(1);
+  const b = await viewer(1);
+  a.ws.client(encode('mouse', 5, 5, 1) + encode('key', 0x61, 1));
+  assert.equal(desktop.input, []);
+  assert.equal(gw.setControl(7, a.sessionId, 1, true), { session_id: a.sessionId, control: true });
+  a.ws.client(encode('mouse', 32, 24, 1) + encode('key', 0x61, 1) + encode('key', 0x61, 0));
+  b.ws.client(encode('mouse', 1, 1, 0) + encode('key', 0x62, 1));
+  assert.equal(desktop.input, ['mouse 32 24 1', `key ${0x61} true`, `key ${0x61} false`]);
+  assert.ok(events.some((e) => e.topic === 'agent:7:actions' && e.payload.kind === 'click' && e.payload.x === 32 / 63 && e.payload.y === 24 / 47));
+  // Taking control moves it; the old controller is told and becomes read-only.
+  gw.setControl(7, b.sessionId, 1, true);
+  assert.ok(a.ws.sent.includes(encode('x-control', 0)));
+  a.ws.client(encode('key', 0x63, 1));
+  assert.not.ok(desktop.input.includes(`key ${0x63} true`));
+  // Giving it up.
+  assert.equal(gw.setControl(7, b.sessionId, 1, false).control, false);
+  b.ws.client(encode('key', 0x64, 1));
+  assert.not.ok(desktop.input.includes(`key ${0x64} true`));
+});
+
+control('only a connected viewer of the same user can take control', async () => {
+  const { viewer, gw } = setup();
+  const a = await viewer(1);
+  assert.throws(() => gw.setControl(7, a.sessionId, 2, true), (e: any) => e.status === 404);
+  assert.throws(() => gw.setControl(7, 'no-such-session', 1, true), (e: any) => e.status === 404);
+  a.ws.close(1000);
+  assert.throws(() => gw.setControl(7, a.sessionId, 1, true), (e: any) => e.status === 404);
+});
+
+control('control ends with the controller\'s tunnel, and pressed buttons are released', async () => {
+  const { viewer, desktop, gw } = setup();
+  const a = await viewer(1);
+  gw.setControl(7, a.sessionId, 1, true);
+  a.ws.client(encode('mouse', 3, 4, 1));
+  a.ws.close(1006);
+  assert.is(desktop.input.at(-1), 'mouse 3 4 0');
+  assert.equal(gw.describe(7), { viewers: 0, control: null });
+});
+
+// ---
+
+const clip = suite('gateway: clipboard');
+
+clip('browser → desktop: UTF-8 blobs (what ArrayBufferWriter sends) survive "café ✓ 😀"', async () => {
+  const { viewer, desktop, gw } = setup();
+  const a = await viewer(1);
+  gw.setControl(7, a.sessionId, 1, true);
+  const bytes = Buffer.from('café ✓ 😀', 'utf8');
+  a.ws.client(encode('clipboard', 3, 'text/plain') + encode('blob', 3, bytes.subarray(0, 5).toString('base64')));
+  a.ws.client(encode('blob', 3, bytes.subarray(5).toString('base64')) + encode('end', 3));
+  assert.equal(desktop.clipboard, ['café ✓ 😀']);
+  assert.ok(a.ws.sent.includes(encode('ack', 3, 'OK', 0)));
+});
+
+clip('browser → desktop is refused without control', async () => {
+  const { viewer, desktop } = setup();
+  const a = await viewer(1);
+  a.ws.client(encode('clipboard', 3, 'text/plain') + encode('blob', 3, Buffer.from('x').toString('base64')) + encode('end', 3));
+  assert.equal(desktop.clipboard, []);
+});
+
+clip('desktop → browser: a clipboard stream of UTF-8 bytes to every viewer', async () => {
+  const { viewer, desktop } = setup();
+  const a = await viewer(1);
+  desktop.emit('clipboard', 'café ✓ 😀');
+  const ins = a.ws.instructions();
+  const open = ins.find((i) => i.opcode === 'clipboard')!;
+  assert.is(open.args[1], 'text/plain');
+  const data = ins.filter((i) => i.opcode === 'blob' && i.args[0] === open.args[0]).map((i) => Buffer.from(i.args[1], 'base64'));
+  assert.is(Buffer.concat(data).toString('utf8'), 'café ✓ 😀');
+  assert.ok(ins.some((i) => i.opcode === 'end' && i.args[0] === open.args[0]));
+});
+
+// ---
+
+const bad = suite('gateway: malformed input');
+
+bad('a malformed instruction closes the tunnel with an error and status 768; other viewers stay', async () => {
+  const { viewer, gw } = setup();
+  const a = await viewer(1);
+  const b = await viewer(1);
+  a.ws.client('5.mouse,1.1;zz');
+  const err = a.ws.instructions().find((i) => i.opcode === 'error')!;
+  assert.ok(err, 'an error instruction');
+  assert.is(err.args[1], String(STATUS.CLIENT_BAD_REQUEST));
+  assert.equal(a.ws.closedWith, { code: 1008, reason: '768' });
+  assert.is(b.ws.closedWith, null);
+  assert.is(gw.describe(7).viewers, 1);
+});
+
+bad('well-formed but wrong arguments close it too', async () => {
+  for (const text of [encode('mouse', 'x', 1, 0), encode('key', 65, 'maybe')]) {
+    const { viewer, gw } = setup();
+    const a = await viewer(1);
+    gw.setControl(7, a.sessionId, 1, true);
+    a.ws.client(text);
+    assert.is(a.ws.closedWith?.reason, '768', text);
+  }
+});
+
+bad('binary frames close it', async () => {
+  const { viewer } = setup();
+  const a = await viewer(1);
+  a.ws.emit('message', Buffer.from([1, 2, 3]), true);
+  assert.is(a.ws.closedWith?.reason, '768');
+});
+
+bad('the desktop going away ends tunnels with 520 (upstream unavailable), so clients reconnect', async () => {
+  const { viewer, desktop } = setup();
+  const a = await viewer(1);
+  desktop.emit('closed', new Error('Xvnc died'));
+  assert.equal(a.ws.closedWith, { code: 1011, reason: '520' });
+  assert.is(desktop.holds, 0);
+});
+
+start.run();
+keep.run();
+flow.run();
+control.run();
+clip.run();
+bad.run();

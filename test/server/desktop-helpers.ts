@@ -1,0 +1,151 @@
+// A Guacamole viewer for tests and the bench: speaks the tunnel like guacamole-common-js (subprotocol,
+// ping, sync acks) and keeps its own canvas by applying size/img/copy, so tests can compare what a viewer
+// sees with the server's framebuffer.
+import { WebSocket } from 'ws';
+import { encode, GuacParser, type Instruction } from '../../server/desktop/guac-codec.ts';
+import { decodeOwnPng } from '../../server/desktop/png.ts';
+
+type Stream = { x: number; y: number; mask: number; chunks: string[]; kind: 'img' | 'clipboard' };
+
+export class GuacTestClient {
+  readonly log: Instruction[] = [];
+  width = 0;
+  height = 0;
+  canvas = Buffer.alloc(0);
+  uuid: string | null = null;
+  frames = 0;
+  bytes = 0;
+  clipboard: string[] = [];
+  closed: { code: number; reason: string } | null = null;
+  /** Reply to sync (the flow-control ack); tests turn it off to play a slow viewer. */
+  autoAck = true;
+  /** Times (ms, performance.now) at which each frame's sync arrived and was applied. */
+  syncTimes: number[] = [];
+  private parser = new GuacParser({ maxBuffer: 1 << 28 });
+  private streams = new Map<string, Stream>();
+  private waiters: (() => void)[] = [];
+
+  private constructor(readonly ws: WebSocket) {
+    ws.on('message', (data) => this.onMessage(data.toString()));
+    ws.on('close', (code, reason) => {
+      this.closed = { code, reason: reason.toString() };
+      this.wake();
+    });
+  }
+
+  static async connect(url: string): Promise<GuacTestClient> {
+    const ws = new WebSocket(url + '?', 'guacamole');
+    const client = new GuacTestClient(ws);
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+      ws.once('unexpected-response', (_req, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
+    });
+    return client;
+  }
+
+  get protocol(): string {
+    return this.ws.protocol;
+  }
+
+  send(opcode: string, ...args: (string | number)[]): void {
+    this.ws.send(encode(opcode, ...args));
+  }
+
+  /** Sends raw text, for malformed-input tests. */
+  sendRaw(text: string): void {
+    this.ws.send(text);
+  }
+
+  private onMessage(text: string): void {
+    this.bytes += Buffer.byteLength(text);
+    for (const ins of this.parser.feed(text)) {
+      this.log.push(ins);
+      this.apply(ins);
+    }
+    this.wake();
+  }
+
+  private apply({ opcode, args }: Instruction): void {
+    switch (opcode) {
+      case '':
+        if (this.uuid === null && args.length === 1) this.uuid = args[0];
+        return;
+      case 'size':
+        if (args[0] === '0') {
+          this.width = Number(args[1]);
+          this.height = Number(args[2]);
+          this.canvas = Buffer.alloc(this.width * this.height * 4);
+        }
+        return;
+      case 'img':
+        this.streams.set(args[0], { kind: 'img', mask: Number(args[1]), x: Number(args[4]), y: Number(args[5]), chunks: [] });
+        return;
+      case 'clipboard':
+        this.streams.set(args[0], { kind: 'clipboard', mask: 0, x: 0, y: 0, chunks: [] });
+        return;
+      case 'blob':
+        this.streams.get(args[0])?.chunks.push(args[1]);
+        return;
+      case 'end': {
+        const s = this.streams.get(args[0]);
+        this.streams.delete(args[0]);
+        if (!s) return;
+        const bytes = Buffer.concat(s.chunks.map((c) => Buffer.from(c, 'base64')));
+        if (s.kind === 'clipboard') this.clipboard.push(bytes.toString('utf8'));
+        else this.paint(s, bytes);
+        return;
+      }
+      case 'copy': {
+        const [, sx, sy, w, h, , , dx, dy] = args.map(Number);
+        const tmp = Buffer.alloc(w * h * 4);
+        for (let row = 0; row < h; row++) this.canvas.copy(tmp, row * w * 4, ((sy + row) * this.width + sx) * 4, ((sy + row) * this.width + sx + w) * 4);
+        for (let row = 0; row < h; row++) tmp.copy(this.canvas, ((dy + row) * this.width + dx) * 4, row * w * 4, (row + 1) * w * 4);
+        return;
+      }
+      case 'sync':
+        this.frames++;
+        this.syncTimes.push(performance.now());
+        if (this.autoAck) this.send('sync', args[0]);
+        return;
+    }
+  }
+
+  private paint(s: Stream, png: Buffer): void {
+    const img = decodeOwnPng(png);
+    for (let row = 0; row < img.height; row++) {
+      img.data.copy(this.canvas, ((s.y + row) * this.width + s.x) * 4, row * img.width * 4, (row + 1) * img.width * 4);
+    }
+  }
+
+  private wake(): void {
+    for (const w of this.waiters.splice(0)) w();
+  }
+
+  /** Resolves once `test` holds (checked after every message), rejects after `ms`. */
+  async until(test: () => boolean, ms = 5000, what = 'condition'): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!test()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (closed: ${JSON.stringify(this.closed)})`);
+      await new Promise<void>((r) => {
+        this.waiters.push(r);
+        setTimeout(r, 50);
+      });
+    }
+  }
+
+  opcodes(): string[] {
+    return this.log.map((i) => i.opcode);
+  }
+
+  close(): void {
+    this.ws.close(1000);
+  }
+}
+
+/** Count of pixels that differ between two RGBA buffers. */
+export function diffPixels(a: Buffer, b: Buffer): number {
+  let n = 0;
+  for (let i = 0; i < a.length; i += 4) if (a[i] !== b[i] || a[i + 1] !== b[i + 1] || a[i + 2] !== b[i + 2]) n++;
+  return n + Math.abs(a.length - b.length) / 4;
+}

@@ -1,0 +1,511 @@
+// Desktops against a real TigerVNC Xvnc: RFB, the Guacamole tunnel through the real server, screenshots,
+// control, clipboard, actions, crash recovery and the Xvnc pitfalls. One desktop (terminal only, to spare
+// the CPU) is shared by the whole file, in a temporary data directory; without Xvnc the file is skipped
+// with a message (CI installs it, so there it runs).
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performAction } from '../../server/desktop/actions.ts';
+import { keysymsForText } from '../../server/desktop/keysyms.ts';
+import { createDesktopManager, type Desktops } from '../../server/desktop/manager.ts';
+import { decodeOwnPng } from '../../server/desktop/png.ts';
+import { RfbClient, RfbError, vncPasswordFile } from '../../server/desktop/rfb-client.ts';
+import type { RfbDesktop } from '../../server/desktop/rfb-desktop.ts';
+import { desktopUploadHook } from '../../server/desktop/setup.ts';
+import type { DesktopManager } from '../../server/desktop/types.ts';
+import { findBinary, XvncProvider } from '../../server/desktop/xvnc-provider.ts';
+import type { Services } from '../../server/services.ts';
+import { diffPixels, GuacTestClient } from './desktop-helpers.ts';
+import { call, newAgent, newUser, testServer } from './helpers.ts';
+
+const HAVE_XVNC = !!findBinary('Xvnc');
+const quiet = { info: () => {}, error: (m: string) => process.env.TEST_VERBOSE && console.error(m) };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+type Ctx = {
+  dir: string;
+  manager: Desktops;
+  services: Services;
+  original: { desktops: DesktopManager; onUpload: Services['onUpload'] };
+  user: { token: string; id: number };
+  agent: { id: number };
+  base: string;
+};
+const ctx = {} as Ctx;
+
+async function until(test: () => boolean | Promise<boolean>, ms = 5000, what = 'condition') {
+  const deadline = Date.now() + ms;
+  while (!(await test())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+const home = () => join(ctx.dir, 'desktops', `agent-${ctx.agent.id}`);
+const xvncInfo = () => {
+  const [pid, display] = readFileSync(join(home(), '.xvnc.pid'), 'latin1').split('\n');
+  return { pid: Number(pid), display: Number(display) };
+};
+const desktop = () => ctx.manager.acquire(ctx.agent.id);
+const xenv = () => ({ ...process.env, DISPLAY: `:${xvncInfo().display}`, XAUTHORITY: join(home(), '.Xauthority') });
+
+async function viewer(token = ctx.user.token, agentId = ctx.agent.id): Promise<{ client: GuacTestClient; sessionId: string }> {
+  const res = await call('/api/agents/enter', { token, body: { agent_id: agentId } });
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  const client = await GuacTestClient.connect(ctx.base + res.body.guacamole_tunnel_url);
+  await client.until(() => client.frames >= 1, 10_000, 'first frame');
+  return { client, sessionId: res.body.session_id };
+}
+
+async function typeThrough(client: GuacTestClient, text: string) {
+  for (const k of keysymsForText(text)) {
+    client.send('key', k, 1);
+    client.send('key', k, 0);
+  }
+}
+
+/** Waits until the viewer's canvas equals the server framebuffer (the screen has to be still). */
+async function sameAsServer(client: GuacTestClient, d: RfbDesktop, ms = 8000) {
+  let last = -1;
+  await until(async () => {
+    await d.settle(200, 2000);
+    last = diffPixels(client.canvas, d.framebuffer().data);
+    return last === 0;
+  }, ms, 'viewer canvas to equal the framebuffer').catch((err) => {
+    throw new Error(`${err.message}: ${last} pixels differ`);
+  });
+}
+
+function xclip(args: string[], input?: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile('xclip', args, { env: xenv(), timeout: 5000 }, (err, out) => (err ? reject(err) : resolve(out)));
+    if (input !== undefined) child.stdin!.end(input);
+  });
+}
+
+// ---
+
+const xvnc = suite('desktop: Xvnc, RFB and the tunnel');
+
+if (!HAVE_XVNC) {
+  console.log('\n  ⚠ desktop tests against Xvnc skipped: the Xvnc binary is not installed (apt-get install tigervnc-standalone-server)\n');
+  xvnc.skip('needs Xvnc', () => {});
+} else {
+  xvnc.before(async () => {
+    const running = await testServer();
+    ctx.services = running.services;
+    ctx.base = running.url.replace('http', 'ws');
+    ctx.dir = mkdtempSync(join(tmpdir(), 'aw-desktop-test-'));
+    ctx.manager = createDesktopManager({ dataDir: ctx.dir, log: quiet, provider: 'xvnc', apps: ['terminal'], displayBase: 60, env: {} });
+    // This file's desktops live in a temporary directory, not in the shared test server's data dir.
+    ctx.original = { desktops: ctx.services.desktops, onUpload: ctx.services.onUpload };
+    ctx.services.desktops = ctx.manager;
+    ctx.services.onUpload = desktopUploadHook(ctx.manager, quiet);
+    (globalThis as any).__teardown?.push(async () => {
+      await ctx.manager.stopAll();
+      rmSync(ctx.dir, { recursive: true, force: true });
+    });
+    const user = await newUser('desk');
+    ctx.user = user;
+    ctx.agent = await newAgent(user.id, 'Desk agent');
+  });
+
+  xvnc.after(async () => {
+    await ctx.manager.stopAll();
+    ctx.services.desktops = ctx.original.desktops;
+    ctx.services.onUpload = ctx.original.onUpload;
+  });
+
+  xvnc('Xvnc runs with -AlwaysShared, -s 0, no TCP and a 0600 Unix socket; status says xvnc', async () => {
+    await desktop();
+    const cmd = readFileSync(`/proc/${xvncInfo().pid}/cmdline`, 'latin1').split('\0');
+    const has = (...seq: string[]) => cmd.some((_, i) => seq.every((s, j) => cmd[i + j] === s));
+    assert.ok(has('-AlwaysShared'), cmd.join(' '));
+    assert.ok(has('-s', '0'));
+    assert.ok(has('-rfbport', '-1'));
+    assert.ok(has('-nolisten', 'tcp'));
+    assert.ok(has('-SecurityTypes', 'None'));
+    assert.ok(has('-rfbunixmode', '0600'));
+    assert.is(statSync(join(home(), '.rfb.sock')).mode & 0o777, 0o600);
+    // The X display wants the desktop's cookie: other local users' clients are refused.
+    assert.ok(has('-auth', join(home(), '.Xauthority')));
+    if (findBinary('xprop')) {
+      const run = (env: NodeJS.ProcessEnv) => new Promise<number>((resolve) => execFile('xprop', ['-root', '_XKB_RULES_NAMES'], { env, timeout: 3000 }, (err) => resolve(err ? 1 : 0)));
+      assert.is(await run(xenv()), 0);
+      assert.is(await run({ ...xenv(), XAUTHORITY: '/nonexistent' }), 1);
+    }
+    const status = await call('/api/desktops/status', { token: ctx.user.token });
+    assert.equal(status.body, { available: true, provider: 'xvnc' });
+  });
+
+  xvnc('RFB: 1280x800, TigerVNC extended clipboard, a full frame of opaque pixels', async () => {
+    const d = (await desktop()) as RfbDesktop;
+    assert.is(d.width, 1280);
+    assert.is(d.height, 800);
+    assert.ok(d.rfb.extendedClipboard);
+    const fb = d.framebuffer();
+    assert.is(fb.data.length, 1280 * 800 * 4);
+    let opaque = true;
+    for (let i = 3; i < fb.data.length; i += 4) if (fb.data[i] !== 255) opaque = false;
+    assert.ok(opaque, 'alpha is 255 everywhere');
+  });
+
+  xvnc('the terminal shows up by itself: the window manager is up before apps start', async () => {
+    // Own Xvnc without the initial pointer move, so that no input at all hides the race.
+    const dir = mkdtempSync(join(tmpdir(), 'aw-wm-race-'));
+    const provider = new XvncProvider({ dataDir: dir, log: quiet, apps: ['terminal'], displayBase: 80, pointerToTerminal: false });
+    const d = await provider.start(1);
+    try {
+      const white = () => {
+        const { data, width } = d.framebuffer();
+        let n = 0;
+        for (let y = 100; y < 700; y += 10) for (let x = 50; x < 600; x += 10) if (data[(y * width + x) * 4] > 240) n++;
+        return n > 500;
+      };
+      await until(white, 5000, 'the white terminal window');
+    } finally {
+      await d.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  xvnc('typing brings incremental updates of small rectangles, quickly', async () => {
+    const d = (await desktop()) as RfbDesktop;
+    await until(() => d.framebuffer().data[(100 * 1280 + 100) * 4] > 240, 5000, 'terminal');
+    await d.settle(200, 2000);
+    const updates: { rects: any[]; at: number }[] = [];
+    const on = (rects: any[]) => updates.push({ rects, at: performance.now() });
+    d.on('update', on);
+    const sent = performance.now();
+    await d.typeText('x');
+    await until(() => updates.length > 0, 2000, 'an update');
+    d.off('update', on);
+    const area = updates[0].rects.reduce((n, r) => n + r.w * r.h, 0);
+    assert.ok(area > 0 && area < 1280 * 800 / 10, `area ${area}`);
+    assert.ok(updates[0].at - sent < 500, `${(updates[0].at - sent).toFixed(0)} ms`);
+    await d.typeText('\b');
+  });
+
+  xvnc('enter → tunnel: subprotocol echoed, uuid first, name, size, mask-14 frame, sync; canvas = framebuffer', async () => {
+    const d = (await desktop()) as RfbDesktop;
+    const { client, sessionId } = await viewer();
+    assert.is(client.protocol, 'guacamole');
+    assert.is(client.log[0].opcode, '');
+    assert.equal(client.log[0].args, [sessionId]);
+    assert.equal(client.opcodes().slice(1, 4), ['name', 'size', 'img']);
+    assert.equal(client.log[1].args, ['Desk agent']);
+    assert.equal(client.log[2].args, ['0', '1280', '800']);
+    assert.ok(client.log.filter((i) => i.opcode === 'img').every((i) => i.args[1] === '14'));
+    await sameAsServer(client, d);
+    client.close();
+  });
+
+  xvnc('a ticket is single use, and other users cannot enter', async () => {
+    const res = await call('/api/agents/enter', { token: ctx.user.token, body: { agent_id: ctx.agent.id } });
+    assert.not.match(res.body.guacamole_tunnel_url, /\?/);
+    const first = await GuacTestClient.connect(ctx.base + res.body.guacamole_tunnel_url);
+    await first.until(() => first.frames >= 1);
+    const again = await GuacTestClient.connect(ctx.base + res.body.guacamole_tunnel_url);
+    await again.until(() => again.closed !== null);
+    assert.is(again.closed!.code, 4403);
+    first.close();
+    const stranger = await newUser('stranger');
+    const denied = await call('/api/agents/enter', { token: stranger.token, body: { agent_id: ctx.agent.id } });
+    assert.is(denied.status, 404);
+    const shot = await call(`/api/agents/${ctx.agent.id}/screenshot`, { token: stranger.token });
+    assert.is(shot.status, 404);
+  });
+
+  xvnc('screenshot endpoint: the live framebuffer as PNG, also stored for the agents grid', async () => {
+    const d = (await desktop()) as RfbDesktop;
+    await d.settle(300, 3000);
+    const { url } = await testServer();
+    const res = await fetch(`${url}/api/agents/${ctx.agent.id}/screenshot`, { headers: { Authorization: `Bearer ${ctx.user.token}` } });
+    assert.is(res.status, 200);
+    assert.is(res.headers.get('content-type'), 'image/png');
+    const png = Buffer.from(await res.arrayBuffer());
+    assert.is(diffPixels(decodeOwnPng(png).data, d.framebuffer().data), 0);
+    await until(async () => (await call(`/api/agents/${ctx.agent.id}`, { token: ctx.user.token })).body.screenshot_url !== null, 3000, 'screenshot_url');
+    assert.ok(existsSync(join(ctx.services.config.dataDir, 'files', `agent-${ctx.agent.id}`, 'screenshot.png')));
+  });
+
+  xvnc('two viewers see the same picture; only the viewer holding control reaches the desktop', async () => {
+    const d = (await desktop()) as RfbDesktop;
+    const a = await viewer();
+    const b = await viewer();
+    rmSync(join(home(), 'Desktop', 'from-a.txt'), { force: true });
+    rmSync(join(home(), 'Desktop', 'from-b.txt'), { force: true });
+    // Without control, nothing gets through.
+    await typeThrough(a.client, 'echo no > ~/Desktop/from-a.txt\n');
+    await sleep(500);
+    assert.not.ok(existsSync(join(home(), 'Desktop', 'from-a.txt')));
+
+    const take = await call(`/api/agents/${ctx.agent.id}/control`, { token: ctx.user.token, body: { session_id: a.sessionId, take: true } });
+    assert.equal(take.body, { session_id: a.sessionId, control: true });
+    await typeThrough(b.client, 'echo no > ~/Desktop/from-b.txt\n');
+    a.client.send('mouse', 300, 300, 0);
+    await typeThrough(a.client, 'echo yes > ~/Desktop/from-a.txt\n');
+    await until(() => existsSync(join(home(), 'Desktop', 'from-a.txt')), 5000, 'from-a.txt');
+    await sleep(300);
+    assert.not.ok(existsSync(join(home(), 'Desktop', 'from-b.txt')));
+    assert.is(readFileSync(join(home(), 'Desktop', 'from-a.txt'), 'utf8'), 'yes\n');
+
+    // Someone else's control request is refused.
+    const stranger = await newUser('ctl');
+    const refused = await call(`/api/agents/${ctx.agent.id}/control`, { token: stranger.token, body: { session_id: a.sessionId, take: true } });
+    assert.is(refused.status, 404);
+    // Giving control back makes A read-only again.
+    await call(`/api/agents/${ctx.agent.id}/control`, { token: ctx.user.token, body: { session_id: a.sessionId, take: false } });
+    await typeThrough(a.client, 'echo again > ~/Desktop/from-a.txt\n');
+    await sleep(500);
+    assert.is(readFileSync(join(home(), 'Desktop', 'from-a.txt'), 'utf8'), 'yes\n');
+
+    await sameAsServer(a.client, d);
+    await sameAsServer(b.client, d);
+    a.client.close();
+    b.client.close();
+  });
+
+  xvnc('a scrolling terminal: many RFB rects per update, a few images per frame, mask 14 everywhere', async () => {
+    const d = (await desktop()) as RfbDesktop;
+    const a = await viewer();
+    await call(`/api/agents/${ctx.agent.id}/control`, { token: ctx.user.token, body: { session_id: a.sessionId, take: true } });
+    let maxRfbRects = 0;
+    const on = (rects: any[]) => (maxRfbRects = Math.max(maxRfbRects, rects.length));
+    d.on('update', on);
+    const framesBefore = a.client.frames;
+    a.client.send('mouse', 300, 300, 0);
+    await typeThrough(a.client, 'clear; for i in $(seq 1 400); do echo "line $i $RANDOM $RANDOM $RANDOM"; done\n');
+    await sleep(2500);
+    d.off('update', on);
+    await sameAsServer(a.client, d);
+    const log = a.client.log;
+    const imgs = log.filter((i) => i.opcode === 'img');
+    const copies = log.filter((i) => i.opcode === 'copy');
+    assert.ok(imgs.every((i) => i.args[1] === '14'), 'img mask 14');
+    assert.ok(copies.every((i) => i.args[5] === '14'), 'copy mask 14');
+    // Per frame (between syncs) the gateway sends at most 8 images, whatever Xvnc sent.
+    let perFrame = 0, maxPerFrame = 0;
+    for (const i of log) {
+      if (i.opcode === 'img') perFrame++;
+      if (i.opcode === 'sync') (maxPerFrame = Math.max(maxPerFrame, perFrame)), (perFrame = 0);
+    }
+    assert.ok(maxPerFrame <= 8, `${maxPerFrame} images in one frame`);
+    assert.ok(a.client.frames - framesBefore >= 2);
+    if (process.env.TEST_VERBOSE) console.log(`scroll: max ${maxRfbRects} RFB rects per update, ${copies.length} copies, max ${maxPerFrame} images per frame`);
+    a.client.close();
+  });
+
+  xvnc('clipboard both ways keeps "café ✓ 😀"', async () => {
+    if (!findBinary('xclip')) return console.log('  (clipboard check needs xclip: skipped)');
+    const a = await viewer();
+    await call(`/api/agents/${ctx.agent.id}/control`, { token: ctx.user.token, body: { session_id: a.sessionId, take: true } });
+    const bytes = Buffer.from('café ✓ 😀', 'utf8');
+    a.client.send('clipboard', 5, 'text/plain');
+    a.client.send('blob', 5, bytes.toString('base64'));
+    a.client.send('end', 5);
+    await until(async () => (await xclip(['-o', '-selection', 'clipboard']).catch(() => '')) === 'café ✓ 😀', 5000, 'X clipboard');
+    // The other way: an X client sets the clipboard, the viewer gets it.
+    const child = spawn('xclip', ['-i', '-selection', 'clipboard', '-loops', '3'], { env: xenv(), stdio: ['pipe', 'ignore', 'ignore'] });
+    child.stdin.end('naïve ✓ 😀 back');
+    try {
+      await a.client.until(() => a.client.clipboard.includes('naïve ✓ 😀 back'), 5000, 'clipboard instruction');
+    } finally {
+      child.kill();
+    }
+    a.client.close();
+  });
+
+  xvnc('the tunnel echoes the internal ping; malformed instructions close only that tunnel, with 768', async () => {
+    const a = await viewer();
+    const b = await viewer();
+    a.client.sendRaw('0.,4.ping,13.1700000000042;');
+    await a.client.until(() => a.client.log.some((i) => i.opcode === '' && i.args[1] === '1700000000042'), 3000, 'ping echo');
+    b.client.sendRaw('5.mouse,3.100;x');
+    await b.client.until(() => b.client.closed !== null, 3000, 'close');
+    assert.equal(b.client.closed, { code: 1008, reason: '768' });
+    assert.ok(b.client.log.some((i) => i.opcode === 'error' && i.args[1] === '768'));
+    a.client.sendRaw('0.,4.ping,13.1700000000043;');
+    await a.client.until(() => a.client.log.some((i) => i.args[1] === '1700000000043'), 3000, 'still alive');
+    a.client.close();
+  });
+
+  xvnc('an upload lands in the desktop\'s Desktop folder as well', async () => {
+    const form = new FormData();
+    form.append('file', new Blob(['dropped content']), 'notes for the agent.txt');
+    const { url } = await testServer();
+    const res = await fetch(`${url}/api/agents/${ctx.agent.id}/upload_file`, { method: 'POST', headers: { Authorization: `Bearer ${ctx.user.token}` }, body: form });
+    assert.is(res.status, 200);
+    assert.is(readFileSync(join(home(), 'Desktop', 'notes for the agent.txt'), 'utf8'), 'dropped content');
+  });
+
+  xvnc('performAction: click, type and key reach the terminal; events carry screen fractions', async () => {
+    const d = (await desktop()) as RfbDesktop;
+    const events: any[] = [];
+    const publish = (topic: string, payload: unknown) => events.push({ topic, payload });
+    rmSync(join(home(), 'Desktop', 'act.txt'), { force: true });
+    const click = await performAction(d, { action: 'left_click', coordinate: [320, 400] }, { publish });
+    assert.ok(click.screenshot && click.screenshot.length > 100);
+    await performAction(d, { action: 'type', text: 'echo acted ✓ > ~/Desktop/act.txt' }, { publish });
+    await performAction(d, { action: 'key', text: 'Return' }, { publish });
+    await until(() => existsSync(join(home(), 'Desktop', 'act.txt')), 5000, 'act.txt');
+    assert.is(readFileSync(join(home(), 'Desktop', 'act.txt'), 'utf8'), 'acted ✓\n');
+    assert.equal(events.map((e) => e.payload.kind), ['click', 'type', 'key']);
+    assert.ok(events.every((e) => e.topic === `agent:${ctx.agent.id}:actions`));
+    assert.ok(Math.abs(events[0].payload.x - 320 / 1279) < 1e-9 && Math.abs(events[0].payload.y - 400 / 799) < 1e-9);
+    assert.equal((await performAction(d, { action: 'cursor_position' }, { publish })).text, 'X=320,Y=400');
+    try {
+      await performAction(d, { action: 'left_click', coordinate: [5000, 1] }, { publish });
+      assert.unreachable();
+    } catch (err) {
+      assert.match((err as Error).message, /outside the 1280x800 screen/);
+    }
+  });
+
+  xvnc('Xvnc killed with SIGKILL: tunnels end with 520, the desktop comes back, a new tunnel works', async () => {
+    await desktop();
+    const a = await viewer();
+    const before = xvncInfo();
+    process.kill(before.pid, 'SIGKILL');
+    await a.client.until(() => a.client.closed !== null, 5000, 'tunnel close');
+    assert.equal(a.client.closed, { code: 1011, reason: '520' });
+    // Restarted on its own because a viewer was watching; the stale X lock is no obstacle.
+    await until(() => !!ctx.manager.running(ctx.agent.id), 10_000, 'restart');
+    const after = xvncInfo();
+    assert.is.not(after.pid, before.pid);
+    assert.is(after.display, before.display);
+    const again = await viewer();
+    await sameAsServer(again.client, ctx.manager.running(ctx.agent.id) as RfbDesktop);
+    again.client.close();
+  });
+
+  xvnc('a stale /tmp/.X<n>-lock of a dead server is removed before the display is reused', async () => {
+    await desktop();
+    const { display } = xvncInfo();
+    await ctx.manager.stop(ctx.agent.id);
+    // What SIGKILL leaves behind: a lock naming a dead pid, and the socket.
+    const dead = spawn('true');
+    await new Promise((r) => dead.once('exit', r));
+    writeFileSync(`/tmp/.X${display}-lock`, `${String(dead.pid).padStart(10)}\n`);
+    writeFileSync(`/tmp/.X11-unix/X${display}`, '');
+    await desktop();
+    assert.is(xvncInfo().display, display);
+    const pid = Number(readFileSync(`/tmp/.X${display}-lock`, 'latin1').trim());
+    assert.is(pid, xvncInfo().pid);
+  });
+
+  xvnc('-AlwaysShared: a viewer that asks for exclusive access does not drop the gateway', async () => {
+    const d = (await desktop()) as RfbDesktop;
+    const sock = connect(join(home(), '.rfb.sock'));
+    const got: Buffer[] = [];
+    sock.on('data', (b) => got.push(b));
+    const wait = async (n: number) => until(() => Buffer.concat(got).length >= n, 3000, `${n} bytes`);
+    await wait(12);
+    sock.write('RFB 003.008\n');
+    await wait(12 + 2);
+    sock.write(Buffer.from([1])); // security None
+    await wait(12 + 2 + 4);
+    sock.write(Buffer.from([0])); // ClientInit shared = 0: "disconnect everybody else"
+    await wait(12 + 2 + 4 + 24);
+    await sleep(500);
+    assert.not.ok(d.closed, 'the gateway connection survived');
+    sock.destroy();
+  });
+}
+
+// ---
+
+const providers = suite('desktop: providers');
+
+providers('none: the status says why, and entering answers 503 with that reason', async () => {
+  const running = await testServer();
+  const user = await newUser('none');
+  const agent = await newAgent(user.id);
+  const none = createDesktopManager({ dataDir: tmpdir(), log: quiet, provider: 'none', env: {} });
+  const original = running.services.desktops;
+  running.services.desktops = none;
+  try {
+    const status = await call('/api/desktops/status', { token: user.token });
+    assert.is(status.body.available, false);
+    assert.is(status.body.provider, 'none');
+    assert.match(status.body.reason, /DESKTOP_PROVIDER=none/);
+    const enter = await call('/api/agents/enter', { token: user.token, body: { agent_id: agent.id } });
+    assert.is(enter.status, 503);
+    assert.match(enter.body.detail, /turned off/);
+    const shot = await call(`/api/agents/${agent.id}/screenshot`, { token: user.token });
+    assert.is(shot.status, 404);
+    assert.is(shot.body.detail, 'No screenshot yet');
+  } finally {
+    running.services.desktops = original;
+    await none.stopAll();
+  }
+});
+
+providers('xvnc without the binary falls back to none and names the package', async () => {
+  const m = createDesktopManager({ dataDir: tmpdir(), log: quiet, provider: 'xvnc', env: { PATH: '/nonexistent' } });
+  const saved = process.env.PATH;
+  try {
+    process.env.PATH = '/nonexistent';
+    const m2 = createDesktopManager({ dataDir: tmpdir(), log: quiet, provider: 'xvnc', env: {} });
+    assert.is(m2.status().available, false);
+    assert.match(m2.status().reason!, /Xvnc is not installed.*tigervnc-standalone-server/);
+    await m2.stopAll();
+  } finally {
+    process.env.PATH = saved;
+  }
+  await m.stopAll();
+});
+
+providers('vnc: endpoints parse, and VNC authentication works with the right password only', async () => {
+  const m = createDesktopManager({ dataDir: tmpdir(), log: quiet, provider: 'vnc', env: { DESKTOP_VNC_ENDPOINTS: '41=127.0.0.1:1,42=secret@unix:/tmp/x.sock' } });
+  assert.equal(m.status(), { available: true, provider: 'vnc' });
+  await m.stopAll();
+  const bad = createDesktopManager({ dataDir: tmpdir(), log: quiet, provider: 'vnc', env: { DESKTOP_VNC_ENDPOINTS: 'oops' } });
+  assert.is(bad.status().provider, 'none');
+  assert.match(bad.status().reason!, /bad entry "oops"/);
+  await bad.stopAll();
+  if (!HAVE_XVNC) return;
+
+  // A password-protected Xvnc on a loopback TCP port, password file written without vncpasswd.
+  const dir = mkdtempSync(join(tmpdir(), 'aw-vncauth-'));
+  const port = await new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as any).port;
+      s.close(() => resolve(p));
+    });
+  });
+  writeFileSync(join(dir, 'passwd'), vncPasswordFile('s3cret!'), { mode: 0o600 });
+  let display = 90;
+  while (existsSync(`/tmp/.X${display}-lock`)) display++;
+  const x = spawn('Xvnc', [`:${display}`, '-geometry', '320x200', '-depth', '24', '-rfbport', String(port), '-localhost', '-nolisten', 'tcp', '-SecurityTypes', 'VncAuth', '-PasswordFile', join(dir, 'passwd')], { stdio: 'ignore' });
+  try {
+    let rfb: RfbClient | null = null;
+    await until(async () => {
+      rfb = await RfbClient.connect({ host: '127.0.0.1', port }, { password: 's3cret!' }).catch((err) => {
+        if (err instanceof RfbError && /authentication/.test(err.message)) throw err;
+        return null;
+      });
+      return !!rfb;
+    }, 5000, 'Xvnc with VncAuth');
+    assert.is(rfb!.width, 320);
+    rfb!.close();
+    try {
+      await RfbClient.connect({ host: '127.0.0.1', port }, { password: 'wrong' });
+      assert.unreachable('a wrong password was accepted');
+    } catch (err) {
+      assert.instance(err, RfbError);
+      assert.match((err as Error).message, /VNC authentication failed/);
+    }
+  } finally {
+    x.kill('SIGTERM');
+    await new Promise((r) => x.once('exit', r));
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+xvnc.run();
+providers.run();

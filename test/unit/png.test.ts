@@ -1,0 +1,124 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { inflateSync } from 'node:zlib';
+import { decodeOwnPng, encodePng, encodePngAsync } from '../../server/desktop/png.ts';
+import type { Framebuffer } from '../../server/desktop/types.ts';
+
+/** A framebuffer with gradients, noise and flat areas, so every filter path matters. */
+function sample(width: number, height: number): Framebuffer {
+  const data = Buffer.alloc(width * height * 4);
+  let seed = 7;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const o = (y * width + x) * 4;
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      const noisy = x > width / 2;
+      data[o] = noisy ? seed & 0xff : (x * 7) & 0xff;
+      data[o + 1] = noisy ? (seed >> 8) & 0xff : (y * 5) & 0xff;
+      data[o + 2] = y < 3 ? 0 : (x ^ y) & 0xff;
+      data[o + 3] = 255;
+    }
+  }
+  return { width, height, data };
+}
+
+function crop(fb: Framebuffer, x: number, y: number, w: number, h: number): Buffer {
+  const out = Buffer.alloc(w * h * 4);
+  for (let row = 0; row < h; row++) fb.data.copy(out, row * w * 4, ((y + row) * fb.width + x) * 4, ((y + row) * fb.width + x + w) * 4);
+  return out;
+}
+
+/** An independent reading of the file: chunk walk + node:zlib inflate + the PNG filter definitions. */
+function referenceDecode(png: Buffer): { width: number; height: number; rgb: Buffer } {
+  assert.equal([...png.subarray(0, 8)], [137, 80, 78, 71, 13, 10, 26, 10]);
+  let pos = 8;
+  const idat: Buffer[] = [];
+  let width = 0, height = 0;
+  const types: string[] = [];
+  while (pos < png.length) {
+    const len = png.readUInt32BE(pos);
+    const type = png.toString('ascii', pos + 4, pos + 8);
+    types.push(type);
+    if (type === 'IHDR') {
+      width = png.readUInt32BE(pos + 8);
+      height = png.readUInt32BE(pos + 12);
+    }
+    if (type === 'IDAT') idat.push(png.subarray(pos + 8, pos + 8 + len));
+    pos += 12 + len;
+  }
+  assert.equal(types, ['IHDR', 'IDAT', 'IEND']);
+  const raw = inflateSync(Buffer.concat(idat));
+  const stride = width * 3;
+  const rgb = Buffer.alloc(stride * height);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)];
+    for (let i = 0; i < stride; i++) {
+      const v = raw[y * (stride + 1) + 1 + i];
+      const left = i >= 3 ? rgb[y * stride + i - 3] : 0;
+      const up = y > 0 ? rgb[(y - 1) * stride + i] : 0;
+      rgb[y * stride + i] = (filter === 0 ? v : filter === 1 ? v + left : filter === 2 ? v + up : NaN) & 0xff;
+      assert.ok(filter <= 2, `filter ${filter}`);
+    }
+  }
+  return { width, height, rgb };
+}
+
+function rgbOf(rgba: Buffer): Buffer {
+  const out = Buffer.alloc((rgba.length / 4) * 3);
+  for (let i = 0, o = 0; i < rgba.length; i += 4) {
+    out[o++] = rgba[i];
+    out[o++] = rgba[i + 1];
+    out[o++] = rgba[i + 2];
+  }
+  return out;
+}
+
+const png = suite('png encoder');
+
+png('full frames decode back to the same pixels with every filter', () => {
+  const fb = sample(97, 41);
+  for (const filter of ['none', 'sub', 'up'] as const) {
+    const file = encodePng(fb, undefined, { filter });
+    const ref = referenceDecode(file);
+    assert.is(ref.width, 97);
+    assert.is(ref.height, 41);
+    assert.ok(ref.rgb.equals(rgbOf(fb.data)), filter);
+    assert.ok(decodeOwnPng(file).data.equals(fb.data), `${filter} via decodeOwnPng`);
+  }
+});
+
+png('sub-rectangles, including edges and 1-pixel ones', () => {
+  const fb = sample(64, 48);
+  for (const [x, y, w, h] of [[0, 0, 1, 1], [63, 47, 1, 1], [10, 5, 20, 30], [0, 47, 64, 1], [33, 0, 31, 48]]) {
+    const file = encodePng(fb, { x, y, w, h });
+    assert.ok(referenceDecode(file).rgb.equals(rgbOf(crop(fb, x, y, w, h))), `${w}x${h}+${x}+${y}`);
+  }
+});
+
+png('the async encoder writes the same file and snapshots pixels at call time', async () => {
+  const fb = sample(50, 50);
+  const expected = encodePng(fb);
+  const pending = encodePngAsync(fb);
+  fb.data.fill(0); // a later framebuffer update must not tear the image
+  assert.ok((await pending).equals(expected));
+});
+
+png('rejects rectangles outside the framebuffer', () => {
+  const fb = sample(10, 10);
+  assert.throws(() => encodePng(fb, { x: 5, y: 5, w: 6, h: 1 }), /outside/);
+  assert.throws(() => encodePng(fb, { x: 0, y: 0, w: 0, h: 1 }), /outside/);
+});
+
+png('a 1280x800 screen-like frame encodes in well under 100 ms', () => {
+  const width = 1280, height = 800;
+  const data = Buffer.alloc(width * height * 4, 255);
+  for (let y = 0; y < height; y += 16) for (let x = 0; x < width; x += 8) data.fill(0, (y * width + x) * 4, (y * width + x) * 4 + 12);
+  encodePng({ width, height, data }); // warm up
+  const started = performance.now();
+  const file = encodePng({ width, height, data });
+  const ms = performance.now() - started;
+  assert.ok(ms < 100, `${ms.toFixed(1)} ms`);
+  assert.ok(file.length < 200_000, `${file.length} bytes`);
+});
+
+png.run();
