@@ -1,0 +1,79 @@
+// The runner's SQL: instance heartbeats, claiming the head of an agent's queue with
+// FOR UPDATE SKIP LOCKED (two instances on one PostgreSQL never run the same thread, nor two
+// threads of one agent), and failing runs whose instance died.
+import type { Db, Queryable } from '../db/db.ts';
+
+export type Claim = { thread_id: number; agent_id: number; mode: 'run' | 'run_all' };
+
+export async function heartbeat(db: Queryable, instanceId: string): Promise<void> {
+  await db.query(
+    `INSERT INTO runner_instances (id) VALUES ($1) ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()`, [instanceId]);
+}
+
+export async function retireInstance(db: Queryable, instanceId: string): Promise<void> {
+  await db.query('DELETE FROM runner_instances WHERE id = $1', [instanceId]);
+}
+
+/**
+ * Claims one runnable queue head (of `agentId` only, when given): the thread at schedule_sequence 1
+ * of an agent playing (run) or going fast (run_all), not running, not stopped, whose agent runs no
+ * other thread. Marks it running for this instance and the agent as running.
+ */
+export async function claimNext(db: Db, instanceId: string, agentId: number | null = null): Promise<Claim | null> {
+  return db.tx(async (q) => {
+    const [row] = await q.query<Claim>(
+      `SELECT t.id AS thread_id, t.agent_id, a.target_run_state AS mode
+       FROM threads t JOIN agents a ON a.id = t.agent_id
+       WHERE t.schedule_sequence = 1 AND NOT t.thread_running
+         AND t.target_run_state IS DISTINCT FROM 'stop'
+         AND a.target_run_state IN ('run', 'run_all')
+         AND ($1::int IS NULL OR t.agent_id = $1::int)
+         AND NOT EXISTS (SELECT 1 FROM threads r WHERE r.agent_id = t.agent_id AND r.thread_running)
+       ORDER BY t.updated_at, t.id
+       LIMIT 1
+       FOR UPDATE OF t, a SKIP LOCKED`,
+      [agentId]);
+    if (!row) return null;
+    // The agent row is ours now; this statement's fresh snapshot sees any claim that another
+    // instance committed for the same agent while we waited.
+    const busy = await q.query('SELECT 1 FROM threads WHERE agent_id = $1 AND thread_running AND id <> $2 LIMIT 1', [row.agent_id, row.thread_id]);
+    if (busy.length) return null;
+    await q.query(
+      `UPDATE threads SET thread_running = true, run_owner = $2, run_started_at = now(), error_message = '', updated_at = now() WHERE id = $1`,
+      [row.thread_id, instanceId]);
+    await q.query(`UPDATE agents SET agent_running = true, running_state = 'running', updated_at = now() WHERE id = $1`, [row.agent_id]);
+    return row;
+  });
+}
+
+/**
+ * Threads marked running by an instance whose heartbeat is older than `staleSeconds` (or gone):
+ * taken over (locked) and returned, so the caller can fail them. Our own runs are never orphans.
+ */
+export async function takeOrphans(db: Db, instanceId: string, staleSeconds: number): Promise<{ id: number; agent_id: number }[]> {
+  return db.tx(async (q) => {
+    const rows = await q.query<{ id: number; agent_id: number }>(
+      `SELECT t.id, t.agent_id FROM threads t
+       WHERE t.thread_running AND t.run_owner IS DISTINCT FROM $1
+         AND NOT EXISTS (SELECT 1 FROM runner_instances i WHERE i.id = t.run_owner AND i.heartbeat_at > now() - make_interval(secs => $2))
+       FOR UPDATE OF t SKIP LOCKED`,
+      [instanceId, staleSeconds]);
+    if (rows.length) {
+      await q.query(
+        `UPDATE threads SET thread_running = false, run_owner = NULL, error_message = 'Interrupted by a server restart', updated_at = now()
+         WHERE id = ANY($1::int[])`, [rows.map((r) => r.id)]);
+    }
+    await q.query(`DELETE FROM runner_instances WHERE heartbeat_at < now() - interval '1 day'`);
+    return rows;
+  });
+}
+
+/** agent_running and running_state from what actually runs. */
+export async function refreshAgentState(db: Queryable, agentId: number): Promise<void> {
+  await db.query(
+    `UPDATE agents a SET
+       agent_running = EXISTS (SELECT 1 FROM threads t WHERE t.agent_id = a.id AND t.thread_running),
+       running_state = CASE WHEN EXISTS (SELECT 1 FROM threads t WHERE t.agent_id = a.id AND t.thread_running) THEN 'running' ELSE 'idle' END,
+       updated_at = now()
+     WHERE a.id = $1`, [agentId]);
+}

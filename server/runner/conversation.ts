@@ -1,0 +1,175 @@
+// The model ⇄ tools loop of one run (and of a sub-agent inside it): ask the model, write its turn
+// as a step, run its tool calls one by one, send the results back, until it answers without tools.
+import type { Db } from '../db/db.ts';
+import type { Bus } from '../realtime/bus.ts';
+import type { Log } from '../services.ts';
+import { ModelError, isAbort, type AssistantBlock, type Message, type ModelProvider, type ToolResultBlock } from '../models/types.ts';
+import { toolSet } from '../tools/index.ts';
+import { ToolInputError, type AgentInfo, type ToolContext } from '../tools/types.ts';
+import { INTERRUPTED_RESULT, keepRecentImages, type StoredToolCall } from './history.ts';
+import { recordTrace } from './record.ts';
+import type { LiveStep, StepWriter } from './steps.ts';
+
+/** A failure that ends the run; its message is shown to the user as the thread's error. */
+export class RunFailure extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'RunFailure';
+  }
+}
+
+export type StopReason = 'thread' | 'agent' | 'shutdown' | 'lost';
+
+/** The run was stopped on purpose (abort reason). */
+export class RunStopped extends Error {
+  constructor(readonly reason: StopReason) {
+    super(`Run stopped (${reason})`);
+    this.name = 'RunStopped';
+  }
+}
+
+export type LoopDeps = {
+  db: Db;
+  bus: Bus;
+  log: Log;
+  provider: ModelProvider;
+  agent: AgentInfo;
+  threadId: number;
+  system: string;
+  signal: AbortSignal;
+  computer: ToolContext['computer'];
+  mailDomain: string;
+  writer: StepWriter;
+  maxTurns: number;
+  /** Before every model call: throws RunStopped or RunFailure (stop requested, spend limit …). */
+  checkpoint: () => Promise<void>;
+  /** Main conversation only: user text that arrived while the run was going. */
+  newInput?: () => Promise<string[]>;
+};
+
+const MAX_INPUT_ERRORS = 5;
+const KEEP_IMAGES = 3;
+
+export function stopOf(signal: AbortSignal): RunStopped {
+  return signal.reason instanceof RunStopped ? signal.reason : new RunStopped('agent');
+}
+
+/**
+ * Runs the loop on `conversation` (mutated as it grows) and returns the final answer's text.
+ * `sub` makes it a sub-agent: its calls are listed under the parent's step and it gets no sub_agent tool.
+ */
+export async function converse(
+  deps: LoopDeps,
+  conversation: Message[],
+  traceName: string,
+  sub: { parentStep: LiveStep; prefix: string } | null = null,
+): Promise<string> {
+  const { tools, definitions } = toolSet({ computer: deps.computer !== null, subAgents: sub === null });
+  const display = deps.computer ? { width: deps.computer.width, height: deps.computer.height } : null;
+  let inputErrors = 0;
+  let subCount = 0;
+
+  for (let turn = 1; turn <= deps.maxTurns; turn++) {
+    await deps.checkpoint();
+    for (const text of (await deps.newInput?.()) ?? []) addUserText(conversation, text);
+
+    const request = { system: deps.system, messages: keepRecentImages(conversation, KEEP_IMAGES), tools: definitions, computer: display };
+    let result;
+    try {
+      result = await deps.provider.complete(request, deps.signal);
+    } catch (err) {
+      if (deps.signal.aborted) throw stopOf(deps.signal);
+      const failed = err instanceof ModelError ? err : null;
+      await recordTrace(deps.db, {
+        owner_id: deps.agent.owner_id, agent_id: deps.agent.id, thread_id: deps.threadId, thread_name: traceName, model: deps.provider.model,
+        usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 }, cost: 0, latencyMs: failed?.latencyMs ?? 0,
+        parameters: failed?.parameters ?? { provider: deps.provider.name, model: deps.provider.model },
+        request: failed?.request ?? null,
+        response: { error: (err as Error).message, status: failed?.status ?? null, body: failed?.response ?? null },
+      }).catch((e) => deps.log.error(`runner: trace of a failed call not stored: ${e.message}`));
+      if (isAbort(err)) throw new RunFailure('The model call was aborted unexpectedly', { cause: err });
+      throw new RunFailure(`Model error: ${(err as Error).message}`, { cause: err });
+    }
+    const response = result.response;
+    await recordTrace(deps.db, {
+      owner_id: deps.agent.owner_id, agent_id: deps.agent.id, thread_id: deps.threadId, thread_name: traceName,
+      model: response.model || deps.provider.model, usage: response.usage, cost: result.cost, latencyMs: result.latencyMs,
+      parameters: result.parameters, request: result.request, response: result.traceResponse ?? response,
+    });
+    conversation.push({ role: 'assistant', content: response.content });
+    const uses = response.content.filter((b): b is Extract<AssistantBlock, { type: 'tool_use' }> => b.type === 'tool_use');
+
+    let step: LiveStep;
+    let callId = (id: string) => id;
+    if (sub) {
+      step = sub.parentStep;
+      const prefix = `${sub.prefix}.${++subCount}.`;
+      callId = (id) => prefix + id;
+      await deps.writer.addCalls(step, uses.map((u): StoredToolCall => ({ id: callId(u.id), name: `sub_agent/${u.name}`, status: 'pending', input: u.input, sub: true })));
+    } else {
+      step = await deps.writer.begin(response);
+    }
+
+    if (!uses.length) {
+      if (response.stop_reason === 'pause_turn') continue;
+      return response.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('\n\n').trim();
+    }
+
+    const results: ToolResultBlock[] = [];
+    for (const use of uses) {
+      if (deps.signal.aborted) throw stopOf(deps.signal);
+      const tool = tools.get(use.name);
+      const describe = tool ? tool.describe(use.input) : use.name;
+      const id = callId(use.id);
+      await deps.writer.setCall(step, id, { status: 'running' }, describe);
+      const ctx: ToolContext = {
+        db: deps.db, bus: deps.bus, agent: deps.agent, threadId: deps.threadId, signal: deps.signal,
+        mailDomain: deps.mailDomain, computer: deps.computer,
+        runSubAgent: sub ? undefined : (task) => converse({ ...deps, newInput: undefined }, [{ role: 'user', content: task }], `Sub: ${task.length > 60 ? task.slice(0, 59) + '…' : task}`, { parentStep: step, prefix: use.id }),
+      };
+      try {
+        if (!tool) throw new ToolInputError(`There is no tool named "${use.name}"`);
+        if ('invalid_arguments' in use.input) throw new ToolInputError('The tool arguments were not valid JSON');
+        const out = await untilAborted(tool.run(use.input, ctx), deps.signal);
+        const content: ToolResultBlock['content'] = [{ type: 'text', text: out.text }];
+        if (out.image) content.push({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: out.image.toString('base64') } });
+        results.push({ type: 'tool_result', tool_use_id: use.id, content });
+        await deps.writer.setCall(step, id, { status: 'done', output: out.text }, describe);
+        inputErrors = 0;
+      } catch (err) {
+        if (deps.signal.aborted || err instanceof RunStopped) {
+          await deps.writer.setCall(step, id, { status: 'failed', output: INTERRUPTED_RESULT, is_error: true }, describe).catch(() => {});
+          throw deps.signal.aborted ? stopOf(deps.signal) : err;
+        }
+        const message = err instanceof Error ? err.message : String(err);
+        await deps.writer.setCall(step, id, { status: 'failed', output: message, is_error: true }, describe);
+        if (err instanceof RunFailure) throw err; // from a sub-agent
+        if (!(err instanceof ToolInputError)) throw new RunFailure(`The ${use.name} tool failed: ${message}`, { cause: err });
+        results.push({ type: 'tool_result', tool_use_id: use.id, content: message, is_error: true });
+        if (++inputErrors >= MAX_INPUT_ERRORS) throw new RunFailure(`The model made ${MAX_INPUT_ERRORS} invalid tool calls in a row; the last: ${message}`);
+      }
+    }
+    conversation.push({ role: 'user', content: results });
+  }
+  throw new RunFailure(`Stopped after ${deps.maxTurns} model calls without a final answer`);
+}
+
+function addUserText(conversation: Message[], text: string): void {
+  const last = conversation[conversation.length - 1];
+  if (last?.role === 'user') {
+    last.content = [...(typeof last.content === 'string' ? [{ type: 'text' as const, text: last.content }] : last.content), { type: 'text', text }];
+  } else conversation.push({ role: 'user', content: text });
+}
+
+/** Settles with the promise, or rejects as soon as the signal aborts (the work itself gets the signal too). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(stopOf(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(stopOf(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => (signal.removeEventListener('abort', onAbort), resolve(v)),
+      (e) => (signal.removeEventListener('abort', onAbort), reject(e)),
+    );
+  });
+}

@@ -1,0 +1,110 @@
+// The conversation a run sends to the model: the system prompt (ours + the agent's system
+// prompt, instructions and notes.md), the thread's steps replayed as messages (the model's own
+// content blocks, thinking signatures included, and the stored tool results), and only the most
+// recent screenshots.
+import type { AssistantBlock, Message, ToolResultBlock, UserBlock } from '../models/types.ts';
+import { INTERRUPTED_PREFIX } from '../models/offline.ts';
+
+export type StoredToolCall = {
+  id: string;
+  name: string;
+  status: 'pending' | 'running' | 'done' | 'failed';
+  input?: unknown;
+  output?: string;
+  is_error?: boolean;
+  /** Calls made by a sub-agent, listed under the parent's step; never replayed. */
+  sub?: boolean;
+};
+
+export type StoredStep = {
+  sequence: number;
+  user_text: string;
+  user_files: string[];
+  reasoning_text: string;
+  assistant_text: string;
+  tool_calls: StoredToolCall[];
+  model_content: AssistantBlock[] | null;
+};
+
+export const INTERRUPTED_RESULT = `${INTERRUPTED_PREFIX}: the run stopped before this action finished.`;
+
+export function systemPrompt(agent: { name: string; system_prompt: string; instructions: string; notes: string }, desktop: { width: number; height: number } | null, now = new Date()): string {
+  const parts = [
+    `You are ${agent.name}, an AI agent working for your user in Agent Workspace. Today is ${now.toISOString().slice(0, 10)} (UTC).`,
+    desktop
+      ? `You have your own Linux desktop (X11, ${desktop.width}x${desktop.height} pixels) with a terminal and a web browser, used through the computer tool. Take a screenshot when you need to see the screen. Files your user attaches are in ~/Desktop.`
+      : 'No desktop is available to you right now; work with your other tools and say so if a task needs the desktop.',
+    'Use the notes tool to keep durable notes, the report tool to report results, and the email tool to draft emails (a person approves them before they are sent). When the task is done, answer briefly with what you did.',
+  ];
+  if (agent.system_prompt.trim()) parts.push(agent.system_prompt.trim());
+  if (agent.instructions.trim()) parts.push(`## Instructions\n\n${agent.instructions.trim()}`);
+  if (agent.notes.trim()) parts.push(`## notes.md\n\n${agent.notes.trim()}`);
+  return parts.join('\n\n');
+}
+
+/** The steps as alternating user/assistant messages. */
+export function messagesFromSteps(steps: StoredStep[]): Message[] {
+  const out: Message[] = [];
+  const push = (m: Message) => {
+    const last = out[out.length - 1];
+    if (last && last.role === m.role) {
+      if (m.role === 'user') {
+        last.content = [...blocks(last.content as string | UserBlock[]), ...blocks(m.content)];
+        // tool results must come first in a user turn
+        (last.content as UserBlock[]).sort((a, b) => Number(b.type === 'tool_result') - Number(a.type === 'tool_result'));
+      } else (last.content as AssistantBlock[]).push(...(m.content as AssistantBlock[]));
+      return;
+    }
+    out.push(m.role === 'user' ? { role: 'user', content: blocks(m.content) } : { role: 'assistant', content: [...m.content] });
+  };
+  for (const step of steps) {
+    const files = step.user_files ?? [];
+    if (step.user_text || files.length) {
+      const attached = files.length ? `\n\n(Attached files, also on the desktop in ~/Desktop: ${files.map((f) => f.split('/').pop()).join(', ')})` : '';
+      push({ role: 'user', content: (step.user_text || '') + attached });
+    }
+    const content = step.model_content ?? legacyContent(step);
+    if (!content.length) continue;
+    push({ role: 'assistant', content });
+    const results: ToolResultBlock[] = content
+      .filter((b): b is Extract<AssistantBlock, { type: 'tool_use' }> => b.type === 'tool_use')
+      .map((use) => {
+        const call = step.tool_calls.find((c) => c.id === use.id && !c.sub);
+        const finished = call && (call.status === 'done' || call.status === 'failed') && call.output !== undefined;
+        return finished
+          ? { type: 'tool_result', tool_use_id: use.id, content: call!.output!, ...(call!.is_error || call!.status === 'failed' ? { is_error: true } : {}) }
+          : { type: 'tool_result', tool_use_id: use.id, content: INTERRUPTED_RESULT, is_error: true };
+      });
+    if (results.length) push({ role: 'user', content: results });
+  }
+  return out;
+}
+
+function legacyContent(step: StoredStep): AssistantBlock[] {
+  return step.assistant_text ? [{ type: 'text', text: step.assistant_text }] : [];
+}
+
+const blocks = (c: string | UserBlock[]): UserBlock[] => (typeof c === 'string' ? (c ? [{ type: 'text', text: c }] : []) : c);
+
+/** A copy in which only the newest `keep` images remain; older ones become a short note. */
+export function keepRecentImages(messages: Message[], keep = 3): Message[] {
+  let seen = 0;
+  const out: Message[] = [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m.role !== 'user' || typeof m.content === 'string') {
+      out.push(m);
+      continue;
+    }
+    const content = [...m.content].reverse().map((b): UserBlock => {
+      if (b.type === 'image') return ++seen > keep ? { type: 'text', text: '[older screenshot removed]' } : b;
+      if (b.type === 'tool_result' && Array.isArray(b.content)) {
+        const inner = [...b.content].reverse().map((c) => (c.type === 'image' && ++seen > keep ? { type: 'text' as const, text: '[older screenshot removed]' } : c)).reverse();
+        return { ...b, content: inner };
+      }
+      return b;
+    }).reverse();
+    out.push({ role: 'user', content });
+  }
+  return out.reverse();
+}

@@ -1,0 +1,362 @@
+// The runner: claims the head of each playing agent's queue, runs the conversation on it, and ends
+// the thread's turn. It wakes on the bus topic 'runner:wake' and on a short interval.
+//
+// - run (play): work the queue head, then set the agent back to stop (it waits);
+//   run_all (fast): keep taking the next head until the queue is empty.
+// - Stop: `thread:<id>:stop` or the agent set to stop aborts the current model call or action
+//   (AbortSignal). A stopped thread leaves the queue; a thread interrupted by stopping the agent
+//   stays at the head and resumes when the agent plays again.
+// - Failures (model, tool, spend limit) leave error_message on the thread and an 'error' message
+//   in the feed; the thread leaves the queue and the agent is set to stop.
+// - Restarts: a graceful shutdown pauses runs (the thread stays queued and resumes on the next
+//   start). Runs of an instance that died are failed with 'Interrupted by a server restart' by
+//   whichever instance notices first, at start and then periodically: at once when the dead
+//   instance ran on this host (its pid is gone), else when its heartbeat is staleSeconds old —
+//   no thread stays "running" forever.
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../db/db.ts';
+import type { Bus } from '../realtime/bus.ts';
+import type { Log } from '../services.ts';
+import type { DesktopManager, PerformAction } from '../desktop/types.ts';
+import type { ModelProvider } from '../models/types.ts';
+import { addMessage } from '../domain/messages.ts';
+import { removeFromSchedule } from '../domain/threads.ts';
+import { claimNext, heartbeat, refreshAgentState, retireInstance, takeOrphans, type Claim } from './claim.ts';
+import { converse, RunFailure, RunStopped, stopOf, type LoopDeps, type StopReason } from './conversation.ts';
+import { messagesFromSteps, systemPrompt, type StoredStep } from './history.ts';
+import { monthlySpend, usd } from './record.ts';
+import { StepWriter } from './steps.ts';
+
+export type RunnerOptions = {
+  db: Db;
+  bus: Bus;
+  log: Log;
+  provider: ModelProvider;
+  desktops?: DesktopManager | null;
+  performAction?: PerformAction | null;
+  mailDomain?: string;
+  /** @default host:pid:random */
+  instanceId?: string;
+  /** Claim check interval. @default 1000 */
+  pollMs?: number;
+  /** @default 5000 */
+  heartbeatMs?: number;
+  /** An instance silent this long is dead. @default 30 */
+  staleSeconds?: number;
+  /** Threads run at once by this instance (one per agent at most). @default 8 */
+  maxConcurrent?: number;
+  /** Model calls per thread turn. @default 50 */
+  maxTurns?: number;
+  /** @default 60000 */
+  desktopTimeoutMs?: number;
+};
+
+type Outcome = { kind: 'done' } | { kind: 'stopped'; reason: StopReason } | { kind: 'failed'; message: string };
+type Active = { claim: Claim; controller: AbortController; done: Promise<void> };
+
+export const RESTART_ERROR = 'Interrupted by a server restart';
+const COLD_SETTLE_QUIET_MS = 800;
+const COLD_SETTLE_MAX_MS = 8000;
+
+const STOP_NOTES: Record<StopReason, string> = {
+  thread: 'Stopped.',
+  agent: 'Stopped: the agent was set to stop. This thread continues when the agent runs again.',
+  shutdown: 'Paused: the server is shutting down. This thread continues when it is back.',
+  lost: '',
+};
+
+export class Runner {
+  readonly id: string;
+  private active = new Map<number, Active>();
+  private timer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void)[] = [];
+  private ticking: Promise<void> | null = null;
+  private again = false;
+  private running = false;
+  private lastBeat = 0;
+  private lastRecovery = 0;
+  private o: Required<Omit<RunnerOptions, 'desktops' | 'performAction'>> & Pick<RunnerOptions, 'desktops' | 'performAction'>;
+
+  constructor(options: RunnerOptions) {
+    this.o = {
+      mailDomain: 'localhost', pollMs: 1000, heartbeatMs: 5000, staleSeconds: 30, maxConcurrent: 8, maxTurns: 50, desktopTimeoutMs: 60_000,
+      instanceId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+      ...options,
+    } as Runner['o'];
+    this.id = this.o.instanceId;
+  }
+
+  get provider(): ModelProvider {
+    return this.o.provider;
+  }
+
+  /** Threads this instance is running now. */
+  activeThreads(): number[] {
+    return [...this.active.keys()];
+  }
+
+  async start(): Promise<void> {
+    this.running = true;
+    await heartbeat(this.o.db, this.id);
+    this.lastBeat = Date.now();
+    await this.recover();
+    this.unsubscribe.push(this.o.bus.subscribe('runner:wake', () => this.wake()));
+    this.timer = setInterval(() => this.wake(), this.o.pollMs);
+    this.timer.unref();
+    this.wake();
+  }
+
+  /** Aborts every run (they pause, see above), waits for their last writes, retires the instance. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    if (this.timer) clearInterval(this.timer);
+    this.unsubscribe.splice(0).forEach((u) => u());
+    await this.ticking; // a claim under way may still launch a run
+    for (const a of this.active.values()) a.controller.abort(new RunStopped('shutdown'));
+    await Promise.race([Promise.allSettled([...this.active.values()].map((a) => a.done)), new Promise((r) => setTimeout(r, 10_000).unref())]);
+    await retireInstance(this.o.db, this.id).catch(() => {});
+  }
+
+  wake(): void {
+    if (!this.running) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    this.ticking = this.tick().finally(() => {
+      this.ticking = null;
+      if (this.again) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  /** Resolves once nothing runs and no claim is under way (tests, bench). */
+  async idle(): Promise<void> {
+    while (this.ticking || this.active.size) {
+      await this.ticking;
+      await Promise.allSettled([...this.active.values()].map((a) => a.done));
+    }
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      const now = Date.now();
+      if (now - this.lastBeat >= this.o.heartbeatMs) {
+        await heartbeat(this.o.db, this.id);
+        this.lastBeat = now;
+      }
+      if (now - this.lastRecovery >= (this.o.staleSeconds * 1000) / 2) await this.recover();
+      while (this.running && this.active.size < this.o.maxConcurrent) {
+        const claim = await claimNext(this.o.db, this.id);
+        if (!claim) break;
+        this.launch(claim);
+      }
+    } catch (err) {
+      this.o.log.error(`runner: ${(err as Error).stack ?? err}`);
+    }
+  }
+
+  /** Fails the runs of dead instances. */
+  async recover(): Promise<number> {
+    this.lastRecovery = Date.now();
+    const { db, bus } = this.o;
+    await this.forgetDeadNeighbours();
+    const orphans = await takeOrphans(db, this.id, this.o.staleSeconds);
+    for (const t of orphans) {
+      await removeFromSchedule(db, bus, t.id, t.agent_id);
+      await addMessage(db, bus, { agent_id: t.agent_id, thread_id: t.id, role: 'error', assistant_data: { text: RESTART_ERROR } });
+      await refreshAgentState(db, t.agent_id);
+      bus.publish(`agent:${t.agent_id}:changed`, { agent_id: t.agent_id });
+    }
+    if (orphans.length) this.o.log.info(`runner: failed ${orphans.length} run(s) left by a stopped instance`);
+    return orphans.length;
+  }
+
+  /**
+   * Instances on this host whose process is gone (a crash, then a quick restart) count as dead at
+   * once instead of after staleSeconds. Ids are host:pid:random; a reused pid just falls back to
+   * the heartbeat.
+   */
+  private async forgetDeadNeighbours(): Promise<void> {
+    const host = hostname();
+    const rows = await this.o.db.query<{ run_owner: string }>(
+      `SELECT DISTINCT run_owner FROM threads WHERE thread_running AND run_owner LIKE $1 AND run_owner <> $2`,
+      [`${host.replace(/[\\%_]/g, (c) => '\\' + c)}:%`, this.id]);
+    for (const { run_owner } of rows) {
+      const pid = Number(run_owner.slice(host.length + 1).split(':')[0]);
+      if (Number.isInteger(pid) && pid > 0 && !processAlive(pid)) {
+        await this.o.db.query('DELETE FROM runner_instances WHERE id = $1', [run_owner]);
+      }
+    }
+  }
+
+  private launch(claim: Claim): void {
+    const controller = new AbortController();
+    const entry: Active = { claim, controller, done: Promise.resolve() };
+    this.active.set(claim.thread_id, entry);
+    entry.done = this.work(claim, controller)
+      .catch((err) => this.o.log.error(`runner: thread ${claim.thread_id}: ${(err as Error).stack ?? err}`))
+      .finally(() => {
+        this.active.delete(claim.thread_id);
+        this.wake();
+      });
+  }
+
+  private async work(claim: Claim, controller: AbortController): Promise<void> {
+    const { db, bus } = this.o;
+    const { thread_id: threadId, agent_id: agentId } = claim;
+    const abort = (reason: StopReason) => controller.abort(new RunStopped(reason));
+    const subscriptions = [
+      bus.subscribe(`thread:${threadId}:stop`, () => abort('thread')),
+      bus.subscribe(`agent:${agentId}:changed`, (p) => (p as { target_run_state?: string })?.target_run_state === 'stop' && abort('agent')),
+    ];
+    bus.publish(`agent:${agentId}:changed`, { agent_id: agentId });
+    const writer = new StepWriter(db, bus, agentId, threadId);
+    const seen = { userSequence: Number.MAX_SAFE_INTEGER };
+    let outcome: Outcome;
+    try {
+      await this.converseOn(claim, controller, writer, seen);
+      outcome = { kind: 'done' };
+    } catch (err) {
+      if (!(await db.one('SELECT 1 FROM threads WHERE id = $1', [threadId]).catch(() => ({})))) outcome = { kind: 'stopped', reason: 'lost' };
+      else if (err instanceof RunStopped) outcome = { kind: 'stopped', reason: err.reason };
+      else if (controller.signal.aborted) outcome = { kind: 'stopped', reason: stopOf(controller.signal).reason };
+      else if (err instanceof RunFailure) outcome = { kind: 'failed', message: err.message };
+      else {
+        this.o.log.error(`runner: thread ${threadId}: ${(err as Error).stack ?? err}`);
+        outcome = { kind: 'failed', message: `Internal error: ${(err as Error).message}` };
+      }
+    } finally {
+      subscriptions.forEach((u) => u());
+    }
+    try {
+      await this.finish(claim, outcome, writer, seen.userSequence);
+    } finally {
+      // Whatever happened above, the agent's flags end up true to what runs.
+      await refreshAgentState(db, agentId).catch(() => {});
+      bus.publish(`agent:${agentId}:changed`, { agent_id: agentId });
+    }
+  }
+
+  /** Runs the conversation; returns the sequence of the last user input it answered. */
+  private async converseOn(claim: Claim, controller: AbortController, writer: StepWriter, seen: { userSequence: number }): Promise<void> {
+    const { db } = this.o;
+    const agent = await db.one<{ id: number; owner_id: number; name: string; email_prefix: string | null; system_prompt: string; instructions: string; notes: string }>(
+      'SELECT id, owner_id, name, email_prefix, system_prompt, instructions, notes FROM agents WHERE id = $1', [claim.agent_id]);
+    const thread = await db.one<{ name: string }>('SELECT name FROM threads WHERE id = $1', [claim.thread_id]);
+    if (!agent || !thread) throw new RunStopped('lost');
+    const steps = await db.query<StoredStep>(
+      `SELECT sequence, user_text, user_files, reasoning_text, assistant_text, tool_calls, model_content FROM thread_steps WHERE thread_id = $1 ORDER BY sequence`,
+      [claim.thread_id]);
+    const conversation = messagesFromSteps(steps);
+    // Scheduled again without new input: nothing to answer.
+    if (!conversation.length || conversation[conversation.length - 1].role === 'assistant') return;
+    seen.userSequence = Math.max(0, ...steps.filter((s) => s.user_text || s.user_files?.length).map((s) => s.sequence));
+
+    await this.checkpoint(claim, controller, agent.owner_id);
+    const computer = await this.desktopFor(claim.agent_id, controller.signal);
+    const deps: LoopDeps = {
+      db, bus: this.o.bus, log: this.o.log, provider: this.o.provider,
+      agent: { id: agent.id, owner_id: agent.owner_id, name: agent.name, email_prefix: agent.email_prefix },
+      threadId: claim.thread_id,
+      system: systemPrompt(agent, computer ? { width: computer.width, height: computer.height } : null),
+      signal: controller.signal,
+      computer,
+      mailDomain: this.o.mailDomain,
+      writer,
+      maxTurns: this.o.maxTurns,
+      checkpoint: () => this.checkpoint(claim, controller, agent.owner_id),
+      newInput: async () => {
+        const rows = await db.query<{ sequence: number; user_text: string; user_files: string[] }>(
+          `SELECT sequence, user_text, user_files FROM thread_steps WHERE thread_id = $1 AND sequence > $2 AND (user_text <> '' OR user_files <> '[]'::jsonb) ORDER BY sequence`,
+          [claim.thread_id, seen.userSequence]);
+        if (rows.length) seen.userSequence = rows[rows.length - 1].sequence;
+        return rows.map((r) => r.user_text);
+      },
+    };
+    await converse(deps, conversation, `Main: ${thread.name || `thread ${claim.thread_id}`}`);
+  }
+
+  /** Before each model call: still ours, not stopped, within the spend limit. */
+  private async checkpoint(claim: Claim, controller: AbortController, ownerId: number): Promise<void> {
+    if (controller.signal.aborted) throw stopOf(controller.signal);
+    if (!this.running) throw new RunStopped('shutdown');
+    const row = await this.o.db.one<{ run_owner: string | null; thread_state: string | null; agent_state: string }>(
+      `SELECT t.run_owner, t.target_run_state AS thread_state, a.target_run_state AS agent_state
+       FROM threads t JOIN agents a ON a.id = t.agent_id WHERE t.id = $1`, [claim.thread_id]);
+    if (!row || row.run_owner !== this.id) throw new RunStopped('lost');
+    if (row.thread_state === 'stop') throw new RunStopped('thread');
+    if (row.agent_state === 'stop') throw new RunStopped('agent');
+    const spend = await monthlySpend(this.o.db, ownerId);
+    if (spend.limitUsd > 0 && spend.spentUsd >= spend.limitUsd) {
+      throw new RunFailure(`Monthly spend limit reached: ${usd(spend.spentUsd)} of ${usd(spend.limitUsd)} used this month. Raise the limit in Billing settings to continue.`);
+    }
+  }
+
+  private async desktopFor(agentId: number, signal: AbortSignal): Promise<LoopDeps['computer']> {
+    const { desktops, performAction } = this.o;
+    if (!desktops || !performAction || !desktops.status().available) return null;
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort = () => {};
+    // Starting a desktop can take seconds; a stop or a dead start must not hold the run forever.
+    const giveUp = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${this.o.desktopTimeoutMs / 1000} s`)), this.o.desktopTimeoutMs);
+      onAbort = () => reject(stopOf(signal));
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      const cold = desktops.running(agentId) === null;
+      const desktop = await Promise.race([desktops.acquire(agentId), giveUp]);
+      // A desktop started just now is still mapping its windows (a browser taking the focus on its
+      // way up): let the screen settle before the first action.
+      if (cold) await Promise.race([desktop.settle?.(COLD_SETTLE_QUIET_MS, COLD_SETTLE_MAX_MS), giveUp]);
+      return { width: desktop.width, height: desktop.height, acquire: () => desktops.acquire(agentId), perform: performAction };
+    } catch (err) {
+      if (signal.aborted) throw stopOf(signal);
+      throw new RunFailure(`The agent's desktop could not start: ${(err as Error).message}`, { cause: err });
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Ends the thread's turn as the outcome says, then goes on with the agent's queue (run_all). */
+  private async finish(claim: Claim, outcome: Outcome, writer: StepWriter, answeredUserSequence: number): Promise<void> {
+    const { db, bus } = this.o;
+    const { thread_id: threadId, agent_id: agentId } = claim;
+    if (outcome.kind === 'stopped' && outcome.reason === 'lost') return; // deleted, or another instance took over
+    // Input that arrived after the model's last call keeps the thread queued: it runs again.
+    const unanswered = outcome.kind === 'done' && (await db.query(
+      `SELECT 1 FROM thread_steps WHERE thread_id = $1 AND sequence > $2 AND (user_text <> '' OR user_files <> '[]'::jsonb) LIMIT 1`,
+      [threadId, answeredUserSequence])).length > 0;
+    const leavesQueue = (outcome.kind === 'done' && !unanswered) || outcome.kind === 'failed' || (outcome.kind === 'stopped' && outcome.reason === 'thread');
+    if (leavesQueue) await removeFromSchedule(db, bus, threadId, agentId);
+    const error = outcome.kind === 'failed' ? outcome.message : '';
+    await db.query(
+      `UPDATE threads SET thread_running = false, run_owner = NULL, error_message = $3, updated_at = now() WHERE id = $1 AND run_owner = $2`,
+      [threadId, this.id, error]);
+    if (outcome.kind === 'failed') await writer.message('error', error);
+    if (outcome.kind === 'stopped') await writer.message('warning', STOP_NOTES[outcome.reason]);
+
+    // play works one head, then waits; a failure stops the agent until someone looks.
+    const toStop = outcome.kind === 'failed' ? `target_run_state <> 'stop'` : outcome.kind === 'done' && !unanswered ? `target_run_state = 'run'` : null;
+    if (toStop && (await db.query(`UPDATE agents SET target_run_state = 'stop', updated_at = now() WHERE id = $1 AND ${toStop} RETURNING id`, [agentId])).length) {
+      bus.publish(`agent:${agentId}:changed`, { agent_id: agentId, target_run_state: 'stop' });
+    }
+    const next = outcome.kind === 'done' && this.running ? await claimNext(db, this.id, agentId) : null;
+    if (next) this.launch(next);
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,38 @@
+// The email tool: drafts an outbound message on the thread. It waits in requires_approval until a
+// person approves it (the mail issue sends it); the thread is marked as needing approval.
+import { short, str, ToolInputError, type Tool } from './types.ts';
+
+const ADDRESS = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/;
+
+export const emailTool: Tool = {
+  name: 'email',
+  definition: {
+    name: 'email',
+    description: 'Draft an email. It is not sent right away: a person approves it first.',
+    input_schema: {
+      type: 'object',
+      properties: { to: { type: 'string', description: 'Recipient address' }, subject: { type: 'string' }, text: { type: 'string', description: 'Plain-text body' } },
+      required: ['to', 'text'],
+    },
+  },
+  async run(input, ctx) {
+    const to = str(input.to, 254)?.trim();
+    if (!to || !ADDRESS.test(to)) throw new ToolInputError(`"${String(input.to ?? '')}" is not an email address`);
+    const text = str(input.text, 100_000);
+    if (!text?.trim()) throw new ToolInputError('text is required (at most 100000 characters)');
+    const subject = str(input.subject ?? '', 500);
+    if (subject === null) throw new ToolInputError('subject must be text (at most 500 characters)');
+    const from = ctx.agent.email_prefix ? `${ctx.agent.email_prefix}@${ctx.mailDomain}` : '';
+    const row = await ctx.db.tx(async (q) => {
+      const [m] = await q.query<{ id: number }>(
+        `INSERT INTO comm_messages (thread_id, role, outbound_state, from_address, to_address, subject, text)
+         VALUES ($1, 'outbound', 'requires_approval', $2, $3, $4, $5) RETURNING id`,
+        [ctx.threadId, from, to, subject, text]);
+      await q.query('UPDATE threads SET approval_required = true, updated_at = now() WHERE id = $1', [ctx.threadId]);
+      return m;
+    });
+    ctx.bus.publish(`agent:${ctx.agent.id}:changed`, { agent_id: ctx.agent.id });
+    return { text: `Email ${row.id} to ${to} drafted; it waits for approval before it is sent.` };
+  },
+  describe: (input) => `email: to ${String(input.to ?? '?')} "${short(String(input.subject ?? input.text ?? ''), 40)}"`,
+};

@@ -1,0 +1,134 @@
+// The LLM Traces page (/llm-traces, admin; spec §2): filters, a cost-per-day chart, a table of 20
+// traces a page with Prev/Next and a reload button; a row opens the trace on its response tab.
+// Invalid filters show a message and send nothing: the last valid query stays on screen.
+import { useMemo, useRef, useState } from 'react';
+import { useTitle } from '../../lib/title.tsx';
+import {
+  costByDayPath, modelStatusPath, TABLE_PAGE_SIZE, threadNamesPath, traceListPath, traceOwnersPath,
+  type CostByDay, type ModelStatus, type TraceFilters, type TraceOwner, type TracePage,
+} from '../../lib/traces-api.ts';
+import { useDebouncedValue } from '../../lib/use-debounced-value.ts';
+import { useIsAdmin } from '../../lib/use-is-admin.ts';
+import { useResource } from '../../lib/use-resource.ts';
+import { TraceModal } from '../agent/traces/trace-modal.tsx';
+import { CostChart } from './cost-chart.tsx';
+import { EMPTY_DRAFT, parseFilters, type FilterDraft } from './trace-filters.ts';
+import { TraceFiltersForm } from './trace-filters-form.tsx';
+import { TracesTable } from './traces-table.tsx';
+
+/** Typing in a filter waits this long before a request (as the user search does, spec §9). */
+export const FILTER_DEBOUNCE_MS = 300;
+
+const STATIC = { freshFor: 5 * 60_000, revalidateOnFocus: false } as const;
+
+export default function LlmTracesScreen() {
+  return <LlmTracesPage isAdmin={useIsAdmin()} />;
+}
+
+type LlmTracesPageProps = {
+  isAdmin: boolean;
+  /** @default FILTER_DEBOUNCE_MS */
+  debounceMs?: number;
+};
+
+export function LlmTracesPage({ isAdmin, debounceMs = FILTER_DEBOUNCE_MS }: LlmTracesPageProps) {
+  const [draft, setDraft] = useState<FilterDraft>(EMPTY_DRAFT);
+  const settled = useDebouncedValue(draft, debounceMs);
+  const { filters, errors } = useMemo(() => parseFilters(settled), [settled]);
+  const valid = Object.keys(errors).length === 0;
+
+  // Applied filters only move on to a valid set; derived during render (no effect, no extra request).
+  const [applied, setApplied] = useState<TraceFilters>({});
+  const filtersKey = JSON.stringify(filters);
+  const appliedKey = JSON.stringify(applied);
+  if (valid && filtersKey !== appliedKey) setApplied(filters);
+
+  // The page belongs to one set of filters: new filters start again at page 1.
+  const [paging, setPaging] = useState({ key: appliedKey, page: 1 });
+  const page = paging.key === appliedKey ? paging.page : 1;
+  const goTo = (next: number) => setPaging({ key: appliedKey, page: next });
+
+  const [openId, setOpenId] = useState<number | null>(null);
+
+  const list = useResource<TracePage>(traceListPath(applied, page, TABLE_PAGE_SIZE));
+  const cost = useResource<CostByDay[]>(costByDayPath(applied));
+  const owners = useResource<TraceOwner[]>(isAdmin ? traceOwnersPath : null, STATIC);
+  const names = useResource<string[]>(threadNamesPath(applied.owner_id));
+  const { data: status } = useResource<ModelStatus>(modelStatusPath, STATIC);
+
+  // Keep the previous page on screen while the next one loads, instead of flashing an empty table.
+  const lastPage = useRef<TracePage | undefined>(undefined);
+  if (list.data) lastPage.current = list.data;
+  const shown = list.data ?? lastPage.current;
+  const totalPages = shown ? Math.max(1, Math.ceil(shown.total_count / (shown.page_size || TABLE_PAGE_SIZE))) : 1;
+
+  const offlineModel = status?.offline ? status.model : null;
+  const badge = useMemo(
+    () => (offlineModel ? <span className="badge trace-offline" title={`Model: ${offlineModel}`}>Offline model</span> : null),
+    [offlineModel],
+  );
+  useTitle('LLM Traces', badge);
+
+  const reload = () => {
+    void list.mutate();
+    void cost.mutate();
+    void names.mutate();
+  };
+
+  return (
+    <div className="llm-traces">
+      <TraceFiltersForm
+        draft={draft}
+        errors={errors}
+        onChange={setDraft}
+        owners={isAdmin ? (owners.data ?? []) : null}
+        threadNames={names.data ?? []}
+      />
+
+      {cost.data && <CostChart points={cost.data} />}
+
+      <section className="llm-traces-results" aria-label="Traces">
+        <div className="llm-traces-bar">
+          <span className="muted" aria-live="polite">
+            {shown ? countLabel(shown) : ''}
+          </span>
+          <button type="button" className="button button-small" onClick={reload} disabled={list.isValidating} aria-label="Reload traces">
+            <ReloadIcon spinning={list.isValidating} /> Reload
+          </button>
+        </div>
+
+        {list.error && <p className="form-error" role="alert">Failed to fetch traces</p>}
+        {!shown && !list.error && <p className="page-message" role="status">Loading traces…</p>}
+        {shown && !list.error && <TracesTable rows={shown.traces} onOpen={setOpenId} busy={list.isValidating} />}
+
+        <nav className="llm-traces-pager" aria-label="Pages">
+          <button type="button" className="button button-small" onClick={() => goTo(page - 1)} disabled={page <= 1}>
+            Prev
+          </button>
+          <span>Page {page} / {totalPages}</span>
+          <button type="button" className="button button-small" onClick={() => goTo(page + 1)} disabled={page >= totalPages}>
+            Next
+          </button>
+        </nav>
+      </section>
+
+      {openId !== null && (
+        <TraceModal traceId={openId} initialTab="response" onClose={() => setOpenId(null)} offlineModel={offlineModel} />
+      )}
+    </div>
+  );
+}
+
+function countLabel({ total_count: n, total_count_estimated: estimated }: TracePage): string {
+  return `${estimated ? 'about ' : ''}${n.toLocaleString('en-US')} ${n === 1 ? 'trace' : 'traces'}`;
+}
+
+function ReloadIcon({ spinning }: { spinning: boolean }) {
+  return (
+    <svg className="reload-icon" data-spinning={spinning || undefined} width="14" height="14" viewBox="0 0 24 24" fill="none"
+      stroke="currentColor" strokeWidth={2} strokeLinecap="round" strokeLinejoin="round" aria-hidden="true" focusable="false">
+      <path d="M21 12a9 9 0 1 1-2.6-6.4" />
+      <path d="M21 4v5h-5" />
+    </svg>
+  );
+}

@@ -1,0 +1,69 @@
+// The offline model driving a real Xvnc desktop through the desktop module: it clicks the terminal,
+// types a command and presses Enter, and the command's file appears in the agent's home.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { performAction } from '../../server/desktop/actions.ts';
+import { createDesktopManager, type Desktops } from '../../server/desktop/manager.ts';
+import { createOffline } from '../../server/models/offline.ts';
+import type { Runner } from '../../server/runner/runner.ts';
+import { call, newAgent, newUser, openSocket } from './helpers.ts';
+import { swapRunner, waitFor } from './runner-helpers.ts';
+
+const desktop = suite('runner on a real desktop');
+const haveXvnc = ['/usr/bin/Xvnc', '/usr/local/bin/Xvnc'].some((p) => existsSync(p));
+let runner: Runner | undefined;
+let desktops: Desktops | undefined;
+const dataDir = mkdtempSync(join(tmpdir(), 'aw-runner-desktop-'));
+
+desktop.after(async () => {
+  await runner?.stop();
+  await desktops?.stopAll();
+  // The browser's last cache writes may still land while its processes exit.
+  await new Promise((r) => setTimeout(r, 300));
+  try {
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  } catch (err) {
+    console.error(`    (could not remove ${dataDir}: ${(err as Error).message})`);
+  }
+});
+
+desktop('offline: "open a terminal, type … and press enter" runs the command in the desktop\'s terminal', async () => {
+  if (!haveXvnc) {
+    console.log('\n    SKIPPED: Xvnc is not installed (Debian package tigervnc-standalone-server); the real-desktop run was not tested.');
+    return;
+  }
+  // The default apps: a browser starting up next to the terminal may take the focus meanwhile.
+  desktops = createDesktopManager({ dataDir, log: { info: () => {}, error: (m) => process.env.TEST_VERBOSE && console.error(m) }, provider: 'xvnc', displayBase: 170 });
+  assert.ok(desktops.status().available, desktops.status().reason);
+  runner = await swapRunner({ provider: createOffline(), desktops, performAction });
+  const user = await newUser('desk');
+  const agent = await newAgent(user.id);
+  // The run starts the desktop itself (cold), as when nobody opened the agent before.
+
+  const actions = await openSocket(`/api/actions/agent/${agent.id}/ws?token=${user.token}`);
+  const tag = `hello-${Date.now().toString(36)}`;
+  const thread = (await call(`/api/threads/${agent.id}/create-new-thread`, { token: user.token, body: { user_text: `open a terminal, type "echo ${tag} > proof.txt" and press enter` } })).body;
+  await call(`/api/agents/${agent.id}/run-state`, { token: user.token, body: { state: 'run_all' } });
+  const done = await waitFor(async () => {
+    const t = (await call(`/api/threads/${thread.id}`, { token: user.token })).body;
+    return !t.thread_running && (t.schedule_sequence === null || t.error_message) ? t : null;
+  }, 20_000, 'the run');
+  assert.is(done.error_message, '');
+
+  const proof = join(dataDir, 'desktops', `agent-${agent.id}`, 'proof.txt');
+  await waitFor(() => existsSync(proof) && readFileSync(proof, 'utf8').trim() === tag, 5000, 'the command to run in the terminal');
+  const steps = (await call(`/api/threads/${thread.id}/steps?limit=100`, { token: user.token })).body.steps;
+  assert.equal(steps.flatMap((s: any) => s.tool_calls).map((c: any) => [c.input.action, c.status]), [['mouse_move', 'done'], ['left_click', 'done'], ['type', 'done'], ['key', 'done']]);
+  const click = await actions.next((f) => f.kind === 'click');
+  assert.ok(click.x > 0.2 && click.x < 0.3, `cursor x as a fraction: ${click.x}`);
+  actions.ws.close();
+  const traces = (await call(`/api/llm_traces/thread/${thread.id}?verbose=true`, { token: user.token })).body.traces;
+  assert.is(traces.length, 5);
+  // the model saw real screenshots (1280x800 PNGs; the stored request keeps only their size)
+  assert.match(JSON.stringify(traces[1].request), /base64 characters omitted/);
+});
+
+desktop.run();
