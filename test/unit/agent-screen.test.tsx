@@ -85,14 +85,14 @@ screen('a user gets no more-options menu', async () => {
   assert.is(byRole('button', 'More options').length, 0);
 });
 
-screen('the admin menu offers Developer options; the unbuilt items are disabled and say so', async () => {
+screen('the admin menu offers Developer options and Show traces; the unbuilt items are disabled and say so', async () => {
   const api = agentApi(ADMIN);
   for (const path of ['system-prompt', 'notes', 'instructions']) api.on(`GET /api/agents/7/${path}`, () => new Promise(() => {}));
   await renderScreen(api, <AgentScreen id={7} />);
   await click(getRole('button', 'More options'));
   assert.equal(byRole('menuitem').map((i) => i.textContent), ['Developer options', 'Show traces', 'Schedules', 'Email settings']);
-  assert.is(getRole('menuitem', 'Developer options').getAttribute('aria-disabled'), null);
-  for (const name of ['Show traces', 'Schedules', 'Email settings']) {
+  for (const name of ['Developer options', 'Show traces']) assert.is(getRole('menuitem', name).getAttribute('aria-disabled'), null);
+  for (const name of ['Schedules', 'Email settings']) {
     const item = getRole('menuitem', name);
     assert.is(item.getAttribute('aria-disabled'), 'true');
     assert.is(item.title, 'Not available yet');
@@ -102,6 +102,21 @@ screen('the admin menu offers Developer options; the unbuilt items are disabled 
   await click(getRole('menuitem', 'Developer options'));
   assert.is(getRole('dialog').querySelector('h2')!.textContent, 'Developer options');
   assert.match(text(), 'Loading data...');
+});
+
+screen("'Show traces' opens the traces panel beside the desktop, and its close button hides it", async () => {
+  const api = agentApi(ADMIN);
+  api.on('GET /api/models/status', () => ({ provider: 'offline', model: 'offline-planner', offline: true }));
+  await renderScreen(api, <AgentScreen id={7} />);
+  assert.is(byRole('complementary', 'LLM traces').length, 0, 'hidden until asked for');
+  await click(getRole('button', 'More options'));
+  await click(getRole('menuitem', 'Show traces'));
+  const panel = getRole('complementary', 'LLM traces');
+  // No thread yet: the agent has none, and a draft has no traces.
+  assert.match(panel.textContent!, 'Select a thread to view traces.');
+  assert.is(panel.previousElementSibling, getRole('region', 'Virtual machine'), 'on the right of the VM view');
+  await click(getRole('button', 'Hide traces'));
+  assert.is(byRole('complementary', 'LLM traces').length, 0);
 });
 
 screen("the wide chat setting is kept in localStorage 'chatWide'", async () => {

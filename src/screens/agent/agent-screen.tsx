@@ -1,7 +1,7 @@
 // The agent screen (/agent/{id}): chat panel on the left, the VM view in the middle, room for the
-// 360px traces panel on the right; the title bar holds the name, the playback toggle and, for
+// 360px traces panel (admin 'Show traces') on the right; the title bar holds the name, the playback toggle and, for
 // admins, the more-options menu. The agent is refetched every 3 s (spec §3, §9).
-import { useCallback, useMemo, useState, type ReactNode } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { agentPath } from '../../lib/api.ts';
 import { useTitle } from '../../lib/title.tsx';
 import type { Agent, AgentRunState } from '../../lib/types.ts';
@@ -12,6 +12,7 @@ import { ChatPanel } from './chat-panel.tsx';
 import { AgentEditorModal } from './editor/agent-editor-modal.tsx';
 import { MoreOptionsMenu } from './more-options-menu.tsx';
 import { PlaybackToggle } from './playback-toggle.tsx';
+import { TracesPanel } from './traces/traces-panel.tsx';
 import { VmView } from './vm-view.tsx';
 
 export const AGENT_REFRESH_MS = 3000;
@@ -23,8 +24,9 @@ export function AgentScreen({ id }: { id: number }) {
   // Control mode ('Take control' in the VM view): the user's input goes to the desktop and the chat
   // collapses to its strip; 'Expand chat' ends it.
   const [controlMode, setControlMode] = useState(false);
-  // The traces issue renders its panel here when 'Show traces' is on; nothing shows until then.
-  const traces: ReactNode = null;
+  // 'Show traces' (admins): the panel follows the thread selected in the chat.
+  const [showTraces, setShowTraces] = useState(false);
+  const [threadId, setThreadId] = useState<number | null>(null);
 
   const refresh = useCallback(() => void mutate(), [mutate]);
   // The server's answer is what shows, at once: it replaces the cached agent without waiting for the next poll.
@@ -33,13 +35,24 @@ export function AgentScreen({ id }: { id: number }) {
     [mutate],
   );
 
+  // Taking control stopped the agent: show its new run state now rather than at the next poll.
+  const changeControlMode = useCallback((control: boolean) => {
+    setControlMode(control);
+    if (control) refresh();
+  }, [refresh]);
+
   const runState = agent?.target_run_state;
   const action = useMemo(
     () =>
       runState === undefined ? null : (
         <>
           <PlaybackToggle agentId={id} state={runState} onChange={onRunState} />
-          {isAdmin && <MoreOptionsMenu onDeveloperOptions={() => setEditing(true)} />}
+          {isAdmin && (
+            <MoreOptionsMenu
+              onDeveloperOptions={() => setEditing(true)}
+              onShowTraces={() => setShowTraces(true)}
+            />
+          )}
         </>
       ),
     [id, runState, isAdmin, onRunState],
@@ -58,9 +71,15 @@ export function AgentScreen({ id }: { id: number }) {
 
   return (
     <div className="agent-screen" data-control={controlMode || undefined}>
-      <ChatPanel agent={agent} onAgentChange={refresh} collapsed={controlMode} onExpand={() => setControlMode(false)} />
-      <VmView agent={agent} controlMode={controlMode} onControlModeChange={setControlMode} />
-      {traces}
+      <ChatPanel
+        agent={agent}
+        onAgentChange={refresh}
+        collapsed={controlMode}
+        onExpand={() => setControlMode(false)}
+        onThreadChange={setThreadId}
+      />
+      <VmView agent={agent} controlMode={controlMode} onControlModeChange={changeControlMode} />
+      {isAdmin && showTraces && <TracesPanel threadId={threadId} onClose={() => setShowTraces(false)} />}
       {editing && <AgentEditorModal agentId={id} onClose={() => setEditing(false)} onSaved={refresh} />}
     </div>
   );
