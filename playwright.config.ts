@@ -43,6 +43,8 @@ export default defineConfig({
       ADMIN_EMAIL: ADMIN.email,
       ADMIN_PASSWORD: ADMIN.password,
       LOG_REQUESTS: '0',
+      // The agents in these tests only use the terminal: spare the CPU a browser on each desktop.
+      DESKTOP_APPS: 'terminal',
     },
   },
 });

@@ -67,7 +67,7 @@ async function boot(engine) {
       await running.close();
       await db.close();
       await drop();
-      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }); // Chromium's helpers outlive it briefly
     },
   };
 }

@@ -78,7 +78,7 @@ if (wanted('e2e')) {
       const { stats } = JSON.parse(readFileSync(report, 'utf8'));
       record('e2e (Chromium)', stats.expected + stats.flaky, stats.unexpected, stats.skipped);
     } else record('e2e (Chromium)', 0, 1);
-    if (code === 0) rmSync(dataDir, { recursive: true, force: true });
+    if (code === 0) rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
   }
 }
 

@@ -33,7 +33,8 @@ export const performAction: PerformAction = async (desktop, action, options) => 
 
   switch (action.action) {
     case 'screenshot':
-      return { screenshot: await shot(desktop) };
+      // No input of ours: a screen that has been still for a while is ready now.
+      return { screenshot: await shot(desktop, false) };
     case 'cursor_position': {
       const c = at();
       return { text: `X=${c.x},Y=${c.y}` };
@@ -132,8 +133,8 @@ async function after(desktop: Desktop): Promise<ActionResult> {
   return { screenshot: await shot(desktop) };
 }
 
-async function shot(desktop: Desktop): Promise<Buffer> {
-  await desktop.settle?.(150, 1500);
+async function shot(desktop: Desktop, afterInput = true): Promise<Buffer> {
+  await desktop.settle?.(150, 1500, afterInput);
   return desktop.screenshot();
 }
 

@@ -4,6 +4,7 @@
 // makes room). Environment: DESKTOP_IDLE_MINUTES (10), DESKTOP_MAX (8), DESKTOP_APPS ("terminal,browser"),
 // DESKTOP_GEOMETRY ("1280x800"), DESKTOP_FPS (15), DESKTOP_VNC_ENDPOINTS, DESKTOP_VNC_PASSWORD.
 import { EventEmitter } from 'node:events';
+import { rm } from 'node:fs/promises';
 import type { Log } from '../services.ts';
 import { DesktopUnavailable, NoneProvider } from './none-provider.ts';
 import type { RfbDesktop } from './rfb-desktop.ts';
@@ -181,6 +182,11 @@ export class Desktops extends EventEmitter implements DesktopManager {
         await this.stop(desktop.agentId).catch((err) => this.options.log.error(`desktop ${desktop.agentId}: stop failed: ${err.message}`));
       }
     }
+  }
+
+  async remove(agentId: number): Promise<void> {
+    await this.stop(agentId);
+    if (this.xvnc) await rm(this.xvnc.homeOf(agentId), { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }); // its apps may still be writing as they exit
   }
 
   async putFile(agentId: number, sourcePath: string, name: string): Promise<string | null> {

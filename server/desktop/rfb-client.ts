@@ -364,6 +364,11 @@ export class RfbClient extends EventEmitter {
     }, wait);
   }
 
+  /** True while the server holds our update request: then nothing has changed since the last update. */
+  get current(): boolean {
+    return this.requestOutstanding;
+  }
+
   /** Changes the frame cap (for example slower while nobody watches). */
   setFrameInterval(ms: number): void {
     this.frameInterval = Math.max(0, ms);

@@ -136,14 +136,16 @@ export class RfbDesktop extends EventEmitter implements Desktop {
   }
 
   /** Resolves once no update arrived for `quietMs` (and at least `quietMs` passed), or after `maxMs`. */
-  async settle(quietMs = 150, maxMs = 1500): Promise<void> {
+  async settle(quietMs = 150, maxMs = 1500, afterInput = true): Promise<void> {
     const start = Date.now();
     for (;;) {
       const now = Date.now();
       if (now - start >= maxMs) return;
-      const quietSince = Math.max(start, this.lastUpdateAt);
-      if (now - quietSince >= quietMs) return;
-      await sleep(Math.min(quietMs - (now - quietSince), maxMs - (now - start)) + 1);
+      // After input the screen may still change because of it: count the quiet from now. Either way
+      // the server must hold our update request (a change waiting behind the frame cap is not quiet).
+      const quietSince = afterInput ? Math.max(start, this.lastUpdateAt) : this.lastUpdateAt;
+      if (now - quietSince >= quietMs && this.rfb.current) return;
+      await sleep(Math.max(5, Math.min(quietMs - (now - quietSince), maxMs - (now - start)) + 1));
     }
   }
 

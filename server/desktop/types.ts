@@ -32,8 +32,11 @@ export interface Desktop extends EventEmitter {
   putFile(sourcePath: string, name: string): Promise<string>;
   /** Where the pointer is, in screen pixels. */
   cursor?(): { x: number; y: number };
-  /** Resolves once the screen has not changed for quietMs (default 150), or after maxMs (default 1500). */
-  settle?(quietMs?: number, maxMs?: number): Promise<void>;
+  /**
+   * Resolves once the screen has not changed for quietMs (default 150), counted from the call when
+   * afterInput (default) or from the last change otherwise, or after maxMs (default 1500).
+   */
+  settle?(quietMs?: number, maxMs?: number, afterInput?: boolean): Promise<void>;
   /** Keeps the desktop from idle-stopping while held (a connected viewer); call the result to let go. */
   hold?(): () => void;
 }
@@ -47,6 +50,8 @@ export interface DesktopManager {
   /** The running desktop, if any, without starting one. */
   running(agentId: number): Desktop | null;
   stopAll(): Promise<void>;
+  /** For a deleted agent: stops its desktop and removes what it kept on this machine (its home). */
+  remove?(agentId: number): Promise<void>;
   /** Puts an uploaded file on the agent's desktop (its ~/Desktop) when the provider can; null when not. */
   putFile?(agentId: number, sourcePath: string, name: string): Promise<string | null>;
 }

@@ -30,6 +30,7 @@ export function registerAgentRoutes(api: Api) {
   api.delete('/agents/:id', async (ctx) => {
     const id = await agentId(ctx);
     await deleteAgent(ctx.services.db, id, filesDir(ctx.services.config.dataDir));
+    await ctx.services.desktops.remove?.(id);
     return null;
   }, 'admin');
 

@@ -21,6 +21,8 @@ export class GuacTestClient {
   autoAck = true;
   /** Times (ms, performance.now) at which each frame's sync arrived and was applied. */
   syncTimes: number[] = [];
+  /** Time spent decoding PNGs in JS here (a browser decodes natively): benchmarks report it apart. */
+  decodeMs = 0;
   private parser = new GuacParser({ maxBuffer: 1 << 28 });
   private streams = new Map<string, Stream>();
   private waiters: (() => void)[] = [];
@@ -112,7 +114,9 @@ export class GuacTestClient {
   }
 
   private paint(s: Stream, png: Buffer): void {
+    const t0 = performance.now();
     const img = decodeOwnPng(png);
+    this.decodeMs += performance.now() - t0;
     for (let row = 0; row < img.height; row++) {
       img.data.copy(this.canvas, ((s.y + row) * this.width + s.x) * 4, row * img.width * 4, (row + 1) * img.width * 4);
     }

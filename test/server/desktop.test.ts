@@ -20,7 +20,7 @@ import type { DesktopManager } from '../../server/desktop/types.ts';
 import { findBinary, XvncProvider } from '../../server/desktop/xvnc-provider.ts';
 import type { Services } from '../../server/services.ts';
 import { diffPixels, GuacTestClient } from './desktop-helpers.ts';
-import { call, newAgent, newUser, testServer } from './helpers.ts';
+import { adminToken, call, newAgent, newUser, testServer } from './helpers.ts';
 
 const HAVE_XVNC = !!findBinary('Xvnc');
 const quiet = { info: () => {}, error: (m: string) => process.env.TEST_VERBOSE && console.error(m) };
@@ -107,7 +107,7 @@ if (!HAVE_XVNC) {
     ctx.services.onUpload = desktopUploadHook(ctx.manager, quiet);
     (globalThis as any).__teardown?.push(async () => {
       await ctx.manager.stopAll();
-      rmSync(ctx.dir, { recursive: true, force: true });
+      rmSync(ctx.dir, { recursive: true, force: true, maxRetries: 5 });
     });
     const user = await newUser('desk');
     ctx.user = user;
@@ -169,7 +169,7 @@ if (!HAVE_XVNC) {
       await until(white, 5000, 'the white terminal window');
     } finally {
       await d.stop();
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
     }
   });
 
@@ -415,6 +415,19 @@ if (!HAVE_XVNC) {
     assert.not.ok(d.closed, 'the gateway connection survived');
     sock.destroy();
   });
+
+  xvnc('deleting an agent stops its desktop and removes its home directory', async () => {
+    const doomed = await newAgent(ctx.user.id, 'Doomed');
+    const d = await ctx.manager.acquire(doomed.id);
+    const dir = join(ctx.dir, 'desktops', `agent-${doomed.id}`);
+    assert.ok(existsSync(join(dir, '.xvnc.pid')));
+    const res = await call(`/api/agents/${doomed.id}`, { method: 'DELETE', token: await adminToken() });
+    assert.is(res.status, 204, JSON.stringify(res.body));
+    assert.ok(d.closed, 'the desktop stopped');
+    assert.is(ctx.manager.running(doomed.id), null);
+    assert.not.ok(existsSync(dir), 'its home is gone');
+    assert.ok(ctx.manager.running(ctx.agent.id) || existsSync(home()), 'other agents keep theirs');
+  });
 }
 
 // ---
@@ -503,7 +516,7 @@ providers('vnc: endpoints parse, and VNC authentication works with the right pas
   } finally {
     x.kill('SIGTERM');
     await new Promise((r) => x.once('exit', r));
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
   }
 });
 
