@@ -1,7 +1,8 @@
 // The live desktop in Chromium, against the real server and a real Xvnc: the view connects through
 // guacamole-common-js (default import, WebSocketTunnel, subprotocol), survives past the client's 15 s
 // receive timeout on an idle screen (ping echo), takes control, types into the desktop's terminal,
-// hands control back, pastes Unicode both ways, and takes dropped files onto the desktop.
+// plays the desktop's sound, hands control back, pastes Unicode both ways, and takes dropped files onto
+// the desktop.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
@@ -46,7 +47,13 @@ test('live desktop: connect, take control, type, hand back, paste, drop files', 
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   const tunnels: string[] = [];
-  page.on('websocket', (ws) => ws.url().includes('/api/desktop/tunnel/') && tunnels.push(ws.url()));
+  const frames = { in: [] as string[], out: [] as string[] };
+  page.on('websocket', (ws) => {
+    if (!ws.url().includes('/api/desktop/tunnel/')) return;
+    tunnels.push(ws.url());
+    ws.on('framereceived', (f) => typeof f.payload === 'string' && frames.in.push(f.payload));
+    ws.on('framesent', (f) => typeof f.payload === 'string' && frames.out.push(f.payload));
+  });
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
 
   const { agent, token } = await newUserWithAgent(page, request, `Desk ${Date.now().toString(36)}`);
@@ -99,6 +106,15 @@ test('live desktop: connect, take control, type, hand back, paste, drop files', 
   const after = await (await page.request.get(`/api/agents/${agent.id}/screenshot`, { headers: auth })).body();
   expect(after.equals(before)).toBe(false);
   await screenshotBothThemes(page, 'live-desktop-control');
+
+  // Sound: a desktop program plays half a second of noise; the page's Guacamole client gets an audio
+  // stream of raw PCM and accepts it (it answers OK only when it has a player for the type).
+  expect(frames.in.join('')).not.toContain('5.audio,');
+  await page.keyboard.type('head -c 88200 /dev/urandom | pacat --raw --format=s16le --rate=44100 --channels=2');
+  await page.keyboard.press('Enter');
+  await expect.poll(() => frames.in.join(''), { timeout: 10_000 }).toContain('5.audio,4.1001,31.audio/L16;rate=44100,channels=2;');
+  await expect.poll(() => frames.out.join(''), { timeout: 5000 }).toContain('3.ack,4.1001,2.OK,1.0;');
+  expect(frames.in.join('')).toMatch(/4\.blob,4\.1001,\d+\.[A-Za-z0-9+/=]{16,}/);
 
   // Paste "café ✓ 😀" into the desktop (a paste event on the focused view), read it back in the desktop.
   await page.locator('.live-view').evaluate((el) => {

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 
 register('../test/setup/ts-loader.mjs', import.meta.url);
 
-const { findBinary } = await import('../server/desktop/xvnc-provider.ts');
+const { findBinary } = await import('../server/desktop/host.ts');
 if (!findBinary('Xvnc')) {
   console.log('desktop bench skipped: Xvnc is not installed (apt-get install tigervnc-standalone-server)');
   process.exit(0);

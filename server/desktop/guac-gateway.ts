@@ -8,6 +8,8 @@
 // - the tunnel's internal ping is echoed (without it the client drops after 15 s), `nop` after 5 s of
 //   silence keeps the client's own keep-alive going;
 // - clipboard both ways as UTF-8 blobs (the client library's string helpers mangle non-BMP text);
+// - the desktop's sound, when it has any, as one raw PCM `audio` stream per viewer; audio that would wait
+//   behind a backlog is dropped (late sound is worthless), and a viewer that refuses the type gets none;
 // - mouse, keys and clipboard are taken only from the viewer holding control: enforced here.
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
@@ -50,6 +52,8 @@ export type ActionEvent = { kind: string; x: number; y: number; source: 'user' |
 type Ticket = { userId: number; agentId: number; sessionId: string; name: string; expires: number };
 
 const MAX_CLIPBOARD = 1024 * 1024;
+/** Outside the 1..1000 cycle of image and clipboard streams, so it stays open beside them. */
+export const AUDIO_STREAM = 1001;
 const MOVE_EVENT_MS = 100;
 const KEY_EVENT_MS = 250;
 
@@ -161,7 +165,12 @@ class DesktopSession {
     desktop.on('resize', onResize);
     desktop.on('clipboard', onClipboard);
     desktop.on('closed', onClosed);
+    const sound = desktop.sound;
+    const offSound = sound?.listen((chunk) => {
+      for (const v of this.viewers) v.sendAudio(sound.mimetype, chunk);
+    });
     this.off = () => {
+      offSound?.();
       desktop.off('update', onUpdate);
       desktop.off('resize', onResize);
       desktop.off('clipboard', onClipboard);
@@ -236,6 +245,7 @@ class Viewer {
   private lastKeyEvent = 0;
   private lastAck = 0;
   private lastTs = 0;
+  private audio: 'none' | 'open' | 'refused' = 'none';
 
   constructor(private session: DesktopSession, private ws: WebSocket, private ticket: Ticket) {
     this.id = ticket.sessionId;
@@ -355,6 +365,23 @@ class Viewer {
     this.send(out + encode('end', stream));
   }
 
+  /** Raw PCM for the viewer's audio stream, opened with the first chunk. */
+  sendAudio(mimetype: string, pcm: Buffer): void {
+    if (this.closed || this.audio === 'refused') return;
+    if (this.ws.bufferedAmount > this.gateway.options.maxBuffered / 4) return;
+    let out = '';
+    if (this.audio === 'none') {
+      out = encode('audio', AUDIO_STREAM, mimetype);
+      this.audio = 'open';
+    }
+    // The player decodes each blob on its own: 16 base64 characters are 12 bytes, whole frames of any
+    // raw PCM layout (1–2 bytes × 1–2 channels).
+    const data = pcm.toString('base64');
+    const chunk = Math.max(16, this.gateway.options.blobChars - (this.gateway.options.blobChars % 16));
+    for (let at = 0; at < data.length; at += chunk) out += encode('blob', AUDIO_STREAM, data.slice(at, at + chunk));
+    this.send(out);
+  }
+
   /** Tells the viewer's page that it gained or lost control (a custom opcode the library ignores). */
   controlChanged(control: boolean): void {
     this.send(encode('x-control', control ? 1 : 0));
@@ -420,6 +447,10 @@ class Viewer {
         if (stream && this.hasControl()) void this.desktop.setClipboard(Buffer.concat(stream.chunks).toString('utf8'));
         return;
       }
+      case 'ack':
+        // The client answers `audio` with OK, or with an error status when it cannot play the type.
+        if (args[0] === String(AUDIO_STREAM) && Number(args[2]) >= 0x0100) this.audio = 'refused';
+        return;
       case 'disconnect':
         this.closed = true;
         this.ws.close(1000);

@@ -6,6 +6,7 @@ import { encodePngAsync } from './png.ts';
 import { intersects } from './rects.ts';
 import { keysymsForText } from './keysyms.ts';
 import type { RfbClient, RfbOp } from './rfb-client.ts';
+import type { DesktopSound } from './sound.ts';
 import type { Desktop, Framebuffer, Rect } from './types.ts';
 
 export type Copy = { src: Rect; dx: number; dy: number };
@@ -16,6 +17,8 @@ export type RfbDesktopHooks = {
   stop?: () => Promise<void>;
   /** Frame cap while viewers watch, and while nobody does (ms). @default 66 / 200 */
   frameInterval?: { watched: number; unwatched: number };
+  /** The desktop's sound, when it has a sound server. */
+  sound?: DesktopSound | null;
 };
 
 export class RfbDesktop extends EventEmitter implements Desktop {
@@ -27,11 +30,13 @@ export class RfbDesktop extends EventEmitter implements Desktop {
   private buttons = 0;
   private stopped = false;
   private frameInterval: { watched: number; unwatched: number };
+  readonly sound: DesktopSound | undefined;
 
   constructor(readonly agentId: number, readonly rfb: RfbClient, private hooks: RfbDesktopHooks = {}) {
     super();
     this.setMaxListeners(0); // one listener set per viewer session and per watcher
     this.frameInterval = hooks.frameInterval ?? { watched: 66, unwatched: 200 };
+    this.sound = hooks.sound ?? undefined;
     rfb.setFrameInterval(this.frameInterval.unwatched);
     this.cursorPos = { x: Math.floor(rfb.width / 2), y: Math.floor(rfb.height / 2) };
     rfb.on('update', (ops: RfbOp[]) => this.onOps(ops));

@@ -39,6 +39,15 @@ export interface Desktop extends EventEmitter {
   settle?(quietMs?: number, maxMs?: number, afterInput?: boolean): Promise<void>;
   /** Keeps the desktop from idle-stopping while held (a connected viewer); call the result to let go. */
   hold?(): () => void;
+  /** The desktop's sound, when it has a sound server: raw PCM of `mimetype`, audible chunks only. */
+  readonly sound?: DesktopSoundSource;
+}
+
+export interface DesktopSoundSource {
+  /** e.g. 'audio/L16;rate=44100,channels=2' (Guacamole's raw PCM types). */
+  readonly mimetype: string;
+  /** Calls back with PCM chunks while subscribed; call the result to stop. */
+  listen(onChunk: (chunk: Buffer) => void): () => void;
 }
 
 export type DesktopStatus = { available: boolean; provider: 'xvnc' | 'vnc' | 'none'; reason?: string };

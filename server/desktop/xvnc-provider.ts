@@ -3,14 +3,15 @@
 // WM stay invisible), a terminal and Debian's Chromium, HOME = $DATA_DIR/desktops/agent-<id>.
 // Also: stale X locks after a crash are removed, and an Xvnc left over by a killed server is ended.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { accessSync, constants, existsSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { constants, existsSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { copyFile, mkdir, readdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { delimiter, extname, join } from 'node:path';
+import { extname, join } from 'node:path';
 import type { Log } from '../services.ts';
+import { findBinary, shortSocketPath } from './host.ts';
 import { RfbClient } from './rfb-client.ts';
 import { RfbDesktop } from './rfb-desktop.ts';
+import { DesktopSound } from './sound.ts';
 
 export type DesktopApp = 'terminal' | 'browser';
 
@@ -29,20 +30,9 @@ export type XvncOptions = {
   frameInterval?: { watched: number; unwatched: number };
   /** Put the pointer over the terminal after start, so that it has the focus. @default true */
   pointerToTerminal?: boolean;
+  /** A sound server per desktop, streamed to viewers. @default whether PulseAudio is installed */
+  sound?: boolean;
 };
-
-/** The executable's full path when it is on PATH, else null. */
-export function findBinary(name: string, path = process.env.PATH ?? ''): string | null {
-  for (const dir of path.split(delimiter)) {
-    if (!dir) continue;
-    const full = join(dir, name);
-    try {
-      accessSync(full, constants.X_OK);
-      return full;
-    } catch {}
-  }
-  return null;
-}
 
 // The desktop's processes stay in the server's process group, so that whoever kills the group (Ctrl+C in
 // a terminal, Playwright's web server teardown) ends them too; a plain exit of this process ends them here.
@@ -135,7 +125,8 @@ export class XvncProvider {
 
     const { xvnc, display } = await this.launchXvnc(agentId, home, sock);
     const children: ChildProcess[] = [xvnc];
-    const env = {
+    let sound: DesktopSound | null = null;
+    const env: NodeJS.ProcessEnv = {
       ...process.env,
       DISPLAY: `:${display}`,
       HOME: home,
@@ -146,6 +137,7 @@ export class XvncProvider {
     };
     let stopping: Promise<void> | null = null;
     const stopAll = () => (stopping ??= (async () => {
+      sound?.close();
       for (const child of children.slice(1)) signal(child, 'SIGTERM');
       await stopProcess(xvnc);
       for (const child of children) LIVE.delete(child);
@@ -155,6 +147,13 @@ export class XvncProvider {
       claimDisplay(display);
     })());
     try {
+      if (this.options.sound ?? DesktopSound.installed()) {
+        sound = await DesktopSound.start(home, this.options.log);
+        if (sound) {
+          children.push(sound.server);
+          Object.assign(env, sound.env);
+        }
+      }
       const wm = await this.startWindowManager(env, home);
       if (wm) children.push(wm);
       for (const app of this.apps) {
@@ -167,6 +166,7 @@ export class XvncProvider {
         putFile: (src, name) => this.putFile(agentId, src, name),
         stop: stopAll,
         frameInterval: this.options.frameInterval,
+        sound,
       });
       // The pointer starts over the terminal: evilwm's focus follows it, so typing goes there first.
       if (this.apps.includes('terminal') && this.options.pointerToTerminal !== false) {
@@ -348,12 +348,8 @@ function xauthority(display: number): Buffer {
   return Buffer.concat([family, field(Buffer.alloc(0)), field(Buffer.from(String(display))), field(Buffer.from('MIT-MAGIC-COOKIE-1')), field(randomBytes(16))]);
 }
 
-/** Unix socket paths are limited to 107 bytes; long data directories get a socket in the temp dir. */
-function socketPath(home: string): string {
-  const inHome = join(home, '.rfb.sock');
-  if (Buffer.byteLength(inHome) < 100) return inHome;
-  return join(tmpdir(), `aw-rfb-${createHash('sha256').update(home).digest('hex').slice(0, 16)}.sock`);
-}
+/** The RFB socket, in the agent's home when the path fits. */
+const socketPath = (home: string) => shortSocketPath(home, '.rfb.sock');
 
 function wmReady(xprop: string, env: NodeJS.ProcessEnv): Promise<boolean> {
   return new Promise((resolve) => {

@@ -46,6 +46,18 @@ class FakeDesktop extends EventEmitter {
     this.holds++;
     return () => void this.holds--;
   }
+  /** A sound source whose chunks the test plays with `sound.play`. */
+  sound = {
+    mimetype: 'audio/L16;rate=44100,channels=2',
+    listeners: new Set<(chunk: Buffer) => void>(),
+    listen(cb: (chunk: Buffer) => void) {
+      this.listeners.add(cb);
+      return () => void this.listeners.delete(cb);
+    },
+    play(chunk: Buffer) {
+      for (const cb of this.listeners) cb(chunk);
+    },
+  };
   /** Paints a rect and reports it like an RFB update. */
   paint(r: Rect, rgb: [number, number, number]) {
     for (let y = r.y; y < r.y + r.h; y++) for (let x = r.x; x < r.x + r.w; x++) this.data.set([...rgb, 255], (y * this.width + x) * 4);
@@ -315,6 +327,49 @@ control('control ends with the controller\'s tunnel, and pressed buttons are rel
 
 // ---
 
+const sound = suite('gateway: sound');
+
+const audioOf = (ws: FakeSocket) => ws.instructions().filter((i) => ['audio', 'blob'].includes(i.opcode) && i.args[0] === '1001');
+
+sound('one audio stream per viewer, opened by the first chunk; blobs decode to whole frames, in order', async () => {
+  const { viewer, desktop } = setup({ blobChars: 100 });
+  const { ws } = await viewer();
+  await until(() => syncs(ws).length === 1);
+  assert.is(desktop.sound.listeners.size, 1, 'the session listens while a viewer is there');
+  const pcm = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 251));
+  desktop.sound.play(pcm.subarray(0, 600));
+  const first = audioOf(ws);
+  desktop.sound.play(pcm.subarray(600));
+  const [open, ...blobs] = audioOf(ws);
+  assert.equal(open, { opcode: 'audio', args: ['1001', 'audio/L16;rate=44100,channels=2'] });
+  // blobChars 100 → 96-character blobs (72 bytes: whole frames of any raw layout); a chunk's last may be shorter.
+  const sizes = (list: typeof blobs) => list.map((b) => b.args[1].length);
+  assert.equal(sizes(first.slice(1)), [96, 96, 96, 96, 96, 96, 96, 96, 32]);
+  assert.equal(sizes(blobs.slice(first.length - 1)), [96, 96, 96, 96, 96, 56]);
+  assert.ok(Buffer.concat(blobs.map((b) => Buffer.from(b.args[1], 'base64'))).equals(pcm));
+  ws.close(1000);
+  await until(() => desktop.sound.listeners.size === 0);
+});
+
+sound('a viewer that refuses the type gets no more audio; a backlogged viewer skips it', async () => {
+  const { viewer, desktop } = setup();
+  const refusing = await viewer();
+  const slow = await viewer();
+  await until(() => syncs(refusing.ws).length === 1 && syncs(slow.ws).length === 1);
+  desktop.sound.play(Buffer.alloc(400, 1));
+  refusing.ws.client(encode('ack', 1001, 'BAD TYPE', 0x030f));
+  slow.ws.bufferedAmount = 10 * 1024 * 1024;
+  desktop.sound.play(Buffer.alloc(400, 2));
+  assert.is(audioOf(refusing.ws).length, 2, 'audio + its one blob, nothing after the refusal');
+  assert.is(audioOf(slow.ws).length, 2, 'the second chunk was dropped, not queued');
+  slow.ws.bufferedAmount = 0;
+  desktop.sound.play(Buffer.alloc(400, 3));
+  assert.is(audioOf(slow.ws).length, 3);
+  assert.is(audioOf(refusing.ws).length, 2);
+});
+
+// ---
+
 const clip = suite('gateway: clipboard');
 
 clip('browser → desktop: UTF-8 blobs (what ArrayBufferWriter sends) survive "café ✓ 😀"', async () => {
@@ -393,5 +448,6 @@ start.run();
 keep.run();
 flow.run();
 control.run();
+sound.run();
 clip.run();
 bad.run();

@@ -5,7 +5,7 @@ import { WebSocket } from 'ws';
 import { encode, GuacParser, type Instruction } from '../../server/desktop/guac-codec.ts';
 import { decodeOwnPng } from '../../server/desktop/png.ts';
 
-type Stream = { x: number; y: number; mask: number; chunks: string[]; kind: 'img' | 'clipboard' };
+type Stream = { x: number; y: number; mask: number; chunks: string[]; kind: 'img' | 'clipboard' | 'audio' };
 
 export class GuacTestClient {
   readonly log: Instruction[] = [];
@@ -16,6 +16,9 @@ export class GuacTestClient {
   frames = 0;
   bytes = 0;
   clipboard: string[] = [];
+  /** PCM received on audio streams, in order, and the streams' mimetypes. */
+  audio: Buffer[] = [];
+  audioTypes: string[] = [];
   closed: { code: number; reason: string } | null = null;
   /** Reply to sync (the flow-control ack); tests turn it off to play a slow viewer. */
   autoAck = true;
@@ -86,9 +89,18 @@ export class GuacTestClient {
       case 'clipboard':
         this.streams.set(args[0], { kind: 'clipboard', mask: 0, x: 0, y: 0, chunks: [] });
         return;
-      case 'blob':
-        this.streams.get(args[0])?.chunks.push(args[1]);
+      case 'audio':
+        // Like guacamole-common-js with a player for the type: acknowledge, then play every blob.
+        this.streams.set(args[0], { kind: 'audio', mask: 0, x: 0, y: 0, chunks: [] });
+        this.audioTypes.push(args[1]);
+        this.send('ack', args[0], 'OK', 0);
         return;
+      case 'blob': {
+        const s = this.streams.get(args[0]);
+        if (s?.kind === 'audio') this.audio.push(Buffer.from(args[1], 'base64'));
+        else s?.chunks.push(args[1]);
+        return;
+      }
       case 'end': {
         const s = this.streams.get(args[0]);
         this.streams.delete(args[0]);

@@ -17,7 +17,8 @@ import { RfbClient, RfbError, vncPasswordFile } from '../../server/desktop/rfb-c
 import type { RfbDesktop } from '../../server/desktop/rfb-desktop.ts';
 import { desktopUploadHook } from '../../server/desktop/setup.ts';
 import type { DesktopManager } from '../../server/desktop/types.ts';
-import { findBinary, XvncProvider } from '../../server/desktop/xvnc-provider.ts';
+import { findBinary } from '../../server/desktop/host.ts';
+import { XvncProvider } from '../../server/desktop/xvnc-provider.ts';
 import type { Services } from '../../server/services.ts';
 import { diffPixels, GuacTestClient } from './desktop-helpers.ts';
 import { adminToken, call, newAgent, newUser, testServer } from './helpers.ts';
@@ -366,6 +367,59 @@ if (!HAVE_XVNC) {
     } catch (err) {
       assert.match((err as Error).message, /outside the 1280x800 screen/);
     }
+  });
+
+  xvnc('sound: what a desktop program plays reaches the viewer as raw PCM; silence sends nothing', async () => {
+    const d = (await desktop()) as RfbDesktop;
+    if (!d.sound) {
+      // CI installs PulseAudio (.ci/run); elsewhere a desktop without it simply has no sound.
+      if (process.env.CI) assert.unreachable('the desktop has no sound server on CI');
+      return console.log('  (sound check needs pulseaudio and parec: skipped)');
+    }
+    const { client } = await viewer();
+    await until(() => d.sound!.capturing, 3000, 'capture to start with a viewer');
+    await sleep(1000);
+    assert.is(client.audioTypes.length, 0, 'an idle desktop sends no audio');
+
+    // One second of a 440 Hz tone, played the way the desktop's programs play: through its PULSE_SERVER.
+    const rate = 44100;
+    const tone = Buffer.alloc(rate * 4);
+    for (let i = 0; i < rate; i++) {
+      const v = Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / rate));
+      tone.writeInt16LE(v, i * 4);
+      tone.writeInt16LE(v, i * 4 + 2);
+    }
+    const pacat = spawn('pacat', ['--raw', '--format=s16le', `--rate=${rate}`, '--channels=2'], {
+      env: { ...process.env, HOME: home(), ...d.sound.env },
+      stdio: ['pipe', 'ignore', 'inherit'],
+    });
+    const played = new Promise((resolve) => pacat.once('exit', resolve));
+    pacat.stdin!.end(tone);
+    const received = () => client.audio.reduce((n, b) => n + b.length, 0);
+    await client.until(() => received() >= tone.length * 0.9, 8000, 'most of the tone');
+    assert.equal(client.audioTypes, ['audio/L16;rate=44100,channels=2']);
+    assert.ok(client.audio.every((b) => b.length % 4 === 0), 'every blob holds whole stereo frames');
+
+    // The samples are the tone: its loudness, and 440 Hz counted by zero crossings of the left channel.
+    const pcm = Buffer.concat(client.audio);
+    let peak = 0;
+    let crossings = 0;
+    let playing = 0;
+    let previous = 0;
+    for (let at = 0; at + 4 <= pcm.length; at += 4) {
+      const left = pcm.readInt16LE(at);
+      peak = Math.max(peak, Math.abs(left));
+      if (left !== 0) playing++;
+      if ((previous < 0 && left >= 0) || (previous >= 0 && left < 0)) crossings++;
+      previous = left;
+    }
+    assert.ok(peak > 7000 && peak <= 8001, `peak ${peak}`);
+    const hz = crossings / 2 / (playing / rate);
+    assert.ok(hz > 420 && hz < 460, `${hz.toFixed(0)} Hz`);
+
+    assert.is(await played, 0);
+    client.close();
+    await until(() => !d.sound!.capturing, 3000, 'capture to stop with the last viewer');
   });
 
   xvnc('Xvnc killed with SIGKILL: tunnels end with 520, the desktop comes back, a new tunnel works', async () => {

@@ -58,6 +58,11 @@ declare module 'guacamole-common-js' {
       onresize: ((width: number, height: number) => void) | null;
     }
 
+    namespace AudioContextFactory {
+      /** The one AudioContext the library's audio players share (null where Web Audio is missing). */
+      function getAudioContext(): AudioContext | null;
+    }
+
     class Client {
       constructor(tunnel: Tunnel);
       connect(data?: string): void;

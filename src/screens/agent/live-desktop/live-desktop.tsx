@@ -12,6 +12,7 @@ import { useScreenshot } from '../../../lib/use-screenshot.ts';
 import { Spinner } from '../../../ui/spinner.tsx';
 import { AgentCursor, useAgentActions } from './agent-cursor.tsx';
 import { isRecording } from './desktop-api.ts';
+import { resumeSoundOnGesture } from './desktop-sound.ts';
 import { GuacamoleView } from './guacamole-view.tsx';
 import { LiveSession, type ViewerState } from './live-session.ts';
 import { VmDropZone } from './vm-drop.tsx';
@@ -49,6 +50,7 @@ export function LiveDesktop({ agent, controlMode, onControlModeChange }: LiveDes
     session.start();
     return () => session.stop();
   }, [session]);
+  useEffect(() => resumeSoundOnGesture(), []);
 
   // 'Expand chat' (or losing the connection for good) ends control mode: hand control back.
   useEffect(() => {
