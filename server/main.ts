@@ -8,6 +8,8 @@ const log = {
   error: (msg: string) => console.error(`${new Date().toISOString()} ERROR ${msg}`),
 };
 
+// Everything the server writes (database, keys, uploads) is for its own user only.
+process.umask(0o077);
 const config = loadConfig();
 const db = await openDb({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
 const running = await start(config, db, log);

@@ -1,6 +1,6 @@
 // One small query interface over two engines that speak the same SQL: embedded PGlite
 // (default, in $DATA_DIR/pg) and a real PostgreSQL pool when DATABASE_URL is set.
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 export type Row = Record<string, any>;
@@ -28,7 +28,9 @@ async function openPglite(dataDir: string | null): Promise<Db> {
   let path: string | undefined;
   if (dataDir) {
     path = join(dataDir, 'pg');
-    mkdirSync(path, { recursive: true });
+    mkdirSync(path, { recursive: true, mode: 0o700 });
+    chmodSync(path, 0o700); // the signing keys are in here: also for data directories made before
+
   }
   const pg = new PGlite(path);
   await pg.waitReady;

@@ -3,7 +3,7 @@
 // parec reads the sink's monitor as raw 16-bit stereo PCM — the format Guacamole's RawAudioPlayer plays.
 // The monitor streams zeros when nothing plays; silence is not passed on, so an idle desktop sends none.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Log } from '../services.ts';
 import { findBinary, shortSocketPath } from './host.ts';
@@ -55,10 +55,8 @@ export class DesktopSound {
   }
 
   /** Starts the desktop's sound server, or resolves null when it does not come up: no sound then. */
-  static async start(home: string, log: Log): Promise<DesktopSound | null> {
+  static async start(home: string, runtime: string, log: Log, user: { uid?: number; gid?: number } = {}): Promise<DesktopSound | null> {
     const socket = shortSocketPath(home, '.pulse.sock');
-    const runtime = join(home, '.run');
-    mkdirSync(runtime, { recursive: true, mode: 0o700 });
     rmSync(socket, { force: true });
     const args = [
       '-n', '--daemonize=no', '--exit-idle-time=-1', '--use-pid-file=no', '--disable-shm=yes',
@@ -67,7 +65,7 @@ export class DesktopSound {
       '-L', `module-native-protocol-unix socket=${socket} auth-anonymous=1`,
     ];
     const env = { ...process.env, HOME: home, XDG_RUNTIME_DIR: runtime, XDG_CONFIG_HOME: join(home, '.config') };
-    const server = spawn('pulseaudio', args, { env, cwd: home, stdio: ['ignore', 'ignore', 'pipe'] });
+    const server = spawn('pulseaudio', args, { env, cwd: home, stdio: ['ignore', 'ignore', 'pipe'], ...user });
     let stderr = '';
     server.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-2000)));
     const failed = new Promise<false>((resolve) => {

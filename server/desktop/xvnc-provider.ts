@@ -4,10 +4,10 @@
 // Also: stale X locks after a crash are removed, and an Xvnc left over by a killed server is ended.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { constants, existsSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
-import { copyFile, mkdir, readdir, writeFile } from 'node:fs/promises';
-import { extname, join } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Log } from '../services.ts';
+import { DesktopHomes, type Account } from './desktop-homes.ts';
 import { findBinary, shortSocketPath } from './host.ts';
 import { RfbClient } from './rfb-client.ts';
 import { RfbDesktop } from './rfb-desktop.ts';
@@ -32,6 +32,8 @@ export type XvncOptions = {
   pointerToTerminal?: boolean;
   /** A sound server per desktop, streamed to viewers. @default whether PulseAudio is installed */
   sound?: boolean;
+  /** Run each desktop as its own user (needs root). @default whether the server runs as root */
+  isolate?: boolean;
 };
 
 // The desktop's processes stay in the server's process group, so that whoever kills the group (Ctrl+C in
@@ -90,7 +92,10 @@ export class XvncProvider {
   private apps: DesktopApp[];
   private base: number;
 
+  private homes: DesktopHomes;
+
   constructor(private options: XvncOptions) {
+    this.homes = new DesktopHomes(options.dataDir, options.log, options.isolate);
     this.width = options.width ?? 1280;
     this.height = options.height ?? 800;
     this.apps = options.apps ?? ['terminal', 'browser'];
@@ -98,32 +103,23 @@ export class XvncProvider {
   }
 
   homeOf(agentId: number): string {
-    return join(this.options.dataDir, 'desktops', `agent-${agentId}`);
+    return this.homes.homeOf(agentId);
   }
 
   /** Copies a file onto the agent's ~/Desktop (running or not), never over an existing file. */
-  async putFile(agentId: number, sourcePath: string, name: string): Promise<string> {
-    const dir = join(this.homeOf(agentId), 'Desktop');
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    const taken = new Set(await readdir(dir));
-    const ext = extname(name);
-    const stem = name.slice(0, name.length - ext.length);
-    let target = name;
-    for (let i = 1; taken.has(target); i++) target = `${stem} (${i})${ext}`;
-    const path = join(dir, target);
-    await copyFile(sourcePath, path, constants.COPYFILE_EXCL);
-    return path;
+  putFile(agentId: number, sourcePath: string, name: string): Promise<string> {
+    return this.homes.putFile(agentId, sourcePath, name);
   }
 
   async start(agentId: number): Promise<RfbDesktop> {
     if (!this.binary) throw new Error('Xvnc is not installed');
-    const home = this.homeOf(agentId);
-    await mkdir(join(home, 'Desktop'), { recursive: true, mode: 0o700 });
+    const home = await this.homes.prepare(agentId, ['Desktop', '.run']);
+    const user = this.homes.account(agentId) ?? {};
     this.endLeftover(home, agentId);
     const sock = socketPath(home);
     rmSync(sock, { force: true });
 
-    const { xvnc, display } = await this.launchXvnc(agentId, home, sock);
+    const { xvnc, display } = await this.launchXvnc(agentId, home, sock, user);
     const children: ChildProcess[] = [xvnc];
     let sound: DesktopSound | null = null;
     const env: NodeJS.ProcessEnv = {
@@ -148,16 +144,16 @@ export class XvncProvider {
     })());
     try {
       if (this.options.sound ?? DesktopSound.installed()) {
-        sound = await DesktopSound.start(home, this.options.log);
+        sound = await DesktopSound.start(home, join(home, '.run'), this.options.log, user);
         if (sound) {
           children.push(sound.server);
           Object.assign(env, sound.env);
         }
       }
-      const wm = await this.startWindowManager(env, home);
+      const wm = await this.startWindowManager(env, home, user);
       if (wm) children.push(wm);
       for (const app of this.apps) {
-        const child = this.startApp(app, env, home);
+        const child = this.startApp(app, env, home, user);
         if (child) children.push(child);
       }
       for (const child of children) LIVE.add(child);
@@ -185,12 +181,17 @@ export class XvncProvider {
     }
   }
 
-  private async launchXvnc(agentId: number, home: string, sock: string): Promise<{ xvnc: ChildProcess; display: number }> {
+  private async launchXvnc(agentId: number, home: string, sock: string, user: Partial<Account>): Promise<{ xvnc: ChildProcess; display: number }> {
     let lastError = '';
+    // Where X servers put their sockets; made here because one that is not root cannot make it right.
+    if (!existsSync('/tmp/.X11-unix')) {
+      mkdirSync('/tmp/.X11-unix', { mode: 0o1777 });
+      chmodSync('/tmp/.X11-unix', 0o1777);
+    }
     for (let attempt = 0; attempt < 20; attempt++) {
       const display = this.pickDisplay(agentId);
       // A cookie, so that other local users cannot open the X display (its socket is world-writable).
-      await writeFile(join(home, '.Xauthority'), xauthority(display), { mode: 0o600 });
+      await this.homes.writeFile(agentId, '.Xauthority', xauthority(display));
       const args = [
         `:${display}`,
         '-geometry', `${this.width}x${this.height}`, '-depth', '24',
@@ -202,13 +203,13 @@ export class XvncProvider {
         '-desktop', `agent-${agentId}`,
         '-auth', join(home, '.Xauthority'),
       ];
-      const xvnc = spawn(this.binary!, args, { cwd: home, stdio: ['ignore', 'ignore', 'pipe'] });
+      const xvnc = spawn(this.binary!, args, { cwd: home, stdio: ['ignore', 'ignore', 'pipe'], ...user });
       let stderr = '';
       xvnc.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
       const ready = await waitFor(() => existsSync(sock) && existsSync(X_SOCKET(display)), xvnc, 10_000);
       if (ready) {
         this.lastDisplay.set(agentId, display);
-        await writeFile(join(home, '.xvnc.pid'), `${xvnc.pid}\n${display}\n`);
+        await this.homes.writeFile(agentId, '.xvnc.pid', `${xvnc.pid}\n${display}\n`);
         return { xvnc, display };
       }
       await stopProcess(xvnc);
@@ -255,7 +256,7 @@ export class XvncProvider {
    * Starts the first window manager found and waits until it owns the screen: an xterm mapped at the same
    * moment as the WM stayed invisible in 4 of 4 trials. Readiness is the WM's _NET_SUPPORTING_WM_CHECK.
    */
-  private async startWindowManager(env: NodeJS.ProcessEnv, home: string): Promise<ChildProcess | null> {
+  private async startWindowManager(env: NodeJS.ProcessEnv, home: string, user: Partial<Account>): Promise<ChildProcess | null> {
     const half = Math.floor(this.width / 2);
     const wm = [
       // evilwm places windows without a user-given position under the pointer; pin Chromium's.
@@ -266,7 +267,7 @@ export class XvncProvider {
       this.options.log.info('desktop: no window manager found (install evilwm); windows get no focus handling');
       return null;
     }
-    const child = spawn(wm.bin, wm.args, { env, cwd: home, stdio: 'ignore' });
+    const child = spawn(wm.bin, wm.args, { env, cwd: home, stdio: 'ignore', ...user });
     child.on('error', () => {});
     const xprop = findBinary('xprop');
     if (!xprop) {
@@ -303,7 +304,7 @@ export class XvncProvider {
     }
   }
 
-  private startApp(app: DesktopApp, env: NodeJS.ProcessEnv, home: string): ChildProcess | null {
+  private startApp(app: DesktopApp, env: NodeJS.ProcessEnv, home: string, user: Partial<Account>): ChildProcess | null {
     if (app === 'terminal') {
       if (!findBinary('xterm')) return null;
       // DejaVu Sans Mono at 10 pt and 96 dpi: 8 x 17 px cells.
@@ -311,7 +312,7 @@ export class XvncProvider {
       const cols = Math.max(40, Math.floor((half - 12) / 8));
       const rows = Math.max(10, Math.floor((this.height - 12) / 17));
       const child = spawn('xterm', ['-fa', 'Monospace', '-fs', '10', '-title', 'Terminal', '-geometry', `${cols}x${rows}+4+4`], {
-        env, cwd: home, stdio: 'ignore',
+        env, cwd: home, stdio: 'ignore', ...user,
       });
       child.on('error', () => {});
       return child;
@@ -330,7 +331,7 @@ export class XvncProvider {
     // Chromium refuses to run as root without this; the desktop runs as the server's user.
     // (--test-type hides the infobar warning about that flag.)
     if (process.getuid?.() === 0) args.unshift('--no-sandbox', '--test-type');
-    const child = spawn(bin, args, { env, cwd: home, stdio: 'ignore' });
+    const child = spawn(bin, args, { env, cwd: home, stdio: 'ignore', ...user });
     child.on('error', () => {});
     return child;
   }

@@ -5,11 +5,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performAction } from '../../server/desktop/actions.ts';
+import { AGENT_UID_BASE } from '../../server/desktop/desktop-homes.ts';
 import { keysymsForText } from '../../server/desktop/keysyms.ts';
 import { createDesktopManager, type Desktops } from '../../server/desktop/manager.ts';
 import { decodeOwnPng } from '../../server/desktop/png.ts';
@@ -170,6 +171,50 @@ if (!HAVE_XVNC) {
         return n > 500;
       };
       await until(white, 5000, 'the white terminal window');
+    } finally {
+      await d.stop();
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+    }
+  });
+
+  xvnc('under root each desktop runs as its own user, shut out of the server\'s data and other agents\' homes', async () => {
+    if (process.getuid?.() !== 0) return console.log('  (per-agent users need a server running as root: skipped)');
+    const dir = mkdtempSync(join(tmpdir(), 'aw-isolation-'));
+    // Server data as a careless umask would leave it: world-readable.
+    mkdirSync(join(dir, 'pg'), { mode: 0o755 });
+    writeFileSync(join(dir, 'pg', 'secret'), 'server secret', { mode: 0o644 });
+    const source = join(dir, 'upload.txt');
+    writeFileSync(source, 'for agent 2 only', { mode: 0o600 });
+    const provider = new XvncProvider({ dataDir: dir, log: quiet, apps: ['terminal'], displayBase: 85 });
+    const otherFile = await provider.putFile(2, source, 'private.txt');
+    assert.is(statSync(otherFile).uid, AGENT_UID_BASE + 2);
+    const d = await provider.start(1);
+    try {
+      const home1 = provider.homeOf(1);
+      const [pid] = readFileSync(join(home1, '.xvnc.pid'), 'latin1').split('\n');
+      assert.match(readFileSync(`/proc/${pid}/status`, 'latin1'), new RegExp(`\\nUid:\\s+${AGENT_UID_BASE + 1}\\s`));
+      assert.is(statSync(dir).mode & 0o777, 0o711, 'the data directory lets agents through, not look');
+      assert.is(statSync(join(dir, 'pg')).mode & 0o777, 0o700);
+
+      const white = () => d.framebuffer().data[(100 * 1280 + 100) * 4] > 240;
+      await until(white, 5000, 'the terminal');
+      await d.typeText(`id -u > ~/Desktop/uid.txt; cat ${dir}/pg/secret ${otherFile} > ~/Desktop/leak.txt 2> ~/Desktop/err.txt\n`);
+      const err = join(home1, 'Desktop', 'err.txt');
+      await until(() => existsSync(err) && readFileSync(err, 'utf8').split('\n').length > 2, 8000, 'the shell to finish');
+      assert.is(readFileSync(join(home1, 'Desktop', 'uid.txt'), 'utf8'), `${AGENT_UID_BASE + 1}\n`);
+      assert.is(readFileSync(join(home1, 'Desktop', 'leak.txt'), 'utf8'), '');
+      assert.is(readFileSync(err, 'utf8').match(/Permission denied/g)?.length, 2, readFileSync(err, 'utf8'));
+
+      // A ~/Desktop the agent turned into a link is replaced, not followed, when a file arrives.
+      const victim = mkdtempSync(join(tmpdir(), 'aw-victim-'));
+      rmSync(join(home1, 'Desktop'), { recursive: true });
+      symlinkSync(victim, join(home1, 'Desktop'));
+      const put = await provider.putFile(1, source, 'dropped.txt');
+      assert.equal(readdirSync(victim), []);
+      assert.ok(lstatSync(join(home1, 'Desktop')).isDirectory());
+      assert.is(readFileSync(put, 'utf8'), 'for agent 2 only');
+      assert.is(statSync(put).uid, AGENT_UID_BASE + 1);
+      rmSync(victim, { recursive: true });
     } finally {
       await d.stop();
       rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
