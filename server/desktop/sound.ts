@@ -35,6 +35,17 @@ export class FrameAligner {
   }
 }
 
+export type SoundOptions = {
+  /** The desktop user's home and its private runtime directory (the server's own sockets go there). */
+  home: string;
+  runtime: string;
+  /** The desktop's environment (not the server's). */
+  env: NodeJS.ProcessEnv;
+  /** The desktop's uid and gid, when it runs as its own user. */
+  user?: { uid?: number; gid?: number };
+  log: Log;
+};
+
 export class DesktopSound {
   readonly mimetype = SOUND_MIMETYPE;
   private listeners = new Set<(chunk: Buffer) => void>();
@@ -55,7 +66,7 @@ export class DesktopSound {
   }
 
   /** Starts the desktop's sound server, or resolves null when it does not come up: no sound then. */
-  static async start(home: string, runtime: string, log: Log, user: { uid?: number; gid?: number } = {}): Promise<DesktopSound | null> {
+  static async start({ home, runtime, env: base, user = {}, log }: SoundOptions): Promise<DesktopSound | null> {
     const socket = shortSocketPath(home, '.pulse.sock');
     rmSync(socket, { force: true });
     const args = [
@@ -64,7 +75,7 @@ export class DesktopSound {
       '-L', `module-null-sink sink_name=desktop rate=${SOUND_RATE} channels=${SOUND_CHANNELS}`,
       '-L', `module-native-protocol-unix socket=${socket} auth-anonymous=1`,
     ];
-    const env = { ...process.env, HOME: home, XDG_RUNTIME_DIR: runtime, XDG_CONFIG_HOME: join(home, '.config') };
+    const env = { ...base, HOME: home, XDG_RUNTIME_DIR: runtime, XDG_CONFIG_HOME: join(home, '.config') };
     const server = spawn('pulseaudio', args, { env, cwd: home, stdio: ['ignore', 'ignore', 'pipe'], ...user });
     let stderr = '';
     server.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-2000)));

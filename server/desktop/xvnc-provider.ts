@@ -122,15 +122,7 @@ export class XvncProvider {
     const { xvnc, display } = await this.launchXvnc(agentId, home, sock, user);
     const children: ChildProcess[] = [xvnc];
     let sound: DesktopSound | null = null;
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      DISPLAY: `:${display}`,
-      HOME: home,
-      XAUTHORITY: join(home, '.Xauthority'),
-      LANG: process.env.LANG && /utf-?8/i.test(process.env.LANG) ? process.env.LANG : 'C.UTF-8',
-      XDG_CONFIG_HOME: join(home, '.config'),
-      XDG_CACHE_HOME: join(home, '.cache'),
-    };
+    const env: NodeJS.ProcessEnv = { ...desktopEnv(agentId, home), DISPLAY: `:${display}` };
     let stopping: Promise<void> | null = null;
     const stopAll = () => (stopping ??= (async () => {
       sound?.close();
@@ -144,7 +136,7 @@ export class XvncProvider {
     })());
     try {
       if (this.options.sound ?? DesktopSound.installed()) {
-        sound = await DesktopSound.start(home, join(home, '.run'), this.options.log, user);
+        sound = await DesktopSound.start({ home, runtime: join(home, '.run'), env: desktopEnv(agentId, home), user, log: this.options.log });
         if (sound) {
           children.push(sound.server);
           Object.assign(env, sound.env);
@@ -203,7 +195,7 @@ export class XvncProvider {
         '-desktop', `agent-${agentId}`,
         '-auth', join(home, '.Xauthority'),
       ];
-      const xvnc = spawn(this.binary!, args, { cwd: home, stdio: ['ignore', 'ignore', 'pipe'], ...user });
+      const xvnc = spawn(this.binary!, args, { cwd: home, env: desktopEnv(agentId, home), stdio: ['ignore', 'ignore', 'pipe'], ...user });
       let stderr = '';
       xvnc.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
       const ready = await waitFor(() => existsSync(sock) && existsSync(X_SOCKET(display)), xvnc, 10_000);
@@ -335,6 +327,27 @@ export class XvncProvider {
     child.on('error', () => {});
     return child;
   }
+}
+
+/**
+ * What a desktop's processes start with: nothing of the server's environment, which holds its secrets
+ * (model API keys, DATABASE_URL, ADMIN_PASSWORD), only what programs on a desktop expect.
+ */
+export function desktopEnv(agentId: number, home: string): NodeJS.ProcessEnv {
+  const lang = process.env.LANG && /utf-?8/i.test(process.env.LANG) ? process.env.LANG : 'C.UTF-8';
+  return {
+    PATH: process.env.PATH || '/usr/local/bin:/usr/bin:/bin',
+    HOME: home,
+    USER: `agent-${agentId}`,
+    LOGNAME: `agent-${agentId}`,
+    SHELL: '/bin/bash',
+    LANG: lang,
+    ...(process.env.TZ ? { TZ: process.env.TZ } : {}),
+    XAUTHORITY: join(home, '.Xauthority'),
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_RUNTIME_DIR: join(home, '.run'),
+  };
 }
 
 /** An Xauthority file with one MIT-MAGIC-COOKIE-1 for display n, valid from any host name (FamilyWild). */

@@ -185,6 +185,7 @@ if (!HAVE_XVNC) {
     writeFileSync(join(dir, 'pg', 'secret'), 'server secret', { mode: 0o644 });
     const source = join(dir, 'upload.txt');
     writeFileSync(source, 'for agent 2 only', { mode: 0o600 });
+    process.env.AW_TEST_SECRET = 'server-only-value';
     const provider = new XvncProvider({ dataDir: dir, log: quiet, apps: ['terminal'], displayBase: 85 });
     const otherFile = await provider.putFile(2, source, 'private.txt');
     assert.is(statSync(otherFile).uid, AGENT_UID_BASE + 2);
@@ -198,11 +199,16 @@ if (!HAVE_XVNC) {
 
       const white = () => d.framebuffer().data[(100 * 1280 + 100) * 4] > 240;
       await until(white, 5000, 'the terminal');
-      await d.typeText(`id -u > ~/Desktop/uid.txt; cat ${dir}/pg/secret ${otherFile} > ~/Desktop/leak.txt 2> ~/Desktop/err.txt\n`);
+      await d.typeText(`env > ~/Desktop/env.txt; id -u > ~/Desktop/uid.txt; cat ${dir}/pg/secret ${otherFile} > ~/Desktop/leak.txt 2> ~/Desktop/err.txt\n`);
       const err = join(home1, 'Desktop', 'err.txt');
       await until(() => existsSync(err) && readFileSync(err, 'utf8').split('\n').length > 2, 8000, 'the shell to finish');
       assert.is(readFileSync(join(home1, 'Desktop', 'uid.txt'), 'utf8'), `${AGENT_UID_BASE + 1}\n`);
       assert.is(readFileSync(join(home1, 'Desktop', 'leak.txt'), 'utf8'), '');
+      // Nor does the server's environment reach it (API keys, DATABASE_URL), not even through /proc.
+      const env = readFileSync(join(home1, 'Desktop', 'env.txt'), 'utf8');
+      assert.match(env, /^DISPLAY=:\d+$/m);
+      assert.not.match(env, /server-only-value/);
+      assert.not.match(readFileSync(`/proc/${pid}/environ`, 'latin1'), /server-only-value/);
       assert.is(readFileSync(err, 'utf8').match(/Permission denied/g)?.length, 2, readFileSync(err, 'utf8'));
 
       // A ~/Desktop the agent turned into a link is replaced, not followed, when a file arrives.
@@ -216,6 +222,7 @@ if (!HAVE_XVNC) {
       assert.is(statSync(put).uid, AGENT_UID_BASE + 1);
       rmSync(victim, { recursive: true });
     } finally {
+      delete process.env.AW_TEST_SECRET;
       await d.stop();
       rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
     }
