@@ -5,7 +5,7 @@ import type { AgentTextKey } from '../../../lib/api.ts';
 import { normalizeError } from '../../../lib/http.ts';
 import { Modal } from '../../../ui/modal.tsx';
 import { loadAgentTexts, saveAgentTexts, type AgentTexts } from './agent-texts.ts';
-import { EditorTabs, type Tab } from './editor-tabs.tsx';
+import { Tabs, type Tab } from '../../../ui/tabs.tsx';
 import { NotesEditor } from './notes-editor.tsx';
 
 const TABS: readonly Tab<AgentTextKey>[] = [
@@ -85,7 +85,7 @@ export function AgentEditorModal({ agentId, onClose, onSaved }: AgentEditorModal
       ) : (
         <div className="agent-editor">
           {saveError !== null && <p className="form-error" role="alert">{saveError}</p>}
-          <EditorTabs tabs={TABS} active={tab} onChange={setTab} tabId={tabId} panelId={panelId} label="Agent texts" />
+          <Tabs tabs={TABS} active={tab} onChange={setTab} tabId={tabId} panelId={panelId} label="Agent texts" listClass="editor-tabs" tabClass="editor-tab" />
           {/* Every panel stays mounted (hidden when inactive) so each text area keeps its own undo history. */}
           {TABS.map(({ key, label }) => (
             <div key={key} className="editor-panel" role="tabpanel" id={panelId(key)} aria-labelledby={tabId(key)} hidden={key !== tab}>

@@ -1,15 +1,16 @@
 // The 'Trace #{id}' modal (spec §2): a summary line, tabs parameters, request and response as
 // pretty JSON (the response tab also renders its content items readably), and a Close button.
 // Shared by the agent screen's traces panel and the LLM Traces page (which opens it on response).
-import { useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useId, useState } from 'react';
 import { tracePath, type Trace } from '../../../lib/traces-api.ts';
 import { useResource } from '../../../lib/use-resource.ts';
 import { Modal } from '../../../ui/modal.tsx';
+import { Tabs, type Tab } from '../../../ui/tabs.tsx';
 import { formatCost, formatDateTime, formatLatency, formatTokens, NO_DATA, prettyJson } from './format.ts';
 import { TraceContent } from './trace-content.tsx';
 
 export type TraceTab = 'parameters' | 'request' | 'response';
-const TABS: readonly TraceTab[] = ['parameters', 'request', 'response'];
+const TABS: readonly Tab<TraceTab>[] = (['parameters', 'request', 'response'] as const).map((key) => ({ key, label: key }));
 
 /** Traces never change once written: cache them for the visit and skip focus revalidation. */
 export const TRACE_RESOURCE = { freshFor: Number.POSITIVE_INFINITY, revalidateOnFocus: false } as const;
@@ -41,7 +42,16 @@ export function TraceModal({ traceId, initialTab = 'parameters', onClose, offlin
       {data && (
         <div className="trace-modal">
           <TraceSummary trace={data} offlineModel={offlineModel} />
-          <TabList active={tab} onChange={setTab} baseId={baseId} />
+          <Tabs
+            tabs={TABS}
+            active={tab}
+            onChange={setTab}
+            tabId={(key) => `${baseId}-tab-${key}`}
+            panelId={(key) => `${baseId}-panel-${key}`}
+            label="Trace parts"
+            listClass="trace-tabs"
+            tabClass="trace-tab"
+          />
           <div
             className="trace-tab-panel"
             role="tabpanel"
@@ -80,47 +90,5 @@ function TraceSummary({ trace, offlineModel }: { trace: Trace; offlineModel?: st
       <div><dt>Cost</dt><dd>{formatCost(trace.estimated_cost)}</dd></div>
       <div><dt>Latency</dt><dd>{formatLatency(trace.latency)}</dd></div>
     </dl>
-  );
-}
-
-// WAI-ARIA tabs with automatic activation (https://www.w3.org/WAI/ARIA/apg/patterns/tabs/).
-function TabList({ active, onChange, baseId }: { active: TraceTab; onChange: (tab: TraceTab) => void; baseId: string }) {
-  const refs = useRef(new Map<TraceTab, HTMLButtonElement>());
-  const onKeyDown = (event: KeyboardEvent) => {
-    const index = TABS.indexOf(active);
-    const last = TABS.length - 1;
-    const next =
-      event.key === 'ArrowRight' ? (index === last ? 0 : index + 1)
-      : event.key === 'ArrowLeft' ? (index === 0 ? last : index - 1)
-      : event.key === 'Home' ? 0
-      : event.key === 'End' ? last
-      : -1;
-    if (next < 0) return;
-    event.preventDefault();
-    onChange(TABS[next]);
-    refs.current.get(TABS[next])?.focus();
-  };
-  return (
-    <div className="trace-tabs" role="tablist" aria-label="Trace parts" onKeyDown={onKeyDown}>
-      {TABS.map((key) => (
-        <button
-          key={key}
-          ref={(el) => {
-            if (el) refs.current.set(key, el);
-            else refs.current.delete(key);
-          }}
-          type="button"
-          role="tab"
-          id={`${baseId}-tab-${key}`}
-          className="trace-tab"
-          aria-selected={key === active}
-          aria-controls={`${baseId}-panel-${key}`}
-          tabIndex={key === active ? 0 : -1}
-          onClick={() => onChange(key)}
-        >
-          {key}
-        </button>
-      ))}
-    </div>
   );
 }

@@ -4,7 +4,7 @@ import { useRef, type KeyboardEvent } from 'react';
 
 export type Tab<K extends string> = { key: K; label: string };
 
-type EditorTabsProps<K extends string> = {
+type TabsProps<K extends string> = {
   tabs: readonly Tab<K>[];
   active: K;
   onChange: (key: K) => void;
@@ -12,9 +12,12 @@ type EditorTabsProps<K extends string> = {
   tabId: (key: K) => string;
   panelId: (key: K) => string;
   label: string;
+  /** Class names of the list and of each tab (the editor and the trace modal style them apart). */
+  listClass: string;
+  tabClass: string;
 };
 
-export function EditorTabs<K extends string>({ tabs, active, onChange, tabId, panelId, label }: EditorTabsProps<K>) {
+export function Tabs<K extends string>({ tabs, active, onChange, tabId, panelId, label, listClass, tabClass }: TabsProps<K>) {
   const refs = useRef(new Map<K, HTMLButtonElement>());
 
   const onKeyDown = (event: KeyboardEvent) => {
@@ -33,7 +36,7 @@ export function EditorTabs<K extends string>({ tabs, active, onChange, tabId, pa
   };
 
   return (
-    <div className="editor-tabs" role="tablist" aria-label={label} onKeyDown={onKeyDown}>
+    <div className={listClass} role="tablist" aria-label={label} onKeyDown={onKeyDown}>
       {tabs.map((tab) => (
         <button
           key={tab.key}
@@ -44,7 +47,7 @@ export function EditorTabs<K extends string>({ tabs, active, onChange, tabId, pa
           type="button"
           role="tab"
           id={tabId(tab.key)}
-          className="editor-tab"
+          className={tabClass}
           aria-selected={tab.key === active}
           aria-controls={panelId(tab.key)}
           tabIndex={tab.key === active ? 0 : -1}
