@@ -2,7 +2,8 @@
 //   offline (default)  no settings
 //   anthropic          ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, ANTHROPIC_MODEL, ANTHROPIC_MAX_TOKENS,
 //                      ANTHROPIC_THINKING (off | adaptive | budget tokens), ANTHROPIC_COMPUTER_TOOL, ANTHROPIC_BETA
-//   openai             OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL, OPENAI_MAX_TOKENS, OPENAI_IMAGES (0 = text only)
+//   openai             OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL, OPENAI_MAX_TOKENS, OPENAI_IMAGES (0 = text only),
+//                      OPENAI_CONTEXT_TOKENS
 // A provider that cannot work (no API key) is refused at start with a message that says why.
 import { createAnthropic } from './anthropic.ts';
 import { createOffline } from './offline.ts';
@@ -35,6 +36,7 @@ export function chooseProvider(name: string, env: NodeJS.ProcessEnv = process.en
         apiKey: env.OPENAI_API_KEY || 'none',
         model: env.OPENAI_MODEL,
         maxTokens: positive(env.OPENAI_MAX_TOKENS),
+        contextTokens: positive(env.OPENAI_CONTEXT_TOKENS),
         images: env.OPENAI_IMAGES !== '0',
       });
     default:

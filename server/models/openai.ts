@@ -17,6 +17,8 @@ export type OpenAIOptions = {
   maxTokens?: number;
   /** Send screenshots to the model (false for text-only models). @default true */
   images?: boolean;
+  /** The served model's context window (local models vary). @default 32768 */
+  contextTokens?: number;
   retry?: RetryOptions;
 };
 
@@ -28,6 +30,7 @@ export function createOpenAI(options: OpenAIOptions): ModelProvider {
   return {
     name: 'openai',
     model: options.model,
+    contextTokens: options.contextTokens ?? 32_768,
     offline: false,
     async complete(request, signal) {
       const { body, parameters } = buildOpenAIRequest(options, request);

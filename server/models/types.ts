@@ -70,12 +70,17 @@ export type ModelResult = {
   latencyMs: number;
 };
 
+/** Claude's context window; OpenAI-compatible servers say theirs through OPENAI_CONTEXT_TOKENS. */
+export const DEFAULT_CONTEXT_TOKENS = 200_000;
+
 export type ModelProvider = {
   /** 'offline' | 'anthropic' | 'openai' */
   readonly name: string;
   readonly model: string;
   /** True for the built-in deterministic planner: the UI labels it. */
   readonly offline: boolean;
+  /** The model's context window in tokens. @default DEFAULT_CONTEXT_TOKENS */
+  readonly contextTokens?: number;
   complete(request: ModelRequest, signal?: AbortSignal): Promise<ModelResult>;
 };
 

@@ -3,10 +3,10 @@
 import type { Db } from '../db/db.ts';
 import type { Bus } from '../realtime/bus.ts';
 import type { Log } from '../services.ts';
-import { ModelError, isAbort, type AssistantBlock, type Message, type ModelProvider, type ToolResultBlock } from '../models/types.ts';
+import { DEFAULT_CONTEXT_TOKENS, ModelError, isAbort, type AssistantBlock, type Message, type ModelProvider, type ToolResultBlock } from '../models/types.ts';
 import { toolSet } from '../tools/index.ts';
 import { ToolInputError, type AgentInfo, type ToolContext } from '../tools/types.ts';
-import { INTERRUPTED_RESULT, keepRecentImages, type StoredToolCall } from './history.ts';
+import { fitContext, INTERRUPTED_RESULT, keepRecentImages, type StoredToolCall } from './history.ts';
 import { recordTrace } from './record.ts';
 import type { LiveStep, StepWriter } from './steps.ts';
 
@@ -73,6 +73,10 @@ export async function converse(
     await deps.checkpoint();
     for (const text of (await deps.newInput?.()) ?? []) addUserText(conversation, text);
 
+    // Room for the system prompt, the tool definitions and the answer: the messages get 70% of the window.
+    const max = Math.floor((deps.provider.contextTokens ?? DEFAULT_CONTEXT_TOKENS) * 0.7);
+    const fitted = fitContext(conversation, { max, target: Math.floor(max / 2), keepImages: KEEP_IMAGES });
+    if (fitted !== conversation) conversation.splice(0, conversation.length, ...fitted);
     const request = { system: deps.system, messages: keepRecentImages(conversation, KEEP_IMAGES), tools: definitions, computer: display };
     let result;
     try {

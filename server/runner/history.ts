@@ -1,8 +1,9 @@
 // The conversation a run sends to the model: the system prompt (ours + the agent's system
 // prompt, instructions and notes.md), the thread's steps replayed as messages (the model's own
-// content blocks, thinking signatures included, and the stored tool results), and only the most
-// recent screenshots.
+// content blocks, thinking signatures included, and the stored tool results), only the most
+// recent screenshots, and no more of the oldest turns than the model's context window holds.
 import type { AssistantBlock, Message, ToolResultBlock, UserBlock } from '../models/types.ts';
+import { estimateTokens } from '../models/estimate.ts';
 import { INTERRUPTED_PREFIX } from '../models/offline.ts';
 
 export type StoredToolCall = {
@@ -107,4 +108,42 @@ export function keepRecentImages(messages: Message[], keep = 3): Message[] {
     out.push({ role: 'user', content });
   }
   return out.reverse();
+}
+
+export const CONTEXT_NOTE = '[Earlier turns were left out to fit the context window; what the user wrote in them follows, if anything]';
+
+/**
+ * The messages as they are while they fit `max` tokens (estimated); else a copy cut down to `target`:
+ * the first message (the task) stays, older turns go from the front, and the kept part starts at an
+ * assistant turn so that every tool result still follows its tool_use. What the user wrote in the turns
+ * that go is kept, with a note on the cut. Cutting well below `max` keeps the prompt's prefix (and the
+ * model's prompt cache) the same for many turns after.
+ */
+export function fitContext(messages: Message[], { max, target = max, keepImages }: { max: number; target?: number; keepImages: number }): Message[] {
+  // Measured as sent: older screenshots are replaced by a note anyway.
+  const sizes = keepRecentImages(messages, keepImages).map((m) => estimateTokens(m.content));
+  let rest = sizes.reduce((a, b) => a + b, 0);
+  if (rest <= max || messages.length < 4) return messages;
+  rest -= sizes[0];
+  let cut = -1;
+  for (let i = 1; i < messages.length - 1; i++) {
+    if (messages[i].role === 'assistant' && i >= 3) {
+      cut = i;
+      if (sizes[0] + rest <= target) break;
+    }
+    rest -= sizes[i];
+  }
+  if (cut < 0) return messages;
+  const dropped = messages.slice(1, cut);
+  const userTexts = dropped
+    .filter((m) => m.role === 'user')
+    .flatMap((m) => blocks(m.content as string | UserBlock[]))
+    .filter((b): b is Extract<UserBlock, { type: 'text' }> => b.type === 'text' && b.text !== '[older screenshot removed]');
+  // After an earlier cut the first message is task, note, kept texts: one note, the texts in order.
+  const head = blocks(messages[0].content as string | UserBlock[]);
+  const noteAt = head.findIndex((b) => b.type === 'text' && b.text === CONTEXT_NOTE);
+  const task = noteAt < 0 ? head : head.slice(0, noteAt);
+  const kept = noteAt < 0 ? [] : head.slice(noteAt + 1);
+  const first: Message = { role: 'user', content: [...task, { type: 'text', text: CONTEXT_NOTE }, ...kept, ...userTexts] };
+  return [first, ...messages.slice(cut)];
 }

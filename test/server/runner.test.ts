@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { estimateTokens } from '../../server/models/estimate.ts';
 import { ModelError } from '../../server/models/types.ts';
 import { createOffline } from '../../server/models/offline.ts';
 import { RESTART_ERROR, type Runner } from '../../server/runner/runner.ts';
@@ -314,6 +315,30 @@ runs('input sent while a run is going reaches the model in the same run', async 
   release();
   await s.finished(t.id);
   assert.is((await s.steps(t.id)).at(-1).assistant_text, 'saw: yes');
+});
+
+runs('a long run fits the model\'s context window: the task stays, the oldest turns go', async () => {
+  // A 3,000-token window: messages may take 2,100; each turn below is ~500 tokens of text.
+  const turns = Array.from({ length: 12 }, (_, i) => [text('x'.repeat(2000)), toolUse(`w${i}`, 'notes', { action: 'read' })]);
+  const provider = { ...scripted([...turns, [text('done')]]), contextTokens: 3000 };
+  const s = await setup(provider);
+  const t = await s.send('the long task');
+  await s.play('run_all');
+  await s.finished(t.id);
+  assert.is(provider.requests.length, 13);
+  for (const [i, req] of provider.requests.entries()) {
+    const tokens = estimateTokens(req.messages.map((m) => m.content));
+    assert.ok(tokens <= 2100, `request ${i + 1}: ${tokens} tokens`);
+    const first = req.messages[0].content;
+    assert.match(typeof first === 'string' ? first : (first[0] as { text: string }).text, /^the long task/);
+  }
+  const last = provider.requests.at(-1)!.messages;
+  assert.is(JSON.stringify(last[0]).split('Earlier turns were left out').length, 2, 'one note, however many cuts');
+  assert.ok(JSON.stringify(last).includes('"w11"'), 'the newest turn is there');
+  assert.not.ok(JSON.stringify(last).includes('"w0"'), 'the oldest is not');
+  // The steps themselves keep everything: only what is sent is cut.
+  const calls = (await s.steps(t.id)).flatMap((step: any) => step.tool_calls.map((c: any) => c.id));
+  assert.equal(calls, turns.map((_, i) => `w${i}`));
 });
 
 runs('deleting a thread during its run ends the run quietly; the agent is not left running', async () => {
