@@ -95,6 +95,32 @@ list('cost_by_day groups the filtered traces by UTC day', async () => {
   assert.equal(days, [{ day: '2030-01-04', cost: 0.01, count: 1 }, { day: '2030-01-05', cost: 0.51, count: 2 }]);
 });
 
+list('cost_by_day by owner and name reads daily sums that follow every insert, change and delete', async () => {
+  const s = await setup();
+  const { db } = (await testServer()).services;
+  const days = async (query = '', token = s.alice.token) => (await s.get(`/api/llm_traces/cost_by_day${query}`, token)).body;
+  // The same answer as summing the traces themselves (a time filter takes that path).
+  const raw = await days(`?created_at_from=${encodeURIComponent('2000-01-01 00:00')}`);
+  assert.equal(await days(), raw);
+  assert.equal(raw.map((d: any) => [d.day, d.count]), [['2030-01-01', 1], ['2030-01-02', 1], ['2030-01-03', 1], ['2030-01-04', 1], ['2030-01-05', 2]]);
+  assert.equal(await days(`?thread_name=${encodeURIComponent(`Sub: ${s.tag} helper`)}`), [{ day: '2030-01-05', cost: 0.5, count: 1 }]);
+
+  await db.query('UPDATE llm_traces SET estimated_cost = 0.25 WHERE id = $1', [s.a[0]]);
+  await db.query(`UPDATE llm_traces SET created_at = '2030-01-09 08:00:00+00' WHERE id = $1`, [s.a[1]]);
+  await db.query('DELETE FROM llm_traces WHERE id = $1', [s.a[2]]);
+  const after = await days();
+  assert.equal(after.map((d: any) => [d.day, d.cost, d.count]), [
+    ['2030-01-01', 0.25, 1], ['2030-01-04', 0.01, 1], ['2030-01-05', 0.51, 2], ['2030-01-09', 0.01, 1],
+  ]);
+  assert.equal(after, await days(`?created_at_from=${encodeURIComponent('2000-01-01 00:00')}`));
+
+  // An account that goes takes its traces and its sums with it.
+  const admin = await adminToken();
+  assert.is((await days(`?owner_id=${s.bob.id}`, admin)).length, 1);
+  await db.query('DELETE FROM users WHERE id = $1', [s.bob.id]);
+  assert.equal(await days(`?owner_id=${s.bob.id}`, admin), []);
+});
+
 const lookups = suite('traces: owners, thread names, one trace');
 
 lookups('owners: an admin gets every owner with traces, a user only themself', async () => {

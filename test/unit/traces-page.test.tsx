@@ -9,7 +9,7 @@ import LlmTracesScreen, { LlmTracesPage } from '../../src/screens/llm-traces/llm
 import {
   DATE_ERROR, EMPTY_DRAFT, ID_ERROR, ID_ORDER_ERROR, localToUtcMinute, parseFilters,
 } from '../../src/screens/llm-traces/trace-filters.ts';
-import { dayLabel, fillDays, niceCeil } from '../../src/screens/llm-traces/cost-chart.tsx';
+import { dayLabel, daysBetween, fillDays, niceCeil } from '../../src/ui/day-chart.tsx';
 
 // --- fakes
 
@@ -139,13 +139,21 @@ filters.run();
 const chart = suite('cost chart: helpers');
 
 chart('fills the days up to the last with zeros, a week at least', () => {
-  assert.equal(fillDays(COST).map((p) => `${p.day}:${p.cost}`), [
+  const points = COST.map((p) => ({ day: p.day, value: p.cost, count: p.count }));
+  assert.equal(fillDays(points).map((p) => `${p.day}:${p.value}`), [
     '2025-02-26:0', '2025-02-27:0', '2025-02-28:0', '2025-03-01:0.5', '2025-03-02:0', '2025-03-03:0', '2025-03-04:1.25',
   ]);
-  const month = fillDays([{ day: '2025-01-01', cost: 1, count: 1 }, { day: '2025-01-31', cost: 2, count: 2 }]);
+  const month = fillDays([{ day: '2025-01-01', value: 1, count: 1 }, { day: '2025-01-31', value: 2, count: 2 }]);
   assert.is(month.length, 31);
   assert.is(month[0].day, '2025-01-01');
   assert.equal(fillDays([]), []);
+});
+
+chart('daysBetween spans a whole period, days without data at zero', () => {
+  const feb = daysBetween([{ day: '2024-02-10', value: 3 }], '2024-02-01', '2024-02-29');
+  assert.is(feb.length, 29);
+  assert.equal(feb[9], { day: '2024-02-10', value: 3 });
+  assert.equal(feb[28], { day: '2024-02-29', value: 0, count: 0 });
 });
 
 chart('rounds axis maxima up to 1, 2 or 5 × 10^n', () => {
@@ -311,16 +319,17 @@ page('shows No traces found. for an empty result', async () => {
 page('draws the cost chart with an accessible title and description', async () => {
   const { api } = traceApi();
   await renderScreen(api, <LlmTracesPage isAdmin debounceMs={0} />);
-  const svg = document.querySelector('svg.cost-chart-svg')!;
+  const svg = document.querySelector('svg.day-chart-svg')!;
   assert.is(svg.getAttribute('role'), 'img');
   const [titleId, descId] = svg.getAttribute('aria-labelledby')!.split(' ');
   assert.is(document.getElementById(titleId)!.textContent, 'Estimated cost per day');
   assert.match(document.getElementById(descId)!.textContent!, 'Feb 26 to Mar 4: $1.75 in total over 7 calls.');
+  assert.match(text(), 'Cost per day$1.75 in total over 7 calls');
   assert.match(document.getElementById(descId)!.textContent!, '2025-03-04: $1.25, 5 calls.');
-  assert.is(svg.querySelectorAll('rect.cost-chart-bar').length, 7);
-  assert.match(document.querySelector('.cost-chart-days')!.textContent!, 'Feb 26');
-  assert.match(document.querySelector('.cost-chart-days')!.textContent!, 'Mar 4');
-  assert.match(document.querySelector('.cost-chart-axis')!.textContent!, '$2.00');
+  assert.is(svg.querySelectorAll('rect.day-chart-bar').length, 7);
+  assert.match(document.querySelector('.day-chart-days')!.textContent!, 'Feb 26');
+  assert.match(document.querySelector('.day-chart-days')!.textContent!, 'Mar 4');
+  assert.match(document.querySelector('.day-chart-axis')!.textContent!, '$2.00');
 });
 
 page.run();

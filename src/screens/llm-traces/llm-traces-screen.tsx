@@ -10,6 +10,7 @@ import {
 import { useDebouncedValue } from '../../lib/use-debounced-value.ts';
 import { useIsAdmin } from '../../lib/use-is-admin.ts';
 import { useResource } from '../../lib/use-resource.ts';
+import { Pager } from '../../ui/pager.tsx';
 import { TraceModal } from '../agent/traces/trace-modal.tsx';
 import { CostChart } from './cost-chart.tsx';
 import { EMPTY_DRAFT, parseFilters, type FilterDraft } from './trace-filters.ts';
@@ -101,15 +102,7 @@ export function LlmTracesPage({ isAdmin, debounceMs = FILTER_DEBOUNCE_MS }: LlmT
         {!shown && !list.error && <p className="page-message" role="status">Loading traces…</p>}
         {shown && !list.error && <TracesTable rows={shown.traces} onOpen={setOpenId} busy={list.isValidating} />}
 
-        <nav className="llm-traces-pager" aria-label="Pages">
-          <button type="button" className="button button-small" onClick={() => goTo(page - 1)} disabled={page <= 1}>
-            Prev
-          </button>
-          <span>Page {page} / {totalPages}</span>
-          <button type="button" className="button button-small" onClick={() => goTo(page + 1)} disabled={page >= totalPages}>
-            Next
-          </button>
-        </nav>
+        <Pager page={page} totalPages={totalPages} onPage={goTo} className="llm-traces-pager" />
       </section>
 
       {openId !== null && (
