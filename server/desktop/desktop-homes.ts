@@ -3,16 +3,16 @@
 // runs can write only in its home and cannot read the server's database and keys, the uploads, or other
 // agents' homes. For that the data directory is opened for traversal only (0711) and everything else in
 // it is closed (0700). The agent owns its home, so the server never follows a link inside it: it replaces
-// what it needs there, and copies files onto ~/Desktop as the agent. Not root: desktops run as the
-// server's own user, like anything else it starts.
-import { spawn } from 'node:child_process';
+// what it needs there, and copies files onto ~/Desktop as the agent (with the desktop's environment, not
+// the server's). Not root: desktops run as the server's own user, like anything else it starts.
 import { constants, createReadStream, lstatSync, readdirSync, statSync } from 'node:fs';
 import { chmod, copyFile, lchown, lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, extname, join, resolve } from 'node:path';
 import type { Log } from '../services.ts';
+import { desktopEnv, spawnForDesktop, type Account } from './agent-process.ts';
 
 export const AGENT_UID_BASE = 1_000_000;
-export type Account = { uid: number; gid: number };
+export type { Account };
 
 export class DesktopHomes {
   /** Whether desktops run as per-agent users. */
@@ -68,7 +68,7 @@ export class DesktopHomes {
     for (let i = 1; taken.has(target); i++) target = `${stem} (${i})${ext}`;
     const path = join(dir, target);
     const account = this.account(agentId);
-    if (account) await writeAs(account, path, sourcePath);
+    if (account) await writeAs(account, desktopEnv(agentId, this.homeOf(agentId)), path, sourcePath);
     else await copyFile(sourcePath, path, constants.COPYFILE_EXCL);
     return path;
   }
@@ -125,9 +125,9 @@ function statMode(path: string): number | null {
 }
 
 /** Copies a file as another user: it can only write where that user may (set -C: never over a file). */
-function writeAs(account: Account, path: string, sourcePath: string): Promise<void> {
+function writeAs(account: Account, env: NodeJS.ProcessEnv, path: string, sourcePath: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn('/bin/sh', ['-c', 'set -C; cat > "$1"', 'sh', path], { ...account, stdio: ['pipe', 'ignore', 'pipe'] });
+    const child = spawnForDesktop(account, '/bin/sh', ['-c', 'set -C; cat > "$1"', 'sh', path], { env, stdio: ['pipe', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
     child.once('error', reject);

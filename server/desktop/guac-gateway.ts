@@ -10,8 +10,10 @@
 // - clipboard both ways as UTF-8 blobs (the client library's string helpers mangle non-BMP text);
 // - the desktop's sound, when it has any, as one raw PCM `audio` stream per viewer; audio that would wait
 //   behind a backlog is dropped (late sound is worthless), and a viewer that refuses the type gets none;
-// - mouse, keys and clipboard are taken only from the viewer holding control: enforced here.
+// - mouse, keys and clipboard are taken only from the viewer holding control: enforced here; the
+//   controller's mouse and keys are also emitted as 'input' (agentId, DesktopInput) for recordings.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import type { WebSocket } from 'ws';
 import { HttpError } from '../http/errors.ts';
 import type { Services } from '../services.ts';
@@ -20,7 +22,7 @@ import { DesktopUnavailable } from './none-provider.ts';
 import { encodePngAsync } from './png.ts';
 import { coalesce } from './rects.ts';
 import type { Copy } from './rfb-desktop.ts';
-import type { Desktop, DesktopManager, Rect } from './types.ts';
+import type { Desktop, DesktopInput, DesktopManager, Rect } from './types.ts';
 
 /** The tunnel's WebSocket path; the ticket is in the path because the client appends '?' + its data. */
 export const TUNNEL_PATH = /^\/api\/desktop\/tunnel\/([A-Za-z0-9_-]{16,128})\/?$/;
@@ -57,17 +59,18 @@ export const AUDIO_STREAM = 1001;
 const MOVE_EVENT_MS = 100;
 const KEY_EVENT_MS = 250;
 
-export class GuacGateway {
+export class GuacGateway extends EventEmitter<{ input: [agentId: number, input: DesktopInput] }> {
   private tickets = new Map<string, Ticket>();
   private sessions = new Map<Desktop, DesktopSession>();
   readonly options: Required<GatewayOptions>;
 
   constructor(
-    private manager: DesktopManager,
+    private manager: Pick<DesktopManager, 'acquire'>,
     readonly publish: (topic: string, payload: unknown) => void,
     readonly log: (msg: string) => void,
     options: GatewayOptions = {},
   ) {
+    super();
     this.options = {
       frameInterval: options.frameInterval ?? 66,
       nopInterval: options.nopInterval ?? 5000,
@@ -472,6 +475,7 @@ class Viewer {
     const moved = !this.desktop.cursor || this.desktop.cursor().x !== x || this.desktop.cursor().y !== y;
     this.mask = mask;
     this.desktop.pointer(x, y, mask);
+    this.gateway.emit('input', this.desktop.agentId, { kind: 'mouse', x, y, mask, at: Date.now(), userId: this.userId });
     const fx = frac(x, width);
     const fy = frac(y, height);
     const now = Date.now();
@@ -492,6 +496,7 @@ class Viewer {
     if (!down && pressed !== '0' && pressed !== 'false') throw new GuacProtocolError('key: pressed must be 1 or 0');
     this.desktop.key(keysym, down);
     const now = Date.now();
+    this.gateway.emit('input', this.desktop.agentId, { kind: 'key', keysym, down, at: now, userId: this.userId });
     if (down && now - this.lastKeyEvent >= KEY_EVENT_MS) {
       this.lastKeyEvent = now;
       const c = this.desktop.cursor?.() ?? { x: 0, y: 0 };
@@ -552,7 +557,8 @@ const gateways = new WeakMap<Services, GuacGateway>();
 export function gatewayFor(services: Services): GuacGateway {
   let gw = gateways.get(services);
   if (!gw) {
-    gw = new GuacGateway(services.desktops, (topic, payload) => services.bus.publish(topic, payload), services.log.error);
+    // Looked up per tunnel, not captured: tests swap services.desktops for their own manager.
+    gw = new GuacGateway({ acquire: (agentId) => services.desktops.acquire(agentId) }, (topic, payload) => services.bus.publish(topic, payload), services.log.error);
     gateways.set(services, gw);
   }
   return gw;

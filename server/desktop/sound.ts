@@ -2,10 +2,12 @@
 // reach it through PULSE_SERVER (a socket in the agent's home, which is 0700), and while anyone listens
 // parec reads the sink's monitor as raw 16-bit stereo PCM — the format Guacamole's RawAudioPlayer plays.
 // The monitor streams zeros when nothing plays; silence is not passed on, so an idle desktop sends none.
-import { spawn, type ChildProcess } from 'node:child_process';
+// Both run as the desktop's user: the socket is in the agent's home, so whatever answers there is the agent's.
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Log } from '../services.ts';
+import { spawnForDesktop, type Account } from './agent-process.ts';
 import { findBinary, shortSocketPath } from './host.ts';
 
 export const SOUND_RATE = 44100;
@@ -42,7 +44,7 @@ export type SoundOptions = {
   /** The desktop's environment (not the server's). */
   env: NodeJS.ProcessEnv;
   /** The desktop's uid and gid, when it runs as its own user. */
-  user?: { uid?: number; gid?: number };
+  account: Account | null;
   log: Log;
 };
 
@@ -53,7 +55,7 @@ export class DesktopSound {
   private retry: NodeJS.Timeout | null = null;
   private closed = false;
 
-  private constructor(readonly server: ChildProcess, readonly socket: string, private log: Log) {
+  private constructor(readonly server: ChildProcess, readonly socket: string, private log: Log, private account: Account | null, private processEnv: NodeJS.ProcessEnv) {
     server.once('exit', (code, signal) => {
       if (!this.closed) log.error(`desktop sound: PulseAudio exited (${signal ?? code}); the desktop is silent now`);
       this.close();
@@ -66,7 +68,7 @@ export class DesktopSound {
   }
 
   /** Starts the desktop's sound server, or resolves null when it does not come up: no sound then. */
-  static async start({ home, runtime, env: base, user = {}, log }: SoundOptions): Promise<DesktopSound | null> {
+  static async start({ home, runtime, env: base, account, log }: SoundOptions): Promise<DesktopSound | null> {
     const socket = shortSocketPath(home, '.pulse.sock');
     rmSync(socket, { force: true });
     const args = [
@@ -76,7 +78,7 @@ export class DesktopSound {
       '-L', `module-native-protocol-unix socket=${socket} auth-anonymous=1`,
     ];
     const env = { ...base, HOME: home, XDG_RUNTIME_DIR: runtime, XDG_CONFIG_HOME: join(home, '.config') };
-    const server = spawn('pulseaudio', args, { env, cwd: home, stdio: ['ignore', 'ignore', 'pipe'], ...user });
+    const server = spawnForDesktop(account, 'pulseaudio', args, { env, cwd: home, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     server.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-2000)));
     const failed = new Promise<false>((resolve) => {
@@ -89,7 +91,7 @@ export class DesktopSound {
       log.error(`desktop sound: PulseAudio did not start: ${stderr.trim().split('\n').at(-1) || 'no socket within 5 s'}`);
       return null;
     }
-    return new DesktopSound(server, socket, log);
+    return new DesktopSound(server, socket, log, account, env);
   }
 
   /** What the desktop's programs need in their environment to play here. */
@@ -117,7 +119,7 @@ export class DesktopSound {
       `--server=unix:${this.socket}`, '--device=desktop.monitor', '--raw', '--format=s16le',
       `--rate=${SOUND_RATE}`, `--channels=${SOUND_CHANNELS}`, '--latency-msec=40',
     ];
-    const child = spawn('parec', args, { stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawnForDesktop(this.account, 'parec', args, { env: this.processEnv, stdio: ['ignore', 'pipe', 'ignore'] });
     this.capture = child;
     const frames = new FrameAligner();
     child.stdout!.on('data', (data: Buffer) => {

@@ -43,6 +43,15 @@ export interface Desktop extends EventEmitter {
   readonly sound?: DesktopSoundSource;
 }
 
+/**
+ * One input event of the viewer holding control, as the gateway forwards it to the desktop (its 'input'
+ * event): pointer position in screen pixels with the RFB button mask, or an X11 keysym going down or up.
+ * `at` is Date.now() when it arrived; `userId` is the viewer's user.
+ */
+export type DesktopInput =
+  | { kind: 'mouse'; x: number; y: number; mask: number; at: number; userId: number }
+  | { kind: 'key'; keysym: number; down: boolean; at: number; userId: number };
+
 export interface DesktopSoundSource {
   /** e.g. 'audio/L16;rate=44100,channels=2' (Guacamole's raw PCM types). */
   readonly mimetype: string;

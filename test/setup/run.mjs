@@ -5,7 +5,7 @@ import { parse } from 'uvu/parse';
 import { run } from 'uvu/run';
 
 const [dir = 'test', pattern] = process.argv.slice(2);
-const { suites } = await parse(dir, pattern, { ignore: /setup|helpers/ });
+const { suites } = await parse(dir, pattern, { ignore: /setup|helpers|fixtures/ });
 globalThis.__teardown = [];
 await run(suites);
 for (const fn of globalThis.__teardown.reverse()) await fn();

@@ -1,0 +1,139 @@
+// What an agent's desktop could do to the server, tried as the agent would: read the server's secrets out of
+// /proc while a file is dropped, keep a process alive past the desktop's stop, and plant FIFOs, links and huge
+// files where the server reads. Per-agent users need a server running as root (CI runs as root).
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { desktopEnv, processesOf } from '../../server/desktop/agent-process.ts';
+import { AGENT_UID_BASE, DesktopHomes } from '../../server/desktop/desktop-homes.ts';
+import { findBinary } from '../../server/desktop/host.ts';
+import { alive } from '../../server/desktop/x-displays.ts';
+import { XvncProvider } from '../../server/desktop/xvnc-provider.ts';
+
+const isolation = suite('desktop isolation: the agent as an attacker');
+const ROOT = process.getuid?.() === 0;
+const HAVE_XVNC = !!findBinary('Xvnc');
+const quiet = { info: () => {}, error: (m: string) => process.env.TEST_VERBOSE && console.error(m) };
+
+async function until(test: () => boolean | Promise<boolean>, ms: number, what: string) {
+  const deadline = Date.now() + ms;
+  while (!(await test())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Needs root for per-agent users; on CI (root, .ci/run) a missing precondition is a failure. */
+function needs(condition: boolean, what: string): boolean {
+  if (condition) return true;
+  if (process.env.CI) assert.unreachable(`${what} on CI`);
+  console.log(`  (${what}: skipped)`);
+  return false;
+}
+
+const asAgent = (agentId: number, home: string, script: string, extraEnv: Record<string, string> = {}): ChildProcess =>
+  spawn('/bin/sh', ['-c', script], {
+    uid: AGENT_UID_BASE + agentId, gid: AGENT_UID_BASE + agentId, env: { ...desktopEnv(agentId, home), ...extraEnv }, stdio: 'ignore', detached: true,
+  });
+
+isolation('a program watching /proc while a file is dropped on its desktop finds none of the server\'s secrets', async () => {
+  if (!needs(ROOT, 'per-agent users need root')) return;
+  const dir = mkdtempSync(join(tmpdir(), 'aw-drop-watch-'));
+  const homes = new DesktopHomes(dir, quiet, true);
+  const home = await homes.prepare(1);
+  const seen = join(home, 'seen.txt');
+  // The watcher copies the environment of every process of its uid it can read, other than its own kind.
+  const watcher = asAgent(1, home, `
+    while [ ! -e "$HOME/stop" ]; do
+      for e in /proc/[0-9]*/environ; do
+        if [ -r "$e" ] && ! tr '\\0' '\\n' < "$e" 2>/dev/null | grep -q '^WATCHER=1$'; then
+          { echo "== $e"; tr '\\0' '\\n' < "$e"; } >> "$HOME/seen.txt" 2>/dev/null
+        fi
+      done
+    done`, { WATCHER: '1' });
+  process.env.AW_CANARY_SECRET = 'canary-4f1d9c';
+  const source = join(dir, 'slow-source');
+  await new Promise((resolve, reject) => execFile('mkfifo', [source], (err) => (err ? reject(err) : resolve(null))));
+  try {
+    // The drop reads from a FIFO the test feeds only once the watcher has seen the copying process.
+    const drop = homes.putFile(1, source, 'drop.txt');
+    await until(() => existsSync(seen) && /^== /m.test(readFileSync(seen, 'latin1')), 15_000, 'the watcher to read the helper\'s environment');
+    writeFileSync(source, 'dropped while watched\n');
+    const put = await drop;
+    assert.is(readFileSync(put, 'utf8'), 'dropped while watched\n');
+    const observed = readFileSync(seen, 'latin1');
+    assert.match(observed, new RegExp(`^HOME=${home}$`, 'm'), 'the copying process runs with the desktop\'s environment');
+    assert.not.match(observed, /canary-4f1d9c/);
+    for (const name of ['DATABASE_URL', 'ADMIN_PASSWORD', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'AW_CANARY_SECRET']) {
+      assert.not.match(observed, new RegExp(`^${name}=`, 'm'), name);
+    }
+  } finally {
+    delete process.env.AW_CANARY_SECRET;
+    writeFileSync(join(home, 'stop'), '');
+    watcher.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+  }
+});
+
+isolation('stopping a desktop ends every process of the agent\'s uid, also jobs it started on its own', async () => {
+  if (!needs(ROOT, 'per-agent users need root') || !needs(HAVE_XVNC, 'Xvnc is not installed')) return;
+  const dir = mkdtempSync(join(tmpdir(), 'aw-stop-all-'));
+  const provider = new XvncProvider({ dataDir: dir, log: quiet, apps: ['terminal'], displayBase: 640, sound: false });
+  const desktop = await provider.start(3);
+  const uid = AGENT_UID_BASE + 3;
+  try {
+    // A background job of its own (setsid: another session and process group than anything the server started).
+    const job = asAgent(3, provider.homeOf(3), 'setsid sleep 600 & wait');
+    job.unref();
+    await until(() => processesOf(uid).some((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1').startsWith('sleep\x00600')), 5000, 'the job');
+    const before = processesOf(uid);
+    assert.ok(before.length >= 3, `Xvnc, the window manager, the terminal and the job: ${before.length}`);
+    await desktop.stop();
+    assert.equal(processesOf(uid), []);
+    assert.ok(before.every((pid) => !alive(pid)));
+  } finally {
+    await desktop.stop();
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+  }
+});
+
+isolation('Chromium on a desktop keeps its sandbox when the machine allows user namespaces', async () => {
+  if (!needs(ROOT, 'per-agent users need root') || !needs(HAVE_XVNC, 'Xvnc is not installed')) return;
+  if (!findBinary('chromium')) return console.log('  (Chromium is not installed: skipped)');
+  const probe = spawn('unshare', ['--user', '--pid', '--net', '--fork', 'true'], { uid: AGENT_UID_BASE + 4, gid: AGENT_UID_BASE + 4, env: { PATH: process.env.PATH } });
+  const namespaces = await new Promise<boolean>((resolve) => (probe.once('error', () => resolve(false)), probe.once('exit', (code) => resolve(code === 0))));
+  const dir = mkdtempSync(join(tmpdir(), 'aw-sandbox-'));
+  const provider = new XvncProvider({ dataDir: dir, log: quiet, apps: ['browser', 'terminal'], displayBase: 660, sound: false });
+  const desktop = await provider.start(4);
+  try {
+    const browsers = () => processesOf(AGENT_UID_BASE + 4).map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1')).filter((c) => /chrom/i.test(c.split('\0')[0]));
+    await until(() => browsers().length > 0, 15_000, 'Chromium');
+    const flags = browsers()[0].split('\0');
+    assert.is(flags.includes('--no-sandbox'), !namespaces, `user namespaces ${namespaces ? 'work' : 'do not work'} here; flags: ${flags.join(' ')}`);
+  } finally {
+    await desktop.stop();
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+  }
+});
+
+isolation('FIFOs, links and huge files planted at the X locks and at ~/.xvnc.pid hold up no start or stop', async () => {
+  if (!needs(HAVE_XVNC, 'Xvnc is not installed')) return;
+  // In a child process with a deadline: a server frozen by a FIFO fails here instead of hanging.
+  const child = spawn(process.execPath, ['--import', './test/setup/register.mjs', 'test/server/fixtures/planted-locks.ts', '680'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const code = await new Promise<number | null>((resolve) => {
+    const timer = setTimeout(() => (child.kill('SIGKILL'), resolve(null)), 120_000);
+    child.once('exit', (c) => (clearTimeout(timer), resolve(c)));
+  });
+  assert.is(code, 0, `the planted files froze or broke the desktop: ${out.slice(-2000)}`);
+  const result = JSON.parse(out.trim().split('\n').at(-1)!);
+  assert.equal(result.claimed, [true, true, true], 'each planted lock is no X server\'s: the display is free');
+  assert.equal(result.displays, [680, 680], 'the first display is used, start after start');
+});
+
+isolation.run();
