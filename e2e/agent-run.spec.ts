@@ -4,12 +4,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { ADMIN, screenshotBothThemes, signIn } from './fixtures.ts';
+import { accessToken, ADMIN, screenshotBothThemes, signIn } from './fixtures.ts';
 
 const DATA_DIR = process.env.E2E_DATA_DIR!;
 
 async function adminApi(page: Page) {
-  const { token } = await (await page.request.post('/api/auth/token')).json();
+  const token = await accessToken(page);
   const headers = { Authorization: `Bearer ${token}` };
   return {
     get: async (path: string) => (await page.request.get(`/api${path}`, { headers })).json(),

@@ -6,20 +6,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { ADMIN, screenshotBothThemes, signUp } from './fixtures.ts';
+import { accessToken, ADMIN, screenshotBothThemes, signUp } from './fixtures.ts';
 
 const DATA_DIR = process.env.E2E_DATA_DIR!;
 const desktopFile = (agentId: number, name: string) => join(DATA_DIR, 'desktops', `agent-${agentId}`, 'Desktop', name);
 
-async function userToken(page: Page): Promise<string> {
-  const res = await page.request.post('/api/auth/token');
-  expect(res.ok()).toBe(true);
-  return (await res.json()).token;
-}
-
 async function newUserWithAgent(page: Page, request: APIRequestContext, name: string) {
   await signUp(page);
-  const token = await userToken(page);
+  const token = await accessToken(page);
   const me = await (await page.request.get('/api/users/me', { headers: { Authorization: `Bearer ${token}` } })).json();
   const admin = await (await request.post('/api/auth/sign-in', { data: ADMIN })).json();
   const res = await request.post('/api/agents/', { data: { name }, headers: { Authorization: `Bearer ${admin.token}`, 'X-Impersonate-User-Id': String(me.id) } });
@@ -216,13 +210,13 @@ test('a desktop that goes away comes back in the view by itself', async ({ page,
   const frame = page.locator('.live-frame');
   await expect(frame).toHaveAttribute('data-state', 'connected', { timeout: 30_000 });
   // Kill the agent's Xvnc the hard way (what a crash looks like).
-  const [pid] = readFileSync(join(DATA_DIR, 'desktops', `agent-${agent.id}`, '.xvnc.pid'), 'latin1').split('\n');
+  const [pid] = readFileSync(join(DATA_DIR, 'run', `xvnc-agent-${agent.id}.pid`), 'latin1').split('\n');
   process.kill(Number(pid), 'SIGKILL');
   await expect(frame).not.toHaveAttribute('data-state', 'connected', { timeout: 10_000 });
   await expect(page.getByText('Connecting')).toBeVisible();
   await screenshotBothThemes(page, 'live-desktop-connecting');
   await expect(frame).toHaveAttribute('data-state', 'connected', { timeout: 30_000 });
-  const [again] = readFileSync(join(DATA_DIR, 'desktops', `agent-${agent.id}`, '.xvnc.pid'), 'latin1').split('\n');
+  const [again] = readFileSync(join(DATA_DIR, 'run', `xvnc-agent-${agent.id}.pid`), 'latin1').split('\n');
   expect(again).not.toBe(pid);
 });
 

@@ -2,7 +2,16 @@
 import { expect, type Page } from '@playwright/test';
 
 export const ADMIN = { email: 'admin@e2e.local', password: 'e2e-admin-password' };
+
+/** How the journeys launch Debian's Chromium (playwright.config.ts); specs needing more flags add to it. */
+export const CHROMIUM = {
+  executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+};
 export const PASSWORD = 'e2e user password';
+/** The server's SMTP intake (e2e/mail.spec.ts sends to it): a fixed port, as E2E_PORT is. */
+export const E2E_SMTP_PORT = Number(process.env.E2E_SMTP_PORT || 2593);
+export const E2E_MAIL_DOMAIN = 'mail.e2e.test';
 
 let n = 0;
 export function uniqueEmail(prefix = 'user'): string {
@@ -31,6 +40,14 @@ export async function signOut(page: Page): Promise<void> {
   await page.getByRole('button', { name: /^Profile:/ }).click();
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page.getByRole('button', { name: 'Sign in', exact: true })).toBeVisible();
+}
+
+/** An access token for the signed-in page: page.request shares its refresh cookie. The sign-in
+ * endpoints take JSON only (login CSRF), hence the empty JSON body. */
+export async function accessToken(page: Page): Promise<string> {
+  const res = await page.request.post('/api/auth/token', { data: {} });
+  expect(res.ok(), `token: ${res.status()}`).toBe(true);
+  return ((await res.json()) as { token: string }).token;
 }
 
 /** Saves a screenshot of the current screen in light and in dark theme (test-results/screens). */

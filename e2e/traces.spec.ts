@@ -1,16 +1,14 @@
 // LLM traces: an admin's agent answers on the offline model, and its model calls show on the
 // LLM Traces page (filters, paging, the detail modal on the response tab).
 import { expect, test, type Page } from '@playwright/test';
-import { ADMIN, screenshotBothThemes, signIn } from './fixtures.ts';
+import { accessToken, ADMIN, screenshotBothThemes, signIn } from './fixtures.ts';
 
 type Json = Record<string, unknown>;
 type TraceRow = { id: number; thread_id: number | null; thread_name: string | null; model: string | null };
 
 /** Calls the API as the signed-in user: the access token comes from the page's refresh cookie. */
 async function apiAs(page: Page) {
-  const res = await page.request.post('/api/auth/token');
-  expect(res.ok()).toBeTruthy();
-  const { token } = (await res.json()) as { token: string };
+  const token = await accessToken(page);
   const headers = { Authorization: `Bearer ${token}` };
   const call = async <T>(method: 'GET' | 'POST', path: string, data?: Json): Promise<T> => {
     const response = await page.request.fetch(`/api${path}`, { method, headers, data });

@@ -6,7 +6,8 @@ import { HttpError } from '../http/errors.ts';
 import type { TokenIssuer } from './tokens.ts';
 import { findUser, type User } from './users.ts';
 
-export type Identity = { user: User; realUser: User };
+/** Who asks; sessionId and expiresAt (ms) come from the access token, for sockets that outlive a request. */
+export type Identity = { user: User; realUser: User; sessionId: number | null; expiresAt: number };
 export const IMPERSONATE_HEADER = 'x-impersonate-user-id';
 
 export class Auth {
@@ -15,22 +16,24 @@ export class Auth {
   async identify(req: IncomingMessage, options: { allowQueryToken?: boolean } = {}): Promise<Identity> {
     const token = bearer(req) ?? (options.allowQueryToken ? queryToken(req) : null);
     if (!token) throw unauthorized();
-    let sub: number;
+    let claims: Awaited<ReturnType<TokenIssuer['verify']>>;
     try {
-      sub = Number((await this.tokens.verify(token)).sub);
+      claims = await this.tokens.verify(token);
     } catch {
       throw unauthorized('Invalid or expired token');
     }
+    const sub = Number(claims.sub);
     const realUser = Number.isInteger(sub) ? await findUser(this.db, sub) : null;
     if (!realUser) throw unauthorized('Invalid or expired token');
+    const session = { sessionId: Number.isInteger(claims.sid) ? (claims.sid as number) : null, expiresAt: claims.exp * 1000 };
 
     const raw = header(req, IMPERSONATE_HEADER) ?? (options.allowQueryToken ? new URL(req.url ?? '/', 'http://x').searchParams.get('impersonate') : null);
-    if (!raw) return { user: realUser, realUser };
+    if (!raw) return { user: realUser, realUser, ...session };
     if (realUser.role !== 'admin') throw new HttpError(403, 'Impersonation is for admins only');
     const id = Number(raw);
     const user = /^\d+$/.test(raw) ? await findUser(this.db, id) : null;
     if (!user) throw new HttpError(404, 'Impersonated user not found');
-    return { user, realUser };
+    return { user, realUser, ...session };
   }
 }
 

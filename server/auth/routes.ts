@@ -1,28 +1,49 @@
-// The built-in sign-in provider: sign-up, sign-in, token (from the refresh cookie), sign-out.
+// The built-in sign-in provider: sign-up, sign-in, token (from the refresh cookie), sign-out. Every call here
+// sets or reads the refresh cookie, so each one must come from our own pages (JSON, same origin).
+// Guessing is limited three ways, each attempt counted before its password is checked: per account and
+// address (locked after 10 failures), per address (50), and per account from anywhere (slowed, never
+// closed, so nobody can lock the admin out from elsewhere).
 import type { IncomingMessage } from 'node:http';
-import type { Api, Ctx } from '../http/api.ts';
+import type { Api, Ctx, Handler } from '../http/api.ts';
 import { HttpError, invalid } from '../http/errors.ts';
+import { requireSameSiteJson } from '../http/origin.ts';
+import { MAX_PASSWORD, passwordProblem } from './password-policy.ts';
 import { verifyPassword } from './passwords.ts';
 import { RateLimiter } from './rate-limit.ts';
-import { createSession, deleteSession, readCookie, REFRESH_COOKIE, sessionCookie, sessionUserId } from './sessions.ts';
+import { createSession, deleteSession, findSession, readCookie, REFRESH_COOKIE, sessionCookie, sessionEndedTopic } from './sessions.ts';
 import { createUser, findUser, findUserByEmail, validEmail } from './users.ts';
 
-const MIN_PASSWORD = 8;
-const MAX_PASSWORD = 256;
 const WRONG = 'Invalid email or password';
+const WINDOW_MS = 15 * 60_000;
+/** Account-wide failures before each further attempt is slowed, and how much at most. */
+const FREE_FAILURES = 10;
+const MAX_SLOWDOWN_MS = 5000;
 
-export function registerAuthRoutes(api: Api, options: { signup: 'open' | 'closed' }) {
-  // Failed sign-ins count against the address and the account; sign-ups only against the address.
-  const perAddress = new RateLimiter(50, 15 * 60_000);
-  const perAccount = new RateLimiter(10, 15 * 60_000);
-  const signUps = new RateLimiter(300, 60 * 60_000);
+export type SignInLimits = { perPair: RateLimiter; perAddress: RateLimiter; perAccount: RateLimiter; signUps: RateLimiter };
 
-  api.post('/auth/sign-up', async (ctx) => {
+export function signInLimits(): SignInLimits {
+  return {
+    perPair: new RateLimiter(10, WINDOW_MS),
+    perAddress: new RateLimiter(50, WINDOW_MS),
+    perAccount: new RateLimiter(Number.MAX_SAFE_INTEGER, WINDOW_MS),
+    signUps: new RateLimiter(300, 60 * 60_000),
+  };
+}
+
+export function registerAuthRoutes(api: Api, options: { signup: 'open' | 'closed'; publicUrl: string | null; limits?: SignInLimits }) {
+  const { perPair, perAddress, perAccount, signUps } = options.limits ?? signInLimits();
+  const post = (path: string, handler: Handler) =>
+    api.post(path, (ctx) => {
+      requireSameSiteJson(ctx.req, options.publicUrl);
+      return handler(ctx);
+    }, 'public');
+
+  post('/auth/sign-up', async (ctx) => {
     if (options.signup === 'closed') throw new HttpError(403, 'Sign-up is closed');
     const { email, password } = credentials(await ctx.body());
-    if (password.length < MIN_PASSWORD) throw invalid('password', `Password must be at least ${MIN_PASSWORD} characters`);
-    limit(signUps, `ip:${address(ctx.req)}`);
-    signUps.hit(`ip:${address(ctx.req)}`);
+    const problem = passwordProblem(password, email);
+    if (problem) throw invalid('password', problem);
+    limit(signUps.take(`ip:${address(ctx.req)}`));
     const db = ctx.services.db;
     if (await findUserByEmail(db, email)) throw new HttpError(409, 'An account with this email already exists');
     const user = await createUser(db, email, password).catch((err) => {
@@ -30,48 +51,55 @@ export function registerAuthRoutes(api: Api, options: { signup: 'open' | 'closed
       throw err;
     });
     return signedIn(ctx, user);
-  }, 'public');
+  });
 
-  api.post('/auth/sign-in', async (ctx) => {
+  post('/auth/sign-in', async (ctx) => {
     const { email, password } = credentials(await ctx.body());
-    const ipKey = `ip:${address(ctx.req)}`;
-    const accountKey = `account:${email.toLowerCase()}`;
-    limit(perAddress, ipKey);
-    limit(perAccount, accountKey);
+    const from = address(ctx.req);
+    const account = `account:${email.toLowerCase()}`;
+    const pair = `${account}|ip:${from}`;
+    // Counted first: 40 guesses sent at once meet the limit just like 40 in a row.
+    limit(perPair.retryAfter(pair) || perAddress.retryAfter(`ip:${from}`));
+    perPair.hit(pair);
+    perAddress.hit(`ip:${from}`);
+    const earlier = perAccount.count(account);
+    perAccount.hit(account);
+    if (earlier >= FREE_FAILURES) await sleep(Math.min(MAX_SLOWDOWN_MS, 250 * (earlier - FREE_FAILURES + 1)));
     const user = await findUserByEmail(ctx.services.db, email);
     // Same answer and the same scrypt cost whether or not the account exists.
     const ok = await verifyPassword(password, user?.password_hash);
-    if (!user || !ok) {
-      perAddress.hit(ipKey);
-      perAccount.hit(accountKey);
-      throw new HttpError(401, WRONG);
-    }
-    perAccount.reset(accountKey);
+    if (!user || !ok) throw new HttpError(401, WRONG);
+    perPair.reset(pair);
+    perAccount.reset(account);
+    perAddress.refund(`ip:${from}`);
     return signedIn(ctx, user);
-  }, 'public');
+  });
 
-  api.post('/auth/token', async (ctx) => {
+  post('/auth/token', async (ctx) => {
     const cookie = readCookie(ctx.req, REFRESH_COOKIE);
-    const userId = cookie ? await sessionUserId(ctx.services.db, cookie) : null;
-    const user = userId ? await findUser(ctx.services.db, userId) : null;
+    const session = cookie ? await findSession(ctx.services.db, cookie) : null;
+    const user = session ? await findUser(ctx.services.db, session.user_id) : null;
     if (!user) {
       if (cookie) ctx.headers['Set-Cookie'] = sessionCookie(ctx.req, null);
       throw new HttpError(401, 'Authentication required', ctx.headers);
     }
-    return { token: await ctx.services.auth.tokens.sign(user) };
-  }, 'public');
+    return { token: await ctx.services.auth.tokens.sign(user, session!.id) };
+  });
 
-  api.post('/auth/sign-out', async (ctx) => {
+  post('/auth/sign-out', async (ctx) => {
     const cookie = readCookie(ctx.req, REFRESH_COOKIE);
-    if (cookie) await deleteSession(ctx.services.db, cookie);
+    const ended = cookie ? await deleteSession(ctx.services.db, cookie) : null;
+    // Its sockets close now, on every server instance, instead of streaming on until their token expires.
+    if (ended) ctx.services.bus.publish(sessionEndedTopic(ended.id), { session_id: ended.id });
     ctx.headers['Set-Cookie'] = sessionCookie(ctx.req, null);
     return null;
-  }, 'public');
+  });
 }
 
 async function signedIn(ctx: Ctx, user: { id: number; role: string; email: string }) {
-  ctx.headers['Set-Cookie'] = sessionCookie(ctx.req, await createSession(ctx.services.db, user.id));
-  return { token: await ctx.services.auth.tokens.sign(user) };
+  const session = await createSession(ctx.services.db, user.id);
+  ctx.headers['Set-Cookie'] = sessionCookie(ctx.req, session.token);
+  return { token: await ctx.services.auth.tokens.sign(user, session.id) };
 }
 
 function credentials(body: Record<string, unknown>): { email: string; password: string } {
@@ -82,11 +110,19 @@ function credentials(body: Record<string, unknown>): { email: string; password: 
   return { email: email.trim(), password };
 }
 
-function limit(limiter: RateLimiter, key: string) {
-  const wait = limiter.retryAfter(key);
+function limit(wait: number) {
   if (wait > 0) throw new HttpError(429, 'Too many sign-in attempts. Try again later.', { 'Retry-After': String(wait) });
 }
 
-function address(req: IncomingMessage): string {
-  return req.socket.remoteAddress ?? 'unknown';
+/** The client's address; IPv6 clients by their /64, which one host usually has whole. */
+export function address(req: IncomingMessage): string {
+  const raw = (req.socket.remoteAddress ?? 'unknown').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '').replace(/%.*$/, '');
+  if (!raw.includes(':')) return raw;
+  const [head, tail] = raw.split('::');
+  const front = head ? head.split(':') : [];
+  const back = tail ? tail.split(':') : [];
+  const groups = tail === undefined ? front : [...front, ...Array(Math.max(0, 8 - front.length - back.length)).fill('0'), ...back];
+  return `${groups.slice(0, 4).map((g) => parseInt(g || '0', 16).toString(16)).join(':')}::/64`;
 }
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -8,23 +8,35 @@ const SESSION_DAYS = 30;
 
 const hash = (token: string) => createHash('sha256').update(token).digest('base64url');
 
-export async function createSession(db: Db, userId: number): Promise<string> {
+export type Session = { id: number; user_id: number };
+
+/** A new session; the cookie value is returned, only its hash is stored. */
+export async function createSession(db: Db, userId: number): Promise<{ token: string; id: number }> {
   const token = randomBytes(32).toString('base64url');
-  await db.query(
-    `INSERT INTO auth_sessions (user_id, token_hash, expires_at) VALUES ($1, $2, now() + interval '${SESSION_DAYS} days')`,
+  const row = await db.one<{ id: number }>(
+    `INSERT INTO auth_sessions (user_id, token_hash, expires_at) VALUES ($1, $2, now() + interval '${SESSION_DAYS} days') RETURNING id`,
     [userId, hash(token)]);
-  return token;
+  return { token, id: row!.id };
 }
 
-export async function sessionUserId(db: Db, token: string): Promise<number | null> {
-  const row = await db.one<{ user_id: number }>(
-    'SELECT user_id FROM auth_sessions WHERE token_hash = $1 AND expires_at > now()', [hash(token)]);
-  return row?.user_id ?? null;
+export async function findSession(db: Db, token: string): Promise<Session | null> {
+  return db.one<Session>('SELECT id, user_id FROM auth_sessions WHERE token_hash = $1 AND expires_at > now()', [hash(token)]);
 }
 
-export async function deleteSession(db: Db, token: string): Promise<void> {
-  await db.query('DELETE FROM auth_sessions WHERE token_hash = $1 OR expires_at < now()', [hash(token)]);
+export async function sessionAlive(db: Db, id: number): Promise<boolean> {
+  return !!(await db.one('SELECT 1 FROM auth_sessions WHERE id = $1 AND expires_at > now()', [id]));
 }
+
+/** Ends the cookie's session (and sweeps expired ones); returns the ended session, if there was one. */
+export async function deleteSession(db: Db, token: string): Promise<Session | null> {
+  const rows = await db.query<Session & { token_hash: string }>(
+    'DELETE FROM auth_sessions WHERE token_hash = $1 OR expires_at < now() RETURNING id, user_id, token_hash', [hash(token)]);
+  const ended = rows.find((r) => r.token_hash === hash(token));
+  return ended ? { id: ended.id, user_id: ended.user_id } : null;
+}
+
+/** The bus topic on which a session's end is announced (its sockets close). */
+export const sessionEndedTopic = (sessionId: number) => `session:${sessionId}:ended`;
 
 export function readCookie(req: IncomingMessage, name: string): string | null {
   for (const part of (req.headers.cookie ?? '').split(';')) {

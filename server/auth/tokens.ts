@@ -6,7 +6,7 @@ import type { Db } from '../db/db.ts';
 export const ACCESS_TOKEN_SECONDS = 15 * 60;
 const ALG = 'ES256';
 
-export type TokenClaims = { sub: string; role: string; email: string };
+export type TokenClaims = { sub: string; role: string; email: string; exp: number; sid?: number };
 
 export class TokenIssuer {
   private constructor(
@@ -39,8 +39,9 @@ export class TokenIssuer {
     );
   }
 
-  sign(user: { id: number; role: string; email: string }, seconds = ACCESS_TOKEN_SECONDS): Promise<string> {
-    return new SignJWT({ role: user.role, email: user.email })
+  /** An access token; `sid` names the sign-in session it came from (its sockets end with it). */
+  sign(user: { id: number; role: string; email: string }, sid?: number, seconds = ACCESS_TOKEN_SECONDS): Promise<string> {
+    return new SignJWT({ role: user.role, email: user.email, ...(sid ? { sid } : {}) })
       .setProtectedHeader({ alg: ALG, kid: this.kid, typ: 'JWT' })
       .setSubject(String(user.id))
       .setIssuer(this.issuer)

@@ -1,12 +1,15 @@
 // WebSocket endpoints: the agent message feed, the agent action feed and the thread hub.
 // Sockets authenticate before the upgrade completes; a refused socket is closed with a
 // 44xx code whose reason says why (browsers cannot read an HTTP status on a failed upgrade).
+// A feed or hub socket lives only as long as its token and its sign-in session: it closes with 4401 when
+// the token expires or the session signs out (the client reconnects with a fresh token, if it has one).
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Services } from '../services.ts';
 import { HttpError } from '../http/errors.ts';
 import { ownedAgentId } from '../domain/access.ts';
+import { sessionAlive, sessionEndedTopic } from '../auth/sessions.ts';
 import { PUBSUB_PROTOCOL, serveHubConnection, THREAD_HUB } from './pubsub-hub.ts';
 import { desktopTunnel, TUNNEL_PATH } from '../desktop/guac-gateway.ts';
 
@@ -71,10 +74,25 @@ export function createSocketServer(services: Services) {
     attach(await accept(req, socket, head));
   }
 
-  async function feedHandler(req: IncomingMessage, kind: string, id: number): Promise<(ws: WebSocket) => void> {
-    const { user } = await services.auth.identify(req, { allowQueryToken: true });
-    const agentId = await ownedAgentId(services.db, user, id);
+  /** Refuses a token of a signed-out session; closes the socket when the token expires or the session ends. */
+  async function whileSignedIn(sessionId: number | null, expiresAt: number): Promise<(ws: WebSocket) => void> {
+    if (sessionId !== null && !(await sessionAlive(services.db, sessionId))) throw new HttpError(401, 'Signed out');
     return (ws) => {
+      const timer = setTimeout(() => ws.close(4401, 'Token expired'), Math.min(2 ** 31 - 1, Math.max(0, expiresAt - Date.now())));
+      const off = sessionId === null ? () => {} : services.bus.subscribe(sessionEndedTopic(sessionId), () => ws.close(4401, 'Signed out'));
+      ws.once('close', () => {
+        clearTimeout(timer);
+        off();
+      });
+    };
+  }
+
+  async function feedHandler(req: IncomingMessage, kind: string, id: number): Promise<(ws: WebSocket) => void> {
+    const { user, sessionId, expiresAt } = await services.auth.identify(req, { allowQueryToken: true });
+    const agentId = await ownedAgentId(services.db, user, id);
+    const watch = await whileSignedIn(sessionId, expiresAt);
+    return (ws) => {
+      watch(ws);
       const unsubscribe = services.bus.subscribe(`agent:${agentId}:${kind}`, (event) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(event)));
       ws.on('close', unsubscribe);
       ws.on('message', () => {}); // the feeds are one-way; client frames are ignored
@@ -88,7 +106,11 @@ export function createSocketServer(services: Services) {
       throw new HttpError(401, 'Invalid or expired access token');
     });
     const roles = Array.isArray(claims.role) ? (claims.role as string[]) : [];
-    return (ws) => serveHubConnection(ws, services.bus, claims.sub, roles);
+    const watch = await whileSignedIn(Number.isInteger(claims.sid) ? (claims.sid as number) : null, claims.exp * 1000);
+    return (ws) => {
+      watch(ws);
+      serveHubConnection(ws, services.bus, claims.sub, roles);
+    };
   }
 
   return {

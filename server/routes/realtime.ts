@@ -1,8 +1,9 @@
 // POST /api/realtime/negotiate → {url, group}: a hub address with a short-lived token that
-// may join exactly that thread's group (docs/protocols.md §1.4).
-import type { IncomingMessage } from 'node:http';
+// may join exactly that thread's group (docs/protocols.md §1.4). The URL's origin is PUBLIC_URL, else the
+// Host header when it names this server, never a Host some client made up.
 import { idParam, type Api } from '../http/api.ts';
 import { invalid } from '../http/errors.ts';
+import { socketOrigin } from '../http/origin.ts';
 import { ownedThread } from '../domain/access.ts';
 import { threadGroup, THREAD_HUB } from '../realtime/pubsub-hub.ts';
 import { hubAudience } from '../realtime/sockets.ts';
@@ -16,13 +17,10 @@ export function registerRealtimeRoutes(api: Api) {
     const threadId = idParam(String(body.thread_id ?? ''), 'Thread not found');
     await ownedThread(ctx.services.db, ctx.user, threadId);
     const group = threadGroup(threadId);
-    const token = await ctx.services.auth.tokens.signFor(hubAudience(THREAD_HUB), String(ctx.user.id),
-      { role: [`webpubsub.joinLeaveGroup.${group}`] }, HUB_TOKEN_SECONDS);
-    return { url: `${socketOrigin(ctx.req)}/api/realtime/client/hubs/${THREAD_HUB}?access_token=${token}`, group };
+    // The hub socket ends with the sign-in session, like the agent feeds.
+    const claims = { role: [`webpubsub.joinLeaveGroup.${group}`], ...(ctx.sessionId ? { sid: ctx.sessionId } : {}) };
+    const token = await ctx.services.auth.tokens.signFor(hubAudience(THREAD_HUB), String(ctx.user.id), claims, HUB_TOKEN_SECONDS);
+    const origin = socketOrigin(ctx.req, { publicUrl: ctx.services.config.publicUrl, port: ctx.services.port });
+    return { url: `${origin}/api/realtime/client/hubs/${THREAD_HUB}?access_token=${token}`, group };
   });
-}
-
-function socketOrigin(req: IncomingMessage): string {
-  const secure = (req.socket as { encrypted?: boolean }).encrypted || req.headers['x-forwarded-proto'] === 'https';
-  return `${secure ? 'wss' : 'ws'}://${req.headers.host ?? 'localhost'}`;
 }

@@ -19,6 +19,8 @@ type AuthApi = AuthState & {
 
 const AuthContext = createContext<AuthApi | null>(null);
 const RENEW_BEFORE_MS = 60_000;
+/** The server takes sign-in calls only as JSON (no other site can send that without a CORS preflight). */
+const JSON_HEADERS = { 'Content-Type': 'application/json' };
 
 let token: string | null = null;
 let renewing: Promise<string | null> | null = null;
@@ -34,7 +36,7 @@ function expiresAt(jwt: string): number {
 
 /** Asks the server for a fresh access token from the refresh cookie; null when signed out. */
 function renewToken(): Promise<string | null> {
-  renewing ??= fetch('/api/auth/token', { method: 'POST', credentials: 'same-origin' })
+  renewing ??= fetch('/api/auth/token', { method: 'POST', credentials: 'same-origin', headers: JSON_HEADERS })
     .then(async (res) => (token = res.ok ? ((await res.json()) as { token: string }).token : null))
     .catch(() => token)
     .finally(() => (renewing = null));
@@ -50,7 +52,7 @@ async function credentialCall(path: string, email: string, password: string): Pr
   const res = await fetch(`/api/auth/${path}`, {
     method: 'POST',
     credentials: 'same-origin',
-    headers: { 'Content-Type': 'application/json' },
+    headers: JSON_HEADERS,
     body: JSON.stringify({ email, password }),
   });
   const body = await res.json().catch(() => ({}));
@@ -92,7 +94,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       await loadMe();
     },
     signOut: async () => {
-      await fetch('/api/auth/sign-out', { method: 'POST', credentials: 'same-origin' }).catch(() => {});
+      await fetch('/api/auth/sign-out', { method: 'POST', credentials: 'same-origin', headers: JSON_HEADERS }).catch(() => {});
       token = null;
       localStorage.removeItem('impersonateUserId');
       setState({ status: 'signed-out' });

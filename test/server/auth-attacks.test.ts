@@ -1,0 +1,184 @@
+// Sign-in tried as an attacker would: parallel guessing, locking the admin out from elsewhere, weak
+// passwords, cross-site sign-in (login CSRF), a made-up Host header, and sockets that outlive their token
+// or their session.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { request } from 'node:http';
+import { call, newAgent, newUser, openSocket, testServer, uniqueEmail } from './helpers.ts';
+
+type Raw = { status: number; body: any; headers: Record<string, string | string[] | undefined> };
+
+/** A request from a chosen local address (127.0.0.0/8 is all loopback on Linux), or with headers fetch will not send. */
+async function raw(path: string, options: { body?: string; headers?: Record<string, string>; from?: string; method?: string } = {}): Promise<Raw> {
+  const { url } = await testServer();
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method: options.method ?? 'POST', localAddress: options.from, headers: options.headers }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : null, headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+const json = (body: object, from?: string, headers: Record<string, string> = {}) =>
+  ({ body: JSON.stringify(body), from, headers: { 'Content-Type': 'application/json', ...headers } });
+
+// ---
+
+const guessing = suite('sign-in: guessing');
+
+guessing('40 parallel wrong passwords for one account from one address: 10 answers 401, the other 30 are 429', async () => {
+  const email = uniqueEmail('parallel');
+  await call('/api/auth/sign-up', { body: { email, password: 'right password here' } });
+  const replies = await Promise.all(Array.from({ length: 40 }, () => raw('/api/auth/sign-in', json({ email, password: 'wrong guess!' }, '127.0.0.3'))));
+  const count = (status: number) => replies.filter((r) => r.status === status).length;
+  assert.is(count(401), 10);
+  assert.is(count(429), 30);
+  assert.ok(replies.filter((r) => r.status === 429).every((r) => Number(r.headers['retry-after']) > 0));
+  // That address stays locked out of the account, even with the right password.
+  assert.is((await raw('/api/auth/sign-in', json({ email, password: 'right password here' }, '127.0.0.3'))).status, 429);
+});
+
+guessing('a lockout from one address does not lock the account: its owner signs in from another, slowed but not refused', async () => {
+  const email = uniqueEmail('victim');
+  await call('/api/auth/sign-up', { body: { email, password: 'the owners password' } });
+  for (let i = 0; i < 12; i++) await raw('/api/auth/sign-in', json({ email, password: 'attacker guess' }, '127.0.0.4'));
+  assert.is((await raw('/api/auth/sign-in', json({ email, password: 'attacker guess' }, '127.0.0.4'))).status, 429);
+  const started = Date.now();
+  const owner = await raw('/api/auth/sign-in', json({ email, password: 'the owners password' }, '127.0.0.5'));
+  assert.is(owner.status, 200);
+  assert.type(owner.body.token, 'string');
+  assert.ok(Date.now() - started >= 200, 'the account-wide failures slow the next attempt down');
+  // A success clears the slowdown for the next time.
+  const again = Date.now();
+  assert.is((await raw('/api/auth/sign-in', json({ email, password: 'the owners password' }, '127.0.0.5'))).status, 200);
+  assert.ok(Date.now() - again < 2000);
+});
+
+guessing('an address guessing across many accounts is stopped after 50 failures; right passwords do not use up its allowance', async () => {
+  const from = '127.0.0.6';
+  const email = uniqueEmail('sprayed');
+  await call('/api/auth/sign-up', { body: { email, password: 'sprayed but fine' } });
+  for (let i = 0; i < 5; i++) assert.is((await raw('/api/auth/sign-in', json({ email, password: 'sprayed but fine' }, from))).status, 200);
+  const statuses = await Promise.all(Array.from({ length: 55 }, (_, i) => raw('/api/auth/sign-in', json({ email: uniqueEmail(`spray${i}`), password: 'password guess' }, from)).then((r) => r.status)));
+  assert.is(statuses.filter((s) => s === 401).length, 50);
+  assert.is(statuses.filter((s) => s === 429).length, 5);
+});
+
+guessing.run();
+
+// ---
+
+const passwords = suite('sign-up: passwords');
+
+passwords('blank, one repeated character, the most common passwords and the e-mail address itself are refused with 422', async () => {
+  const email = uniqueEmail('weak');
+  for (const password of ['        ', '12345678', 'Password123', 'qwertyuiop', 'zzzzzzzzzz', email.toUpperCase()]) {
+    const res = await call('/api/auth/sign-up', { body: { email, password } });
+    assert.is(res.status, 422, password);
+    assert.equal(res.body.detail[0].loc, ['body', 'password']);
+    assert.type(res.body.detail[0].msg, 'string');
+  }
+  assert.match((await call('/api/auth/sign-up', { body: { email, password: '12345678' } })).body.detail[0].msg, /too common/);
+  assert.match((await call('/api/auth/sign-up', { body: { email, password: '          ' } })).body.detail[0].msg, /blank/);
+  // Nothing was created along the way; a decent password works.
+  assert.is((await call('/api/auth/sign-up', { body: { email, password: 'plum kettle 1987' } })).status, 200);
+});
+
+passwords.run();
+
+// ---
+
+const csrf = suite('sign-in: only from our own pages');
+
+csrf('a text/plain body (what a cross-site form can send) is refused with 415 and sets no cookie', async () => {
+  const email = uniqueEmail('csrf');
+  for (const path of ['/api/auth/sign-up', '/api/auth/sign-in']) {
+    const res = await raw(path, { body: JSON.stringify({ email, password: 'plum kettle 1987' }), headers: { 'Content-Type': 'text/plain' } });
+    assert.is(res.status, 415, path);
+    assert.is(res.body.detail, 'Content-Type must be application/json');
+    assert.is(res.headers['set-cookie'], undefined);
+  }
+  assert.is((await call('/api/auth/sign-in', { body: { email, password: 'plum kettle 1987' } })).status, 401, 'no account was made');
+  assert.is((await raw('/api/auth/token', { headers: { Cookie: 'aw_refresh=x' } })).status, 415);
+});
+
+csrf('an Origin other than ours is refused with 403; our own (or none, from scripts) is fine', async () => {
+  const { url } = await testServer();
+  const host = new URL(url).host;
+  const email = uniqueEmail('origin');
+  const body = { email, password: 'plum kettle 1987' };
+  const evil = await raw('/api/auth/sign-up', json(body, undefined, { Origin: 'https://evil.example', Host: host }));
+  assert.is(evil.status, 403);
+  assert.is(evil.headers['set-cookie'], undefined);
+  assert.is((await raw('/api/auth/sign-up', json(body, undefined, { Origin: 'null', Host: host }))).status, 403);
+  const own = await raw('/api/auth/sign-up', json(body, undefined, { Origin: `http://${host}`, Host: host }));
+  assert.is(own.status, 200);
+  assert.match(String(own.headers['set-cookie']), /aw_refresh=/);
+  assert.is((await raw('/api/auth/sign-in', json(body))).status, 200);
+});
+
+csrf('negotiate builds the hub URL from our own address, never from a Host header someone made up', async () => {
+  const { services } = await testServer();
+  const user = await newUser('negotiate');
+  const thread = await call('/api/threads/', { token: user.token, body: { agent_id: (await newAgent(user.id)).id } });
+  const ask = (host: string) => raw('/api/realtime/negotiate', json({ thread_id: thread.body.id, hub: 'thread_hub' }, undefined, { Authorization: `Bearer ${user.token}`, Host: host }));
+  const forged = await ask('evil.example');
+  assert.is(forged.status, 200);
+  assert.match(forged.body.url, new RegExp(`^ws://localhost:${services.port}/api/realtime/client/hubs/thread_hub\\?access_token=`));
+  const own = await ask(`127.0.0.1:${services.port}`);
+  assert.ok(own.body.url.startsWith(`ws://127.0.0.1:${services.port}/api/`), own.body.url);
+  const otherPort = await ask(`127.0.0.1:${services.port + 1}`);
+  assert.ok(otherPort.body.url.startsWith(`ws://localhost:${services.port}/`), otherPort.body.url);
+});
+
+csrf.run();
+
+// ---
+
+const sockets = suite('sockets end with their token and their session');
+
+sockets('a message socket closes with 4401 when its token expires', async () => {
+  const { services } = await testServer();
+  const user = await newUser('expiry');
+  const agent = await newAgent(user.id);
+  const shortLived = await services.auth.tokens.sign({ id: user.id, role: 'user', email: user.email }, undefined, 2);
+  const socket = await openSocket(`/api/messages/agent/${agent.id}/ws?token=${shortLived}`);
+  assert.equal(await socket.closedWith(15_000), { code: 4401, reason: 'Token expired' });
+  const again = await openSocket(`/api/messages/agent/${agent.id}/ws?token=${shortLived}`);
+  assert.is((await again.closedWith(5000))?.code, 4401);
+});
+
+sockets('a hub socket closes with 4401 when its hub token expires', async () => {
+  const { services } = await testServer();
+  const user = await newUser('hub-expiry');
+  const token = await services.auth.tokens.signFor('realtime:thread_hub', String(user.id), { role: [] }, 2);
+  const socket = await openSocket(`/api/realtime/client/hubs/thread_hub?access_token=${token}`, 'json.webpubsub.azure.v1');
+  assert.equal(await socket.closedWith(15_000), { code: 4401, reason: 'Token expired' });
+});
+
+sockets('sign-out closes the session\'s message, action and hub sockets, and its token opens no new one', async () => {
+  const user = await newUser('signout');
+  const agent = await newAgent(user.id);
+  const thread = await call('/api/threads/', { token: user.token, body: { agent_id: agent.id } });
+  const hub = await call('/api/realtime/negotiate', { token: user.token, body: { thread_id: thread.body.id, hub: 'thread_hub' } });
+  const messages = await openSocket(`/api/messages/agent/${agent.id}/ws?token=${user.token}`);
+  const actions = await openSocket(`/api/actions/agent/${agent.id}/ws?token=${user.token}`);
+  const group = await openSocket(hub.body.url, 'json.webpubsub.azure.v1');
+  // Another session of the same user is not signed out.
+  const other = await call('/api/auth/sign-in', { body: { email: user.email, password: 'correct horse battery' } });
+  const survivor = await openSocket(`/api/messages/agent/${agent.id}/ws?token=${other.body.token}`);
+
+  const out = await call('/api/auth/sign-out', { body: {}, headers: { Cookie: user.cookie.split(';')[0] } });
+  assert.is(out.status, 204);
+  for (const socket of [messages, actions, group]) assert.equal(await socket.closedWith(5000), { code: 4401, reason: 'Signed out' });
+  const reopened = await openSocket(`/api/messages/agent/${agent.id}/ws?token=${user.token}`);
+  assert.equal(await reopened.closedWith(5000), { code: 4401, reason: 'Signed out' });
+  assert.is(survivor.closed, null);
+  survivor.ws.close();
+});
+
+sockets.run();
