@@ -2,20 +2,13 @@ import { mkdtempSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { ADMIN, screenshotBothThemes, signUp } from './fixtures.ts';
+import { accessToken, ADMIN, screenshotBothThemes, signUp } from './fixtures.ts';
 
 // --- setup through the API: agents can only be created by the admin, acting as the user
 
-async function userToken(page: Page): Promise<string> {
-  // page.request shares the page's cookies, so the refresh cookie from signing up answers here.
-  const res = await page.request.post('/api/auth/token');
-  expect(res.ok()).toBe(true);
-  return (await res.json()).token;
-}
-
 async function newUserWithAgent(page: Page, request: APIRequestContext, name = `Agent ${Date.now().toString(36)}`) {
   await signUp(page);
-  const token = await userToken(page);
+  const token = await accessToken(page);
   const me = await (await page.request.get('/api/users/me', { headers: { Authorization: `Bearer ${token}` } })).json();
   // `request` is its own context: the admin's sign-in cookie never reaches the page.
   const admin = await (await request.post('/api/auth/sign-in', { data: ADMIN })).json();
@@ -78,7 +71,7 @@ test('a user starts a thread from a draft and sees later steps arrive over the r
 
   // A step written elsewhere reaches the open page through the hub alone: no reload, no refetch of steps.
   const threadId = (await (await page.request.get(`/api/agents/${agent.id}`, {
-    headers: { Authorization: `Bearer ${await userToken(page)}` },
+    headers: { Authorization: `Bearer ${await accessToken(page)}` },
   })).json()).threads[0].id;
   const stepLoads: string[] = [];
   page.on('request', (r) => r.url().includes(`/api/threads/${threadId}/steps`) && stepLoads.push(r.url()));
@@ -172,6 +165,21 @@ test('attachments upload with progress, are sent with the message, and files ove
   await screenshotBothThemes(page, 'conversation-oversize');
   expect(uploads).toEqual([]);
   await expect(refusal).toBeHidden({ timeout: 7000 });
+});
+
+test('the browser reads the server\'s 413 {detail} for an upload over 100 MB that skips the client\'s check', async ({ page, request }) => {
+  const { agent } = await newUserWithAgent(page, request);
+  await page.goto(`/agent/${agent.id}`);
+  const token = await accessToken(page);
+  // What a script (or a patched client) would send: 101 MB straight to the API.
+  const [status, body] = await page.evaluate(async ({ id, token }) => {
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(101 * 1024 * 1024)]), 'big.bin');
+    const res = await fetch(`/api/agents/${id}/upload_file`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: form });
+    return [res.status, await res.json()];
+  }, { id: agent.id, token });
+  expect(status).toBe(413);
+  expect(body).toEqual({ detail: 'File exceeds the 100MB limit' });
 });
 
 test('runner output renders: reasoning, Markdown answers, tool call groups, Thinking, the stop button and the error box', async ({ page, request }) => {

@@ -3,6 +3,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
+import { discardRest } from '../http/body.ts';
 import { HttpError } from '../http/errors.ts';
 
 export type UploadedFile = { path: string; filename: string; contentType: string; size: number };
@@ -10,21 +11,33 @@ export type UploadedFile = { path: string; filename: string; contentType: string
 const CRLF2 = Buffer.from('\r\n\r\n');
 
 export function tooLarge(limit: number): HttpError {
-  return new HttpError(413, `File exceeds the ${Math.round(limit / 1024 / 1024)}MB limit`, { Connection: 'close' });
+  return new HttpError(413, `File exceeds the ${Math.round(limit / 1024 / 1024)}MB limit`);
 }
+
+export type ReceiveLimit = {
+  /** Bytes of file content allowed. */
+  bytes: number;
+  /** The 413 to answer when the file passes `bytes`. @default tooLarge(bytes) */
+  error?: HttpError;
+};
 
 /**
  * Writes the part named `field` to `destination`. Rejects with 413 as soon as it passes
- * `limit` bytes (or the declared length says it will), 400 for malformed bodies, 422 when
- * no such file part exists.
+ * `limit.bytes` (or the declared length says it will), 400 for malformed bodies, 422 when
+ * no such file part exists. A refused body is read to its end (bounded) so the client sees the reply.
  */
-export async function receiveFile(req: IncomingMessage, field: string, destination: string, limit: number): Promise<UploadedFile> {
+export async function receiveFile(req: IncomingMessage, field: string, destination: string, limit: ReceiveLimit): Promise<UploadedFile> {
   const boundary = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(req.headers['content-type'] ?? '');
   if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? '') || !boundary) {
+    discardRest(req);
     throw new HttpError(400, 'Expected a multipart/form-data body');
   }
+  const over = () => limit.error ?? tooLarge(limit.bytes);
   // The multipart framing adds a few hundred bytes around the file itself.
-  if (Number(req.headers['content-length']) > limit + 64 * 1024) throw tooLarge(limit);
+  if (Number(req.headers['content-length']) > limit.bytes + 64 * 1024) {
+    discardRest(req);
+    throw over();
+  }
 
   const delimiter = Buffer.from(`\r\n--${boundary[1] ?? boundary[2]}`);
   let buffer: Buffer = Buffer.from('\r\n'); // lets the first boundary match the same delimiter
@@ -33,7 +46,7 @@ export async function receiveFile(req: IncomingMessage, field: string, destinati
   let file: UploadedFile | null = null;
 
   const fail = async (err: unknown) => {
-    req.resume();
+    discardRest(req);
     if (out) {
       out.destroy();
       await unlink(destination).catch(() => {});
@@ -45,7 +58,9 @@ export async function receiveFile(req: IncomingMessage, field: string, destinati
     new Promise<void>((resolve, reject) => out!.write(chunk, (err) => (err ? reject(err) : resolve())));
 
   try {
-    for await (const chunk of req as AsyncIterable<Buffer>) {
+    // Not `for await (… of req)`: leaving that loop early destroys the request, and with it the connection
+    // before the client could read our reply.
+    for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
       buffer = buffer.length ? Buffer.concat([buffer, chunk]) : chunk;
       while (state !== 'done') {
         if (state === 'preamble' || state === 'skip') {
@@ -87,7 +102,7 @@ export async function receiveFile(req: IncomingMessage, field: string, destinati
           const safe = at >= 0 ? at : Math.max(0, buffer.length - delimiter.length);
           if (safe > 0) {
             file!.size += safe;
-            if (file!.size > limit) throw tooLarge(limit);
+            if (file!.size > limit.bytes) throw over();
             await write(buffer.subarray(0, safe));
           }
           buffer = buffer.subarray(safe);

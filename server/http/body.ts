@@ -1,23 +1,12 @@
-// Reads a request body as JSON with a size cap: too large → 413, unparsable → 400.
+// Reads a request body as JSON (or a urlencoded form) with a size cap: too large → 413, unparsable → 400.
+// discardRest lets an early error reply reach a client that is still sending.
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from './errors.ts';
 
 export const JSON_LIMIT = 1024 * 1024;
 
 export async function readJson<T = unknown>(req: IncomingMessage, limit = JSON_LIMIT): Promise<T> {
-  const declared = Number(req.headers['content-length']);
-  if (declared > limit) throw tooLarge(limit);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      req.resume(); // drain without keeping it, so the 413 reaches the client
-      throw tooLarge(limit);
-    }
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString('utf8').trim();
+  const text = await readText(req, limit);
   if (!text) return {} as T;
   try {
     return JSON.parse(text) as T;
@@ -26,6 +15,60 @@ export async function readJson<T = unknown>(req: IncomingMessage, limit = JSON_L
   }
 }
 
+/** An application/x-www-form-urlencoded body (a plain HTML form post). */
+export async function readForm(req: IncomingMessage, limit = 16 * 1024): Promise<URLSearchParams> {
+  const type = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') throw new HttpError(415, 'Expected a form (application/x-www-form-urlencoded)');
+  return new URLSearchParams(await readText(req, limit));
+}
+
+async function readText(req: IncomingMessage, limit: number): Promise<string> {
+  const declared = Number(req.headers['content-length']);
+  if (declared > limit) {
+    discardRest(req);
+    throw tooLarge(limit);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  // Not `for await (… of req)`: leaving that loop early destroys the request, and with it the connection.
+  for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      discardRest(req);
+      throw tooLarge(limit);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8').trim();
+}
+
 function tooLarge(limit: number): HttpError {
   return new HttpError(413, `Request body exceeds the ${Math.round(limit / 1024)} KB limit`);
+}
+
+/** How much of a refused body is still read (and dropped) after the reply, at most. */
+export const DISCARD_LIMITS = { bytes: 128 * 1024 * 1024, ms: 30_000 };
+
+/**
+ * After deciding to refuse a body half-way (e.g. a 413), reads the rest and throws it away. Closing the
+ * connection under a client that is still sending makes it see a reset (Node's fetch: "fetch failed")
+ * instead of the reply; reading on lets it finish and read the reply. Bounded: past `bytes` more or after
+ * `ms`, the connection is closed after all.
+ */
+export function discardRest(req: IncomingMessage, limits = DISCARD_LIMITS): void {
+  if (req.complete) return;
+  let seen = 0;
+  const cut = () => req.socket.destroy();
+  const timer = setTimeout(cut, limits.ms);
+  timer.unref();
+  const onData = (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > limits.bytes) cut();
+  };
+  req.on('data', onData);
+  req.once('close', () => {
+    clearTimeout(timer);
+    req.off('data', onData);
+  });
+  req.resume();
 }

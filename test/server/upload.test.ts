@@ -1,7 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call, newAgent, newUser, testServer } from './helpers.ts';
 
@@ -107,6 +110,132 @@ upload('a declared length over the cap is refused before reading', async () => {
     req.write('--x\r\n');
   });
   assert.is(status, 413);
+});
+
+const MB = 1024 * 1024;
+
+/** A multipart body of `size` bytes of file content, as one stream (no declared length) or one buffer. */
+function bigForm(size: number, boundary = 'bigboundary42') {
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n\r\n`);
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const type = `multipart/form-data; boundary=${boundary}`;
+  const stream = () => new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(head);
+      const chunk = new Uint8Array(MB);
+      for (let i = 0; i < Math.floor(size / MB); i++) c.enqueue(chunk);
+      c.enqueue(new Uint8Array(size % MB));
+      c.enqueue(tail);
+      c.close();
+    },
+  });
+  return { type, stream, buffer: () => Buffer.concat([head, Buffer.alloc(size), tail]) };
+}
+
+upload('Node fetch gets the 413 {detail} of a 101 MB upload, declared up front or streamed', async () => {
+  const { url } = await testServer();
+  const user = await newUser();
+  const agent = await newAgent(user.id);
+  const form = bigForm(101 * MB);
+  const send = (body: BodyInit) => fetch(`${url}/api/agents/${agent.id}/upload_file`, {
+    method: 'POST', headers: { Authorization: `Bearer ${user.token}`, 'Content-Type': form.type }, body, duplex: 'half',
+  } as RequestInit);
+  for (const body of [form.buffer(), form.stream()]) {
+    const res = await send(body);
+    assert.is(res.status, 413);
+    assert.equal(await res.json(), { detail: 'File exceeds the 100MB limit' });
+  }
+  // The connection is still good for the next call.
+  assert.is((await call(`/api/agents/${agent.id}`, { token: user.token })).status, 200);
+});
+
+/** Like most HTTP clients: writes the whole request, every byte, and only then reads the reply. */
+async function sendAllThenRead(url: string, head: string, body: Buffer[]): Promise<string> {
+  const { port } = new URL(url);
+  const socket = connect(Number(port), '127.0.0.1');
+  let reply = '';
+  socket.on('data', (d) => (reply += d));
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  const write = (data: string | Buffer) => new Promise<void>((resolve, reject) => socket.write(data, (err) => (err ? reject(err) : resolve())));
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  await write(head);
+  for (const part of body) await write(part);
+  await new Promise<void>((resolve) => {
+    const check = () => (/\r\n\r\n[\s\S]*\}$/.test(reply) ? resolve() : setTimeout(check, 20));
+    check();
+    void closed.then(resolve);
+  });
+  socket.destroy();
+  return reply;
+}
+
+upload('a client that sends all 101 MB before it reads gets the 413 {detail}, with or without a declared length', async () => {
+  const { url } = await testServer();
+  const user = await newUser();
+  const agent = await newAgent(user.id);
+  const form = bigForm(101 * MB);
+  const body = form.buffer();
+  const parts = Array.from({ length: Math.ceil(body.length / MB) }, (_, i) => body.subarray(i * MB, (i + 1) * MB));
+  const head = `POST /api/agents/${agent.id}/upload_file HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${user.token}\r\nContent-Type: ${form.type}\r\n`;
+  const declared = await sendAllThenRead(url, `${head}Content-Length: ${body.length}\r\n\r\n`, parts);
+  const chunked = await sendAllThenRead(url, `${head}Transfer-Encoding: chunked\r\n\r\n`, [
+    ...parts.map((p) => Buffer.concat([Buffer.from(`${p.length.toString(16)}\r\n`), p, Buffer.from('\r\n')])), Buffer.from('0\r\n\r\n'),
+  ]);
+  for (const reply of [declared, chunked]) {
+    assert.match(reply, /^HTTP\/1\.1 413 /);
+    assert.match(reply, /\{"detail":"File exceeds the 100MB limit"\}$/);
+  }
+});
+
+upload('curl gets the 413 {detail} of a 101 MB file', async () => {
+  const { url } = await testServer();
+  const user = await newUser();
+  const agent = await newAgent(user.id);
+  const dir = mkdtempSync(join(tmpdir(), 'aw-curl-'));
+  const file = join(dir, 'big.bin');
+  writeFileSync(file, '');
+  truncateSync(file, 101 * MB);
+  try {
+    const out = await new Promise<string>((resolve, reject) => execFile('curl', [
+      '-sS', '-w', '\n%{http_code}', '-H', `Authorization: Bearer ${user.token}`, '-F', `file=@${file}`, `${url}/api/agents/${agent.id}/upload_file`,
+    ], { maxBuffer: MB }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message} ${stderr}`)) : resolve(stdout))));
+    const [body, code] = out.split('\n');
+    assert.is(code, '413');
+    assert.equal(JSON.parse(body), { detail: 'File exceeds the 100MB limit' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+upload('each agent keeps at most its storage quota: a clear 413, nothing kept, also when uploads race', async () => {
+  const { url, services } = await testServer();
+  const user = await newUser();
+  const agent = await newAgent(user.id);
+  const quota = services.config.agentStorageBytes;
+  services.config.agentStorageBytes = 3 * MB;
+  const put = async (size: number, declared = true) => {
+    const form = bigForm(size);
+    const res = await fetch(`${url}/api/agents/${agent.id}/upload_file`, {
+      method: 'POST', headers: { Authorization: `Bearer ${user.token}`, 'Content-Type': form.type }, body: declared ? form.buffer() : form.stream(), duplex: 'half',
+    } as RequestInit);
+    return { status: res.status, body: await res.json() };
+  };
+  const kept = () => readdirSync(join(services.config.dataDir, 'files', `agent-${agent.id}`)).length;
+  try {
+    assert.is((await put(2 * MB)).status, 200);
+    for (const declared of [true, false]) {
+      const refused = await put(2 * MB, declared);
+      assert.is(refused.status, 413);
+      assert.is(refused.body.detail, 'Not enough storage left for this agent: 1.0 MB of its 3 MB remain');
+    }
+    assert.is(kept(), 1, 'the refused uploads left nothing behind');
+    // Two uploads that each fit, but not both: one is refused when it is recorded.
+    const both = await Promise.all([put(0.6 * MB), put(0.6 * MB)]);
+    assert.equal(both.map((r) => r.status).sort(), [200, 413]);
+    assert.is(kept(), 2);
+  } finally {
+    services.config.agentStorageBytes = quota;
+  }
 });
 
 upload.run();
