@@ -1,5 +1,6 @@
 // The email tool: drafts an outbound message on the thread. It waits in requires_approval until a
-// person approves it (the mail issue sends it); the thread is marked as needing approval.
+// person approves it (then server/mail sends it); the thread is marked as needing approval.
+import { draftOutbound } from '../domain/comm-messages.ts';
 import { short, str, ToolInputError, type Tool } from './types.ts';
 
 const ADDRESS = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/;
@@ -23,15 +24,8 @@ export const emailTool: Tool = {
     const subject = str(input.subject ?? '', 500);
     if (subject === null) throw new ToolInputError('subject must be text (at most 500 characters)');
     const from = ctx.agent.email_prefix ? `${ctx.agent.email_prefix}@${ctx.mailDomain}` : '';
-    const row = await ctx.db.tx(async (q) => {
-      const [m] = await q.query<{ id: number }>(
-        `INSERT INTO comm_messages (thread_id, role, outbound_state, from_address, to_address, subject, text)
-         VALUES ($1, 'outbound', 'requires_approval', $2, $3, $4, $5) RETURNING id`,
-        [ctx.threadId, from, to, subject, text]);
-      await q.query('UPDATE threads SET approval_required = true, updated_at = now() WHERE id = $1', [ctx.threadId]);
-      return m;
-    });
-    ctx.bus.publish(`agent:${ctx.agent.id}:changed`, { agent_id: ctx.agent.id });
+    // On a thread that came in by mail this answers the last message received (Message-ID, In-Reply-To).
+    const row = await draftOutbound(ctx.db, ctx.bus, { threadId: ctx.threadId, agentId: ctx.agent.id, from, to, subject, text, mailDomain: ctx.mailDomain });
     return { text: `Email ${row.id} to ${to} drafted; it waits for approval before it is sent.` };
   },
   describe: (input) => `email: to ${String(input.to ?? '?')} "${short(String(input.subject ?? input.text ?? ''), 40)}"`,

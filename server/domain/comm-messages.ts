@@ -1,0 +1,115 @@
+// Communication messages (spec §3, §4 "Outbound message"): mail received on a thread, and the
+// agent's drafts that wait in requires_approval until an admin edits, queues or deletes them. A
+// thread needs approval while one of its messages does. The sender's claim queries are in outbox.ts.
+import { randomUUID } from 'node:crypto';
+import type { Db, Queryable } from '../db/db.ts';
+import { HttpError } from '../http/errors.ts';
+import type { Bus } from '../realtime/bus.ts';
+
+export type OutboundState = 'success' | 'requires_approval' | 'queued' | 'dead';
+export const MAIL_QUEUED_TOPIC = 'mail:queued';
+
+const COLUMNS = `id, thread_id, role, outbound_state, text, files, created_at, from_address, to_address, subject,
+  attempts, last_error, sent_at`;
+
+/** The admin API's shape: files by name, as the spec lists them. */
+function present(row: Record<string, any>) {
+  const { thread_id, ...rest } = row;
+  return { ...rest, files: (row.files as string[]).map((f) => f.split('/').pop()!) };
+}
+
+export function newMessageId(mailDomain: string): string {
+  return `<${randomUUID()}@${mailDomain}>`;
+}
+
+export type Inbound = {
+  threadId: number; from: string; to: string; subject: string; text: string; files: string[];
+  messageId: string | null; inReplyTo: string | null; references: string[];
+};
+
+export async function insertInbound(q: Queryable, m: Inbound): Promise<void> {
+  await q.query(
+    `INSERT INTO comm_messages (thread_id, role, from_address, to_address, subject, text, files, message_id, in_reply_to, reference_ids)
+     VALUES ($1, 'inbound', $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [m.threadId, m.from, m.to, m.subject, m.text, JSON.stringify(m.files), m.messageId, m.inReplyTo, m.references.join(' ')]);
+}
+
+/** The agent's thread holding one of these Message-IDs (the newest such message wins), or null. */
+export async function findReplyThread(q: Queryable, agentId: number, messageIds: string[]): Promise<number | null> {
+  if (!messageIds.length) return null;
+  const [row] = await q.query<{ thread_id: number }>(
+    `SELECT c.thread_id FROM comm_messages c JOIN threads t ON t.id = c.thread_id
+     WHERE c.message_id = ANY($1::text[]) AND t.agent_id = $2 ORDER BY c.id DESC LIMIT 1`, [messageIds, agentId]);
+  return row?.thread_id ?? null;
+}
+
+export type Draft = { threadId: number; agentId: number; from: string; to: string; subject: string; text: string; mailDomain: string };
+
+/** The email tool's draft: waits for approval and marks the thread; answers the thread's last inbound mail. */
+export async function draftOutbound(db: Db, bus: Bus, d: Draft): Promise<{ id: number }> {
+  const row = await db.tx(async (q) => {
+    const [last] = await q.query<{ message_id: string; reference_ids: string; subject: string }>(
+      `SELECT message_id, reference_ids, subject FROM comm_messages WHERE thread_id = $1 AND role = 'inbound' AND message_id IS NOT NULL
+       ORDER BY id DESC LIMIT 1`, [d.threadId]);
+    const subject = d.subject.trim() || (last ? reSubject(last.subject) : '');
+    const references = last ? `${last.reference_ids} ${last.message_id}`.trim() : '';
+    const [m] = await q.query<{ id: number }>(
+      `INSERT INTO comm_messages (thread_id, role, outbound_state, from_address, to_address, subject, text, message_id, in_reply_to, reference_ids)
+       VALUES ($1, 'outbound', 'requires_approval', $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+      [d.threadId, d.from, d.to, subject, d.text, newMessageId(d.mailDomain), last?.message_id ?? null, references]);
+    await q.query('UPDATE threads SET approval_required = true, updated_at = now() WHERE id = $1', [d.threadId]);
+    return m;
+  });
+  bus.publish(`agent:${d.agentId}:changed`, { agent_id: d.agentId });
+  return row;
+}
+
+const reSubject = (subject: string) => (!subject || /^re:/i.test(subject) ? subject : `Re: ${subject}`);
+
+export async function listCommMessages(db: Queryable, threadId: number) {
+  const rows = await db.query(`SELECT ${COLUMNS} FROM comm_messages WHERE thread_id = $1 ORDER BY id`, [threadId]);
+  return rows.map(present);
+}
+
+export async function updateDraftText(db: Db, id: number, text: string) {
+  const [row] = await db.query(
+    `UPDATE comm_messages SET text = $2, updated_at = now() WHERE id = $1 AND outbound_state = 'requires_approval' RETURNING ${COLUMNS}`, [id, text]);
+  if (!row) await explainRefusal(db, id, 'edited');
+  return present(row);
+}
+
+/** Approves the draft: the sender picks it up at once (woken on the bus). */
+export async function queueDraft(db: Db, bus: Bus, id: number) {
+  const row = await settleDraft(db, bus, id, 'queued', (q) => q.query(
+    `UPDATE comm_messages SET outbound_state = 'queued', attempts = 0, next_attempt_at = now(), last_error = NULL, updated_at = now()
+     WHERE id = $1 AND outbound_state = 'requires_approval' RETURNING ${COLUMNS}`, [id]));
+  bus.publish(MAIL_QUEUED_TOPIC, { id });
+  return present(row);
+}
+
+export async function deleteDraft(db: Db, bus: Bus, id: number): Promise<void> {
+  await settleDraft(db, bus, id, 'deleted', (q) => q.query(
+    `DELETE FROM comm_messages WHERE id = $1 AND outbound_state = 'requires_approval' RETURNING ${COLUMNS}`, [id]));
+}
+
+/** Runs the change; then the thread needs approval only while another draft of it still waits. */
+async function settleDraft(db: Db, bus: Bus, id: number, verb: string, change: (q: Queryable) => Promise<Record<string, any>[]>) {
+  const result = await db.tx(async (q) => {
+    const [row] = await change(q);
+    if (!row) return null;
+    const [thread] = await q.query<{ agent_id: number }>(
+      `UPDATE threads SET approval_required = EXISTS (SELECT 1 FROM comm_messages WHERE thread_id = $1 AND outbound_state = 'requires_approval'),
+       updated_at = now() WHERE id = $1 RETURNING agent_id`, [row.thread_id]);
+    return { row, agentId: thread.agent_id };
+  });
+  if (!result) return explainRefusal(db, id, verb);
+  bus.publish(`agent:${result.agentId}:changed`, { agent_id: result.agentId });
+  return result.row;
+}
+
+async function explainRefusal(db: Queryable, id: number, verb: string): Promise<never> {
+  const [row] = await db.query<{ role: string; outbound_state: string | null }>('SELECT role, outbound_state FROM comm_messages WHERE id = $1', [id]);
+  if (!row) throw new HttpError(404, 'Message not found');
+  const now = row.role === 'inbound' ? 'it is an inbound message' : `it is ${row.outbound_state?.replace('_', ' ')}`;
+  throw new HttpError(409, `Only a message that requires approval can be ${verb}; ${now}`);
+}

@@ -1,0 +1,51 @@
+// How an approved message leaves: through the SMTP relay of SMTP_RELAY_URL (smtp://user:pass@host:port,
+// smtps://… for TLS from the start), or, with none set, as an .eml file in $DATA_DIR/outbox/ built by
+// nodemailer's stream transport — the exact bytes a relay would have been given.
+// The outbox file is message-<id>-<Message-ID uuid>.eml.
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import nodemailer, { type SendMailOptions } from 'nodemailer';
+
+export type Delivery = { send(message: SendMailOptions & { id: number }): Promise<void>; close(): void; describe: string };
+
+export function outboxDir(dataDir: string): string {
+  return join(dataDir, 'outbox');
+}
+
+/** message-<id>-<the Message-ID's left part>.eml */
+export function outboxFileName(id: number, messageId: string): string {
+  const unique = messageId.replace(/^<|@.*$|>$/g, '').replace(/[^A-Za-z0-9._-]/g, '') || randomUUID();
+  return `message-${id}-${unique}.eml`;
+}
+
+export function createDelivery(relayUrl: string | null, dataDir: string): Delivery {
+  if (relayUrl) {
+    // Short timeouts: a hung relay must fail the attempt (and be retried), not hold the sender.
+    const transport = nodemailer.createTransport({ url: relayUrl, connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 });
+    const where = new URL(relayUrl);
+    return {
+      describe: `relay ${where.protocol}//${where.host}`,
+      send: async ({ id, ...message }) => {
+        const info = await transport.sendMail(message);
+        if (info.rejected.length) throw new Error(`the relay refused ${info.rejected.join(', ')}: ${info.response}`);
+      },
+      close: () => transport.close(),
+    };
+  }
+  const dir = outboxDir(dataDir);
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  return {
+    describe: dir,
+    send: async ({ id, ...message }) => {
+      const info = await transport.sendMail(message);
+      await mkdir(dir, { recursive: true });
+      // Named after the Message-ID too, so ids of another database using this folder never collide;
+      // written whole then renamed, so whoever watches the folder never reads half a message.
+      const file = join(dir, outboxFileName(id, typeof message.messageId === 'string' ? message.messageId : ''));
+      await writeFile(`${file}.tmp`, info.message as Buffer);
+      await rename(`${file}.tmp`, file);
+    },
+    close: () => transport.close(),
+  };
+}
