@@ -43,8 +43,8 @@ export function systemPrompt(agent: { name: string; system_prompt: string; instr
   return parts.join('\n\n');
 }
 
-/** The steps as alternating user/assistant messages. */
-export function messagesFromSteps(steps: StoredStep[]): Message[] {
+/** The steps as alternating user/assistant messages; `images` go after the user's words of their step. */
+export function messagesFromSteps(steps: StoredStep[], images: ReadonlyMap<number, UserBlock[]> = new Map()): Message[] {
   const out: Message[] = [];
   const push = (m: Message) => {
     const last = out[out.length - 1];
@@ -62,7 +62,9 @@ export function messagesFromSteps(steps: StoredStep[]): Message[] {
     const files = step.user_files ?? [];
     if (step.user_text || files.length) {
       const attached = files.length ? `\n\n(Attached files, also on the desktop in ~/Desktop: ${files.map((f) => f.split('/').pop()).join(', ')})` : '';
-      push({ role: 'user', content: (step.user_text || '') + attached });
+      const text = (step.user_text || '') + attached;
+      const extra = images.get(step.sequence);
+      push({ role: 'user', content: extra?.length ? [{ type: 'text', text }, ...extra] : text });
     }
     const content = step.model_content ?? legacyContent(step);
     if (!content.length) continue;

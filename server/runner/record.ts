@@ -1,5 +1,5 @@
-// Writes one LLM trace per model call (failed calls too), and reads this month's spend against the
-// owner's monthly limit.
+// Writes one LLM trace per model call (failed calls too). What they add up to is billing's business
+// (server/domain/billing-usage.ts).
 import type { Queryable } from '../db/db.ts';
 import type { Usage } from '../models/types.ts';
 
@@ -30,19 +30,3 @@ export async function recordTrace(db: Queryable, t: TraceRecord): Promise<number
 }
 
 const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v).replace(/\\u0000/g, ''));
-
-export type Spend = { limitUsd: number; spentUsd: number };
-
-/** The owner's limit (0 = none) and this calendar month's (UTC) estimated cost so far (not summed without a limit). */
-export async function monthlySpend(db: Queryable, ownerId: number): Promise<Spend> {
-  const [row] = await db.query<{ limit_cents: number; spent: number }>(
-    `SELECT u.monthly_spend_limit_cents AS limit_cents,
-       CASE WHEN u.monthly_spend_limit_cents > 0 THEN
-         (SELECT COALESCE(sum(estimated_cost), 0) FROM llm_traces
-          WHERE owner_id = u.id AND created_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')
-       ELSE 0 END::float8 AS spent
-     FROM users u WHERE u.id = $1`, [ownerId]);
-  return { limitUsd: (row?.limit_cents ?? 0) / 100, spentUsd: row?.spent ?? 0 };
-}
-
-export const usd = (n: number) => `$${n.toFixed(2)}`;

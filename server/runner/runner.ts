@@ -21,11 +21,12 @@ import type { Log } from '../services.ts';
 import type { DesktopManager, PerformAction } from '../desktop/types.ts';
 import type { ModelProvider } from '../models/types.ts';
 import { addMessage } from '../domain/messages.ts';
-import { removeFromSchedule } from '../domain/threads.ts';
+import { removeFromSchedule, type StepImage } from '../domain/threads.ts';
 import { claimNext, heartbeat, refreshAgentState, retireInstance, takeOrphans, type Claim } from './claim.ts';
 import { converse, RunFailure, RunStopped, stopOf, type LoopDeps, type StopReason } from './conversation.ts';
 import { messagesFromSteps, systemPrompt, type StoredStep } from './history.ts';
-import { monthlySpend, usd } from './record.ts';
+import { refusal, spendState } from '../domain/billing-usage.ts';
+import { loadStepImages } from './step-images.ts';
 import { StepWriter } from './steps.ts';
 
 export type RunnerOptions = {
@@ -50,6 +51,10 @@ export type RunnerOptions = {
   maxTurns?: number;
   /** @default 60000 */
   desktopTimeoutMs?: number;
+  /** Test credits a user gets once, in cents (BILLING_TEST_CREDITS_CENTS). @default 500 */
+  testCreditsCents?: number;
+  /** $DATA_DIR/files, where images of user input (recording keyframes) are; none: they are left out. */
+  filesDir?: string | null;
 };
 
 type Outcome = { kind: 'done' } | { kind: 'stopped'; reason: StopReason } | { kind: 'failed'; message: string };
@@ -76,11 +81,11 @@ export class Runner {
   private running = false;
   private lastBeat = 0;
   private lastRecovery = 0;
-  private o: Required<Omit<RunnerOptions, 'desktops' | 'performAction'>> & Pick<RunnerOptions, 'desktops' | 'performAction'>;
+  private o: Required<Omit<RunnerOptions, 'desktops' | 'performAction' | 'filesDir'>> & Pick<RunnerOptions, 'desktops' | 'performAction' | 'filesDir'>;
 
   constructor(options: RunnerOptions) {
     this.o = {
-      mailDomain: 'localhost', pollMs: 1000, heartbeatMs: 5000, staleSeconds: 30, maxConcurrent: 8, maxTurns: 50, desktopTimeoutMs: 60_000,
+      mailDomain: 'localhost', testCreditsCents: 500, pollMs: 1000, heartbeatMs: 5000, staleSeconds: 30, maxConcurrent: 8, maxTurns: 50, desktopTimeoutMs: 60_000,
       instanceId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
       ...options,
     } as Runner['o'];
@@ -249,10 +254,10 @@ export class Runner {
       'SELECT id, owner_id, name, email_prefix, system_prompt, instructions, notes FROM agents WHERE id = $1', [claim.agent_id]);
     const thread = await db.one<{ name: string }>('SELECT name FROM threads WHERE id = $1', [claim.thread_id]);
     if (!agent || !thread) throw new RunStopped('lost');
-    const steps = await db.query<StoredStep>(
-      `SELECT sequence, user_text, user_files, reasoning_text, assistant_text, tool_calls, model_content FROM thread_steps WHERE thread_id = $1 ORDER BY sequence`,
+    const steps = await db.query<StoredStep & { user_images: StepImage[] }>(
+      `SELECT sequence, user_text, user_files, user_images, reasoning_text, assistant_text, tool_calls, model_content FROM thread_steps WHERE thread_id = $1 ORDER BY sequence`,
       [claim.thread_id]);
-    const conversation = messagesFromSteps(steps);
+    const conversation = messagesFromSteps(steps, await loadStepImages(steps, claim.agent_id, this.o.filesDir ?? null));
     // Scheduled again without new input: nothing to answer.
     if (!conversation.length || conversation[conversation.length - 1].role === 'assistant') return;
     seen.userSequence = Math.max(0, ...steps.filter((s) => s.user_text || s.user_files?.length).map((s) => s.sequence));
@@ -281,7 +286,7 @@ export class Runner {
     await converse(deps, conversation, `Main: ${thread.name || `thread ${claim.thread_id}`}`);
   }
 
-  /** Before each model call: still ours, not stopped, within the spend limit. */
+  /** Before each model call: still ours, not stopped, within the test credits or the monthly limit. */
   private async checkpoint(claim: Claim, controller: AbortController, ownerId: number): Promise<void> {
     if (controller.signal.aborted) throw stopOf(controller.signal);
     if (!this.running) throw new RunStopped('shutdown');
@@ -291,10 +296,8 @@ export class Runner {
     if (!row || row.run_owner !== this.id) throw new RunStopped('lost');
     if (row.thread_state === 'stop') throw new RunStopped('thread');
     if (row.agent_state === 'stop') throw new RunStopped('agent');
-    const spend = await monthlySpend(this.o.db, ownerId);
-    if (spend.limitUsd > 0 && spend.spentUsd >= spend.limitUsd) {
-      throw new RunFailure(`Monthly spend limit reached: ${usd(spend.spentUsd)} of ${usd(spend.limitUsd)} used this month. Raise the limit in Billing settings to continue.`);
-    }
+    const refused = refusal(await spendState(this.o.db, ownerId, this.o.testCreditsCents));
+    if (refused) throw new RunFailure(refused);
   }
 
   private async desktopFor(agentId: number, signal: AbortSignal): Promise<LoopDeps['computer']> {

@@ -20,3 +20,56 @@ export function isRecording(agentId: number): boolean {
     return false;
   }
 }
+
+// --- screenshare (spec §7): recording a demonstration
+
+export type RecordingSession = {
+  session_id: string;
+  agent_id: number;
+  thread_id: number | null;
+  is_recording: boolean;
+  started_at: string;
+  stopped_at: string | null;
+};
+
+/** `threadId`: the thread the summary goes to (the server makes a new one without). */
+export const startScreenshare = (agentId: number, threadId: number | null) =>
+  request<RecordingSession>('/screenshare/start-recording', { method: 'POST', body: { agent_id: agentId, thread_id: threadId } });
+
+export const stopScreenshare = (agentId: number, sessionId: string | null) =>
+  request<RecordingSession>('/screenshare/stop-recording', { method: 'POST', body: { agent_id: agentId, ...(sessionId ? { session_id: sessionId } : {}) } });
+
+/** Session-storage keys of the recording's session id and its start (server time), per agent. */
+export const sessionIdKey = (agentId: number) => `session_id_${agentId}`;
+export const startedAtKey = (agentId: number) => `recording_started_at_${agentId}`;
+
+export type StoredRecording = { recording: boolean; sessionId: string | null; startedAt: string | null };
+
+export function readStoredRecording(agentId: number): StoredRecording {
+  try {
+    return {
+      recording: sessionStorage.getItem(recordingKey(agentId)) === 'true',
+      sessionId: sessionStorage.getItem(sessionIdKey(agentId)),
+      startedAt: sessionStorage.getItem(startedAtKey(agentId)),
+    };
+  } catch {
+    return { recording: false, sessionId: null, startedAt: null };
+  }
+}
+
+/** Spec §4: the flag is true on start and false on stop; the session id stays for the audio upload. */
+export function storeRecording(agentId: number, value: StoredRecording): void {
+  try {
+    sessionStorage.setItem(recordingKey(agentId), String(value.recording));
+    for (const [key, v] of [[sessionIdKey(agentId), value.sessionId], [startedAtKey(agentId), value.startedAt]] as const) {
+      if (v) sessionStorage.setItem(key, v);
+      else sessionStorage.removeItem(key);
+    }
+  } catch {
+    // Storage refused (sandbox, quota): the recording still works for this page.
+  }
+  window.dispatchEvent(new Event(RECORDING_EVENT));
+}
+
+/** Fired on this page when the flag changes ('storage' only fires in other tabs). */
+export const RECORDING_EVENT = 'recording-flag';

@@ -2,7 +2,7 @@
 // until the Guacamole view is connected, then the live desktop. Read-only until 'Take control' (shown on
 // hover): that first stops the agent, then asks the server for control and tells the screen to collapse
 // the chat; the chat's 'Expand chat' ends control mode, which hands control back. Around it: the agent
-// cursor, the running and recording rings, and file drops onto the desktop.
+// cursor, the running and recording rings, the record button (use-recording.ts), and file drops.
 import type Guacamole from 'guacamole-common-js';
 import { useEffect, useRef, useState } from 'react';
 import { stopAgent } from '../../../lib/api.ts';
@@ -11,19 +11,23 @@ import type { AgentSummary } from '../../../lib/types.ts';
 import { useScreenshot } from '../../../lib/use-screenshot.ts';
 import { Spinner } from '../../../ui/spinner.tsx';
 import { AgentCursor, useAgentActions } from './agent-cursor.tsx';
-import { isRecording } from './desktop-api.ts';
+import { isRecording, RECORDING_EVENT } from './desktop-api.ts';
 import { resumeSoundOnGesture } from './desktop-sound.ts';
 import { GuacamoleView } from './guacamole-view.tsx';
 import { LiveSession, type ViewerState } from './live-session.ts';
+import { RecordButton } from './record-button.tsx';
+import { useRecording } from './use-recording.ts';
 import { VmDropZone } from './vm-drop.tsx';
 
 type LiveDesktopProps = {
   agent: AgentSummary;
+  /** The thread selected in the chat (a recording's summary goes there). */
+  threadId?: number | null;
   controlMode: boolean;
   onControlModeChange: (control: boolean) => void;
 };
 
-export function LiveDesktop({ agent, controlMode, onControlModeChange }: LiveDesktopProps) {
+export function LiveDesktop({ agent, threadId = null, controlMode, onControlModeChange }: LiveDesktopProps) {
   const screenshot = useScreenshot(agent.screenshot_url);
   const [state, setState] = useState<ViewerState>('IDLE');
   const [client, setClient] = useState<Guacamole.Client | null>(null);
@@ -73,7 +77,10 @@ export function LiveDesktop({ agent, controlMode, onControlModeChange }: LiveDes
   };
 
   const actions = useAgentActions(agent.id);
-  const recording = useRecordingFlag(agent.id);
+  const recorder = useRecording({
+    agentId: agent.id, threadId, controlMode, takeControl, releaseControl: () => latest.current.onControlModeChange(false),
+  });
+  const recording = useRecordingFlag(agent.id) || recorder.phase === 'recording';
 
   return (
     <VmDropZone agentId={agent.id}>
@@ -107,6 +114,9 @@ export function LiveDesktop({ agent, controlMode, onControlModeChange }: LiveDes
           </div>
         )}
         {connected && controlMode && <span className="live-control-badge">You have control</span>}
+        {(connected || recorder.phase !== 'idle') && (
+          <RecordButton phase={recorder.phase} since={recorder.since} onStart={recorder.start} onStop={recorder.stop} />
+        )}
       </div>
     </VmDropZone>
   );
@@ -119,9 +129,11 @@ function useRecordingFlag(agentId: number): boolean {
     const read = () => setOn(isRecording(agentId));
     const timer = setInterval(read, 1000);
     window.addEventListener('storage', read);
+    window.addEventListener(RECORDING_EVENT, read);
     return () => {
       clearInterval(timer);
       window.removeEventListener('storage', read);
+      window.removeEventListener(RECORDING_EVENT, read);
     };
   }, [agentId]);
   return on;

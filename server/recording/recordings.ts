@@ -1,0 +1,184 @@
+// Teaching by demonstration, the service behind /api/screenshare: starts and stops recordings, routes the
+// gateway's input and the desktop's file drops to the agent's running recording, ends one at the maximum
+// length with the assistant message 'Recording automatically stopped …', takes the audio, and then posts
+// the summary as the user's input in the recording's thread (a new 'Demonstration' thread when it has
+// none), where the agent's next model call sees it with a few keyframes. Created in start.ts.
+import { randomUUID } from 'node:crypto';
+import { rename, unlink } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
+import { join } from 'node:path';
+import type { Db } from '../db/db.ts';
+import type { Desktop, DesktopInput } from '../desktop/types.ts';
+import { addMessage } from '../domain/messages.ts';
+import {
+  getRecording, insertRecording, markStopped, markSummarized, openRecording, ownRecording, setAudio, type RecordingRow,
+} from '../domain/recordings.ts';
+import { appendUserInput, createThread, getThread } from '../domain/threads.ts';
+import { receiveRaw } from '../files/raw-body.ts';
+import { MAX_UPLOAD_BYTES } from '../files/storage.ts';
+import { HttpError } from '../http/errors.ts';
+import type { Bus } from '../realtime/bus.ts';
+import type { Log } from '../services.ts';
+import { ActiveRecording } from './active-recording.ts';
+import { buildSummary } from './summary.ts';
+import { audioExtension, type Transcriber } from './transcriber.ts';
+
+export const AUTO_STOP_PREFIX = 'Recording automatically stopped';
+export const DEFAULT_MAX_SECONDS = 600;
+
+export type RecordingsOptions = {
+  db: Db;
+  bus: Bus;
+  log: Log;
+  /** $DATA_DIR/files: recordings go to agent-<id>/recordings/<session id>/ (deleted with the agent). */
+  filesDir: string;
+  /** The agent's running desktop, if any. */
+  desktop: (agentId: number) => Desktop | null;
+  transcriber: Transcriber | null;
+  /** RECORDING_MAX_SECONDS. @default 600 */
+  maxSeconds?: number;
+};
+
+export const recordingDir = (agentId: number, sessionId: string) => `agent-${agentId}/recordings/${sessionId}`;
+
+export function autoStopText(seconds: number): string {
+  const length = seconds % 60 === 0 ? `${seconds / 60} minute${seconds === 60 ? '' : 's'}` : `${seconds} seconds`;
+  return `${AUTO_STOP_PREFIX} after ${length}, the longest a recording may run. What was recorded until then is being summarised.`;
+}
+
+export class Recordings {
+  /** Audio bodies over this are refused (413); the upload cap of spec §9. Tests lower it. */
+  maxAudioBytes = MAX_UPLOAD_BYTES;
+  readonly maxSeconds: number;
+  /** The running recording of each agent, which gets its input. */
+  private active = new Map<number, ActiveRecording>();
+  /** Recordings of this instance from start until their audio arrived (stop may still be writing). */
+  private sessions = new Map<string, ActiveRecording>();
+  private jobs = new Set<Promise<void>>();
+  private shutdown = new AbortController();
+
+  constructor(private o: RecordingsOptions) {
+    this.maxSeconds = o.maxSeconds ?? DEFAULT_MAX_SECONDS;
+  }
+
+  /** Starts recording the agent's desktop for the user; a recording of the agent still running ends first. */
+  async start(userId: number, agentId: number, threadId: number | null): Promise<RecordingRow> {
+    const previous = this.active.get(agentId);
+    const row = previous && (await getRecording(this.o.db, previous.o.id));
+    if (row) await this.finish(row, false);
+    // Also one left open by a server that stopped meanwhile, or by a page that went away.
+    let open: RecordingRow | null;
+    while ((open = await openRecording(this.o.db, userId, agentId))) await this.finish(open, false);
+
+    const sessionId = randomUUID();
+    const dir = join(this.o.filesDir, recordingDir(agentId, sessionId));
+    await ActiveRecording.prepare(dir);
+    const created = await insertRecording(this.o.db, { sessionId, userId, agentId, threadId, startedAt: new Date() });
+    const recording: ActiveRecording = new ActiveRecording({
+      id: created.id, sessionId, agentId, userId, startedAt: new Date(created.started_at), dir,
+      maxMs: this.maxSeconds * 1000,
+      desktop: () => this.o.desktop(agentId),
+      onMaxLength: () => void this.autoStop(recording),
+      log: this.o.log.error,
+    });
+    this.active.set(agentId, recording);
+    this.sessions.set(sessionId, recording);
+    return created;
+  }
+
+  /** Stops the user's recording of the agent: the one with that session id, else the open one. */
+  async stop(userId: number, agentId: number, sessionId?: string): Promise<RecordingRow> {
+    const row = sessionId ? await ownRecording(this.o.db, userId, sessionId) : await openRecording(this.o.db, userId, agentId);
+    if (!row || row.agent_id !== agentId) {
+      throw sessionId ? new HttpError(404, 'Recording session not found') : new HttpError(409, 'No recording is running for this agent');
+    }
+    return this.finish(row, false);
+  }
+
+  input(agentId: number, event: DesktopInput): void {
+    this.active.get(agentId)?.input(event);
+  }
+
+  /** A file put on the agent's desktop (the upload route). */
+  dropped(agentId: number, name: string): void {
+    this.active.get(agentId)?.dropped(name);
+  }
+
+  /** Marks it stopped (once) and writes its action log when this instance recorded it. */
+  private async finish(row: RecordingRow, auto: boolean): Promise<RecordingRow> {
+    const recording = this.sessions.get(row.session_id);
+    if (this.active.get(row.agent_id) === recording) this.active.delete(row.agent_id);
+    const stopped = await markStopped(this.o.db, row.id, new Date(), auto);
+    await recording?.finish(new Date(stopped.stopped_at!));
+    return stopped;
+  }
+
+  private async autoStop(recording: ActiveRecording): Promise<void> {
+    try {
+      const row = await getRecording(this.o.db, recording.o.id);
+      if (!row || row.stopped_at) return;
+      const stopped = await this.finish(row, true);
+      await addMessage(this.o.db, this.o.bus, {
+        agent_id: stopped.agent_id, thread_id: stopped.thread_id, role: 'assistant', assistant_data: { text: autoStopText(this.maxSeconds) },
+      });
+    } catch (err) {
+      this.o.log.error(`recording ${recording.sessionId}: automatic stop failed: ${(err as Error).stack ?? err}`);
+    }
+  }
+
+  /**
+   * The recording's audio (any length, 0 bytes when none was captured): stored beside its action log, then
+   * the summary is made in the background. Audio also ends a recording that was not stopped yet.
+   */
+  async receiveAudio(userId: number, sessionId: string, req: IncomingMessage, contentType: string): Promise<{ session_id: string; received_bytes: number }> {
+    let row = await ownRecording(this.o.db, userId, sessionId);
+    if (row.audio_bytes !== null) throw new HttpError(409, 'The audio of this recording was already received');
+    row = await this.finish(row, false);
+    const rel = `${recordingDir(row.agent_id, row.session_id)}/audio.${audioExtension(contentType)}`;
+    const partial = join(this.o.filesDir, `${rel}.${randomUUID()}.partial`);
+    const bytes = await receiveRaw(req, partial, this.maxAudioBytes, 'Audio');
+    if (!(await setAudio(this.o.db, row.id, rel, contentType, bytes))) {
+      await unlink(partial).catch(() => {});
+      throw new HttpError(409, 'The audio of this recording was already received');
+    }
+    await rename(partial, join(this.o.filesDir, rel));
+    this.sessions.delete(row.session_id);
+    this.track(this.summarize(row.id));
+    return { session_id: row.session_id, received_bytes: bytes };
+  }
+
+  private track(job: Promise<void>): void {
+    const tracked = job.catch((err) => this.o.log.error(`recording summary failed: ${(err as Error).stack ?? err}`)).finally(() => this.jobs.delete(tracked));
+    this.jobs.add(tracked);
+  }
+
+  private async summarize(id: number): Promise<void> {
+    const { db, bus } = this.o;
+    const row = await getRecording(db, id);
+    if (!row || row.summarized_at) return;
+    const summary = await buildSummary(row, {
+      filesDir: this.o.filesDir, relDir: recordingDir(row.agent_id, row.session_id), transcriber: this.o.transcriber,
+      signal: this.shutdown.signal, log: this.o.log.error,
+    });
+    if (this.shutdown.signal.aborted) return;
+    const thread = row.thread_id !== null ? await getThread(db, row.thread_id) : null;
+    const threadId = thread ? row.thread_id! : (await createThread(db, bus, row.agent_id, { name: 'Demonstration' })).id;
+    await appendUserInput(db, bus, threadId, summary.text, [], summary.images);
+    await markSummarized(db, id);
+  }
+
+  /** Resolves once no summary is being made (tests). */
+  async idle(): Promise<void> {
+    while (this.jobs.size) await Promise.allSettled([...this.jobs]);
+  }
+
+  /** Stops the running recordings (their logs are written) and ends summaries under way. */
+  async close(): Promise<void> {
+    for (const recording of [...this.active.values()]) {
+      const row = await getRecording(this.o.db, recording.o.id).catch(() => null);
+      if (row) await this.finish(row, false).catch(() => {});
+    }
+    this.shutdown.abort();
+    await this.idle();
+  }
+}
