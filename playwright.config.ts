@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
-import { ADMIN } from './e2e/fixtures.ts';
+import { ADMIN, CHROMIUM, E2E_MAIL_DOMAIN, E2E_SMTP_PORT } from './e2e/fixtures.ts';
 
 const port = Number(process.env.E2E_PORT || 8788);
 const buildDir = process.env.BUILD_DIR || 'dist';
@@ -23,10 +23,7 @@ export default defineConfig({
     baseURL: `http://localhost:${port}`,
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
-    launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    },
+    launchOptions: CHROMIUM,
   },
   webServer: {
     command: `node --enable-source-maps ${buildDir}/server.mjs`,
@@ -43,6 +40,8 @@ export default defineConfig({
       ADMIN_EMAIL: ADMIN.email,
       ADMIN_PASSWORD: ADMIN.password,
       LOG_REQUESTS: '0',
+      SMTP_PORT: String(E2E_SMTP_PORT),
+      MAIL_DOMAIN: E2E_MAIL_DOMAIN,
       // The agents in these tests only use the terminal: spare the CPU a browser on each desktop.
       DESKTOP_APPS: 'terminal',
     },

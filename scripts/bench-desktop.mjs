@@ -41,7 +41,7 @@ const ms = (v) => `${v.toFixed(1)} ms`;
 const kb = (v) => `${(v / 1024).toFixed(1)} KiB`;
 
 const db = await openDb({ dataDir: null });
-const running = await start({ ...loadConfig({}), port: 0, dataDir, staticDir: null, logRequests: false, adminEmail: ADMIN.email, adminPassword: ADMIN.password }, db, quiet);
+const running = await start({ ...loadConfig({}), port: 0, smtpPort: 0, dataDir, staticDir: null, logRequests: false, adminEmail: ADMIN.email, adminPassword: ADMIN.password }, db, quiet);
 const base = running.url;
 
 async function api(path, { token, body, method } = {}) {
@@ -106,7 +106,7 @@ try {
   // 3. full-screen change: a 1280x800 xterm full of text, flipped to reverse video and back.
   {
     const home = join(dataDir, 'desktops', `agent-${agent.id}`);
-    const display = (await import('node:fs')).readFileSync(join(home, '.xvnc.pid'), 'latin1').split('\n')[1];
+    const display = (await import('node:fs')).readFileSync(join(dataDir, 'run', `xvnc-agent-${agent.id}.pid`), 'latin1').split('\n')[1];
     const full = spawn('xterm', ['-fa', 'Monospace', '-fs', '10', '-geometry', '160x47+0+0', '-e', 'sh', '-c', 'ls -la /usr/bin /usr/lib | head -46; exec sh'], {
       env: { ...process.env, DISPLAY: `:${display}`, HOME: home, XAUTHORITY: join(home, '.Xauthority'), LANG: 'C.UTF-8' }, stdio: 'ignore',
     });

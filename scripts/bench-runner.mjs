@@ -7,22 +7,14 @@
 // Usage: node scripts/bench-runner.mjs [runner|traces] — BENCH_DATABASE_URL or TEST_DATABASE_URL
 // (default postgres://postgres@127.0.0.1:5432/test) names the PostgreSQL to use.
 import { register } from 'node:module';
-import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 
 register('../test/setup/ts-loader.mjs', import.meta.url);
 
-const { loadConfig } = await import('../server/config.ts');
-const { openDb } = await import('../server/db/db.ts');
-const { start } = await import('../server/start.ts');
+const { ADMIN, PG_URL, api, bootServer, pgAvailable } = await import('./bench-server.mjs');
 const { Runner } = await import('../server/runner/runner.ts');
 
-const PG_URL = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const only = process.argv[2];
-const quiet = { info: () => {}, error: (m) => console.error(m) };
-const ADMIN = { email: 'bench-admin@example.test', password: 'bench-password-123' };
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -30,57 +22,11 @@ const median = (xs) => {
 };
 const ms = (n) => `${n.toFixed(2)} ms`;
 
-async function pgAvailable() {
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-/** A server on port 0 over PGlite (memory) or a throwaway PostgreSQL schema. */
+/** A server on port 0 whose own runner is stopped (each bench brings its own). */
 async function boot(engine) {
-  let db;
-  let drop = async () => {};
-  if (engine === 'postgres') {
-    const schema = `bench_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-    const admin = await openDb({ databaseUrl: PG_URL });
-    await admin.query(`CREATE SCHEMA ${schema}`);
-    db = await openDb({ databaseUrl: PG_URL, schema });
-    drop = async () => {
-      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-      await admin.close();
-    };
-  } else db = await openDb({ dataDir: null });
-  const dataDir = mkdtempSync(join(tmpdir(), 'aw-bench-runner-'));
-  const config = { ...loadConfig({}), dataDir, port: 0, adminEmail: ADMIN.email, adminPassword: ADMIN.password, staticDir: null, logRequests: false };
-  const running = await start(config, db, quiet);
-  await running.services.runner?.stop();
-  return {
-    running, db,
-    close: async () => {
-      await running.close();
-      await db.close();
-      await drop();
-      rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }); // Chromium's helpers outlive it briefly
-    },
-  };
-}
-
-async function api(base, path, init = {}) {
-  const res = await fetch(base + path, {
-    method: init.method ?? (init.body ? 'POST' : 'GET'),
-    headers: { 'content-type': 'application/json', ...(init.token ? { authorization: `Bearer ${init.token}` } : {}), ...init.headers },
-    body: init.body ? JSON.stringify(init.body) : undefined,
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${res.status} ${path}: ${text}`);
-  return text ? JSON.parse(text) : null;
+  const server = await bootServer(engine, 'runner');
+  await server.running.services.runner?.stop();
+  return server;
 }
 
 // --- 1. runner overhead per computer action

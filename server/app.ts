@@ -13,12 +13,18 @@ import { registerMessageRoutes } from './routes/messages.ts';
 import { registerRealtimeRoutes } from './routes/realtime.ts';
 import { registerTraceRoutes } from './routes/traces.ts';
 import { registerDesktopRoutes } from './routes/desktop.ts';
+import { registerReportRoutes } from './routes/reports.ts';
+import { registerBillingRoutes } from './routes/billing.ts';
+import { registerBillingPortalRoutes } from './routes/billing-portal.ts';
+import { registerEmailSettingsRoutes } from './routes/email-settings.ts';
+import { registerAdminMailRoutes } from './routes/admin-mail.ts';
+import { registerScreenshareRoutes } from './routes/screenshare.ts';
 import type { Services } from './services.ts';
 
 export function createApp(services: Services) {
   const api = new Api(services);
   registerHealthRoutes(api);
-  registerAuthRoutes(api, { signup: services.config.signup });
+  registerAuthRoutes(api, { signup: services.config.signup, publicUrl: services.config.publicUrl });
   registerUserRoutes(api);
   registerAgentRoutes(api);
   registerThreadRoutes(api);
@@ -26,6 +32,12 @@ export function createApp(services: Services) {
   registerRealtimeRoutes(api);
   registerTraceRoutes(api);
   registerDesktopRoutes(api);
+  registerReportRoutes(api);
+  registerBillingRoutes(api);
+  registerBillingPortalRoutes(api);
+  registerEmailSettingsRoutes(api);
+  registerAdminMailRoutes(api);
+  registerScreenshareRoutes(api);
 
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();

@@ -8,15 +8,30 @@ export type Config = {
   adminEmail: string | null;
   adminPassword: string | null;
   signup: 'open' | 'closed';
+  /** 0 binds a free port (tests); the bound one is services.smtp.port. */
   smtpPort: number;
   mailDomain: string;
+  /** Largest message the intake takes (MAIL_MAX_BYTES); larger ones get a 552. */
+  mailMaxBytes: number;
+  /** smtp://user:pass@host:port or smtps://…; null writes outbound mail to $DATA_DIR/outbox/. */
+  smtpRelayUrl: string | null;
   modelProvider: string;
   desktopProvider: string;
   authIssuer: string;
   authAudience: string;
+  /** PUBLIC_URL's origin: what browsers use to reach the server (behind a proxy, or under another name). */
+  publicUrl: string | null;
   /** Where the built SPA lives; null serves no static files (API-only tests). */
   staticDir: string | null;
   logRequests: boolean;
+  /** Bytes of uploads each agent may keep (AGENT_STORAGE_MB, default 2048). */
+  agentStorageBytes: number;
+  /** BILLING_PROVIDER: 'local' (built-in test-mode portal) or 'stripe'. */
+  billingProvider: 'local' | 'stripe';
+  /** Test credits every user gets once, in USD cents. */
+  testCreditsCents: number;
+  stripeSecretKey: string | null;
+  stripeApiBase: string;
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -29,17 +44,36 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminPassword: env.ADMIN_PASSWORD || null,
     signup: env.SIGNUP === 'closed' ? 'closed' : 'open',
     smtpPort: intOr(env.SMTP_PORT, 2525),
-    mailDomain: env.MAIL_DOMAIN || 'localhost',
+    mailDomain: (env.MAIL_DOMAIN || 'localhost').toLowerCase(),
+    mailMaxBytes: intOr(env.MAIL_MAX_BYTES, 25 * 1024 * 1024) || 25 * 1024 * 1024,
+    smtpRelayUrl: env.SMTP_RELAY_URL || null,
     modelProvider: env.MODEL_PROVIDER || 'offline',
     desktopProvider: env.DESKTOP_PROVIDER || 'xvnc',
     authIssuer: env.AUTH_ISSUER || 'agent-workspace',
     authAudience: env.AUTH_AUDIENCE || 'agent-workspace',
+    publicUrl: env.PUBLIC_URL ? publicOrigin(env.PUBLIC_URL) : null,
     staticDir: env.STATIC_DIR === '' ? null : resolve(env.STATIC_DIR || 'dist/public'),
     logRequests: env.LOG_REQUESTS !== '0',
+    agentStorageBytes: intOr(env.AGENT_STORAGE_MB, 2048) * 1024 * 1024,
+    billingProvider: env.BILLING_PROVIDER === 'stripe' ? 'stripe' : 'local',
+    testCreditsCents: intOr(env.BILLING_TEST_CREDITS_CENTS, 500),
+    stripeSecretKey: env.STRIPE_SECRET_KEY || null,
+    stripeApiBase: (env.STRIPE_API_BASE || 'https://api.stripe.com').replace(/\/+$/, ''),
   };
 }
 
 function intOr(value: string | undefined, fallback: number): number {
   const n = Number(value);
   return value && Number.isInteger(n) && n >= 0 ? n : fallback;
+}
+
+function publicOrigin(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`PUBLIC_URL is not a URL: ${value}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`PUBLIC_URL must be http(s): ${value}`);
+  return url.origin;
 }

@@ -5,12 +5,18 @@ import type { Db } from './db/db.ts';
 import type { Bus } from './realtime/bus.ts';
 import type { DesktopManager } from './desktop/types.ts';
 import type { ModelProvider } from './models/types.ts';
+import type { Recordings } from './recording/recordings.ts';
 import type { Runner } from './runner/runner.ts';
+import type { BillingProvider } from './billing/types.ts';
+import type { SmtpIntake } from './mail/smtp-intake.ts';
+import type { MailSender } from './mail/sender.ts';
 
 export type Log = { info: (msg: string) => void; error: (msg: string) => void };
 
 export type Services = {
   config: Config;
+  /** The port the server listens on (config.port may be 0: any free port). */
+  port: number;
   db: Db;
   auth: Auth;
   bus: Bus;
@@ -23,4 +29,12 @@ export type Services = {
   models?: ModelProvider;
   /** Claims queued threads and runs them (server/runner). */
   runner?: Runner;
+  /** The payment provider (BILLING_PROVIDER): billing details, cards, portal, invoice lines. */
+  billing?: BillingProvider;
+  /** Receives mail for MAIL_DOMAIN on SMTP_PORT (server/mail). */
+  smtp?: SmtpIntake;
+  /** Delivers approved outbound mail (server/mail). */
+  mailSender?: MailSender;
+  /** Teaching by demonstration: recordings of the desktop and their summaries (server/recording). */
+  recordings?: Recordings;
 };

@@ -15,6 +15,12 @@ import { createDesktops, desktopUploadHook } from './desktop/setup.ts';
 import { chooseProvider } from './models/choose.ts';
 import { Runner } from './runner/runner.ts';
 import { performAction } from './desktop/actions.ts';
+import { chooseBillingProvider } from './billing/choose.ts';
+import { startMail } from './mail/setup.ts';
+import { gatewayFor } from './desktop/guac-gateway.ts';
+import { filesDir } from './files/storage.ts';
+import { Recordings } from './recording/recordings.ts';
+import { transcriberFromEnv } from './recording/transcriber.ts';
 
 export type Running = { server: Server; url: string; services: Services; close: () => Promise<void> };
 
@@ -23,8 +29,15 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   const tokens = await TokenIssuer.load(db, config.authIssuer, config.authAudience);
   await ensureAdmin(db, config.adminEmail, config.adminPassword, log.info);
   const desktops = createDesktops(config, db, log);
-  const services: Services = { config, db, auth: new Auth(db, tokens), bus: await createBus(db, log), log, models: chooseProvider(config.modelProvider), desktops };
+  const services: Services = { config, port: config.port, db, auth: new Auth(db, tokens), bus: await createBus(db, log), log, models: chooseProvider(config.modelProvider), desktops };
   services.onUpload = desktopUploadHook(desktops, log);
+  services.billing = chooseBillingProvider(config, db);
+  services.recordings = new Recordings({
+    db, bus: services.bus, log, filesDir: filesDir(config.dataDir), transcriber: transcriberFromEnv(),
+    desktop: (agentId) => services.desktops.running(agentId), maxSeconds: positiveInt(process.env.RECORDING_MAX_SECONDS),
+  });
+  // Looked up per event: tests swap services.recordings.
+  gatewayFor(services).on('input', (agentId, input) => services.recordings?.input(agentId, input));
 
   const server = createServer(createApp(services));
   const sockets = createSocketServer(services);
@@ -43,16 +56,24 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     server.listen(config.port, resolve);
   });
   const { port } = server.address() as AddressInfo;
+  services.port = port;
   const runner = (services.runner = new Runner({
     db, bus: services.bus, log, provider: services.models!, mailDomain: config.mailDomain,
-    desktops: services.desktops, performAction,
+    desktops: services.desktops, performAction, testCreditsCents: config.testCreditsCents, filesDir: filesDir(config.dataDir),
   }));
   await runner.start();
+  const mail = await startMail(services).catch(async (err) => {
+    await runner.stop();
+    server.close();
+    throw err;
+  });
 
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
       await runner.stop();
+      await mail.close();
+      await services.recordings?.close();
       sockets.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -73,4 +94,9 @@ async function createBus(db: Db, log: Log): Promise<Bus> {
   }, log.error);
   await bus.start();
   return bus;
+}
+
+function positiveInt(value: string | undefined): number | undefined {
+  const n = Number(value);
+  return value && Number.isInteger(n) && n > 0 ? n : undefined;
 }

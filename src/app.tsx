@@ -13,6 +13,9 @@ import { FullPageSpinner, Spinner } from './ui/spinner.tsx';
 const AgentsScreen = lazy(() => import('./screens/agents/agents-screen.tsx').then((m) => ({ default: m.AgentsScreen })));
 const AgentScreen = lazy(() => import('./screens/agent/agent-screen.tsx').then((m) => ({ default: m.AgentScreen })));
 const LlmTracesScreen = lazy(() => import('./screens/llm-traces/llm-traces-screen.tsx'));
+const ReportsScreen = lazy(() => import('./screens/reports/reports-screen.tsx'));
+const ReportScreen = lazy(() => import('./screens/reports/report-screen.tsx'));
+const BillingScreen = lazy(() => import('./screens/settings/billing/billing-screen.tsx'));
 
 export function App() {
   return (
@@ -80,10 +83,11 @@ function screenFor(route: Exclude<RouteMatch, { redirect: string }>): ReactNode 
       // Keyed by id: another agent starts with fresh screen state (open modals, control mode).
       return <AgentScreen key={route.id} id={route.id} />;
     case 'reports':
+      return <ReportsScreen />;
     case 'report':
-      return <ComingSoon name="Reports" title="Reports" />;
+      return <ReportScreen key={route.reportId} id={route.reportId} />;
     case 'settings-billing':
-      return <ComingSoon name="Billing" title="Settings" />;
+      return <BillingScreen />;
     case 'admin':
     case 'admin-agent':
     case 'admin-thread':

@@ -2,8 +2,19 @@
 import type { Db } from './db.ts';
 import m001 from './migrations/001_init.sql';
 import m002 from './migrations/002_runner.sql';
+import m003 from './migrations/003_trace_days.sql';
+import m005 from './migrations/005_mail.sql';
+import m006 from './migrations/006_billing_reports.sql';
+import m007 from './migrations/007_recordings.sql';
 
-export const MIGRATIONS: { id: number; name: string; sql: string }[] = [{ id: 1, name: 'init', sql: m001 }, { id: 2, name: 'runner', sql: m002 }];
+export const MIGRATIONS: { id: number; name: string; sql: string }[] = [
+  { id: 1, name: 'init', sql: m001 },
+  { id: 2, name: 'runner', sql: m002 },
+  { id: 3, name: 'trace_days', sql: m003 },
+  { id: 5, name: 'mail', sql: m005 },
+  { id: 6, name: 'billing_reports', sql: m006 },
+  { id: 7, name: 'recordings', sql: m007 },
+];
 
 export async function migrate(db: Db): Promise<number[]> {
   await db.query(`CREATE TABLE IF NOT EXISTS schema_migrations (id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
@@ -20,10 +31,19 @@ export async function migrate(db: Db): Promise<number[]> {
   return applied;
 }
 
-/** Splits on semicolons at line ends; our migrations keep $$-bodies free of such lines. */
+/** Splits on semicolons at line ends, outside $$-quoted bodies (functions). */
 export function splitStatements(sql: string): string[] {
-  return sql
-    .split(/;\s*$/m)
-    .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
-    .filter(Boolean);
+  const statements: string[] = [];
+  let current: string[] = [];
+  let quoted = false;
+  for (const line of sql.split('\n')) {
+    current.push(line);
+    if ((line.match(/\$\$/g)?.length ?? 0) % 2 === 1) quoted = !quoted;
+    if (!quoted && /;\s*$/.test(line)) {
+      statements.push(current.join('\n').replace(/;\s*$/, ''));
+      current = [];
+    }
+  }
+  statements.push(current.join('\n'));
+  return statements.map((s) => s.replace(/^\s*--.*$/gm, '').trim()).filter(Boolean);
 }

@@ -9,6 +9,9 @@ import { addMessage } from './messages.ts';
 const STEP_COLUMNS = 'id, thread_id, sequence, reasoning_text, assistant_text, user_text, user_files, tool_calls, created_at, updated_at';
 export const FILES_ONLY_TEXT = 'Files uploaded';
 
+/** An image that comes with the user's words: a path under $DATA_DIR/files and what it shows. */
+export type StepImage = { path: string; caption: string };
+
 export async function getThread(db: Queryable, id: number) {
   return (await db.query(`SELECT ${THREAD_COLUMNS} FROM threads WHERE id = $1`, [id]))[0] ?? null;
 }
@@ -28,25 +31,35 @@ export async function createThread(db: Queryable, bus: Bus, agentId: number, fie
   return thread;
 }
 
-/** Appends a step with the user's words (and files) and the matching chat message. */
-export async function appendUserInput(db: Db, bus: Bus, threadId: number, text: string, files: string[]) {
+/**
+ * Appends a step with the user's words (and files) and the matching chat message. `images` (paths under
+ * $DATA_DIR/files with a caption, see runner/step-images.ts) reach the model with the words.
+ */
+export async function appendUserInput(db: Db, bus: Bus, threadId: number, text: string, files: string[], images: StepImage[] = []) {
+  const step = await db.tx((q) => insertUserInput(q, bus, threadId, text, files, images));
+  announceInput(bus, step);
+  return step;
+}
+
+/** appendUserInput's writes, inside the caller's transaction; call announceInput after it commits. */
+export async function insertUserInput(q: Queryable, bus: Bus, threadId: number, text: string, files: string[], images: StepImage[] = []) {
   const userText = text.trim() || (files.length ? FILES_ONLY_TEXT : '');
-  const step = await db.tx(async (q) => {
-    const [thread] = await q.query<{ agent_id: number; name: string }>('SELECT agent_id, name FROM threads WHERE id = $1 FOR UPDATE', [threadId]);
-    const [{ next }] = await q.query<{ next: number }>('SELECT COALESCE(max(sequence), 0) + 1 AS next FROM thread_steps WHERE thread_id = $1', [threadId]);
-    const [row] = await q.query(
-      `INSERT INTO thread_steps (thread_id, sequence, user_text, user_files) VALUES ($1, $2, $3, $4) RETURNING ${STEP_COLUMNS}`,
-      [threadId, next, userText, JSON.stringify(files)]);
-    // New input clears a previous failure and names an unnamed thread after its first words.
-    await q.query(
-      `UPDATE threads SET error_message = '', updated_at = now(), name = CASE WHEN name = '' THEN $2 ELSE name END WHERE id = $1`,
-      [threadId, threadName(userText)]);
-    await addMessage(q, bus, { agent_id: thread.agent_id, thread_id: threadId, role: 'user', user_data: { text: userText, files } });
-    return { ...row, agent_id: thread.agent_id };
-  });
+  const [thread] = await q.query<{ agent_id: number; name: string }>('SELECT agent_id, name FROM threads WHERE id = $1 FOR UPDATE', [threadId]);
+  const [{ next }] = await q.query<{ next: number }>('SELECT COALESCE(max(sequence), 0) + 1 AS next FROM thread_steps WHERE thread_id = $1', [threadId]);
+  const [row] = await q.query(
+    `INSERT INTO thread_steps (thread_id, sequence, user_text, user_files, user_images) VALUES ($1, $2, $3, $4, $5) RETURNING ${STEP_COLUMNS}`,
+    [threadId, next, userText, JSON.stringify(files), JSON.stringify(images)]);
+  // New input clears a previous failure and names an unnamed thread after its first words.
+  await q.query(
+    `UPDATE threads SET error_message = '', updated_at = now(), name = CASE WHEN name = '' THEN $2 ELSE name END WHERE id = $1`,
+    [threadId, threadName(userText)]);
+  await addMessage(q, bus, { agent_id: thread.agent_id, thread_id: threadId, role: 'user', user_data: { text: userText, files } });
+  return { ...row, agent_id: thread.agent_id };
+}
+
+export function announceInput(bus: Bus, step: Record<string, any> & { agent_id: number }): void {
   publishStep(bus, step);
   changed(bus, step.agent_id);
-  return step;
 }
 
 export function publishStep(bus: Bus, step: Record<string, any>): void {
@@ -71,18 +84,25 @@ async function queueOf(q: Queryable, agentId: number): Promise<number[]> {
 async function writeQueue(q: Queryable, ids: number[]): Promise<void> {
   if (!ids.length) return;
   await q.query(
-    `UPDATE threads t SET schedule_sequence = v.seq, updated_at = CASE WHEN t.schedule_sequence IS DISTINCT FROM v.seq THEN now() ELSE t.updated_at END
-     FROM unnest($1::int[], $2::int[]) AS v(id, seq) WHERE t.id = v.id`,
+    `UPDATE threads t SET schedule_sequence = v.seq, updated_at = now()
+     FROM unnest($1::int[], $2::int[]) AS v(id, seq) WHERE t.id = v.id AND t.schedule_sequence IS DISTINCT FROM v.seq`,
     [ids, ids.map((_, i) => i + 1)]);
 }
 
 /** Puts the thread at the end of its agent's queue (no change when already queued). */
 export async function schedule(db: Db, bus: Bus, threadId: number, agentId: number): Promise<void> {
-  await db.tx(async (q) => {
-    const ids = await queueOf(q, agentId);
-    if (!ids.includes(threadId)) await writeQueue(q, [...ids, threadId]);
-    await q.query("UPDATE threads SET target_run_state = NULL WHERE id = $1 AND target_run_state = 'stop'", [threadId]);
-  });
+  await db.tx((q) => enqueue(q, threadId, agentId));
+  announceScheduled(bus, agentId);
+}
+
+/** schedule's writes, inside the caller's transaction; call announceScheduled after it commits. */
+export async function enqueue(q: Queryable, threadId: number, agentId: number): Promise<void> {
+  const ids = await queueOf(q, agentId);
+  if (!ids.includes(threadId)) await writeQueue(q, [...ids, threadId]);
+  await q.query("UPDATE threads SET target_run_state = NULL WHERE id = $1 AND target_run_state = 'stop'", [threadId]);
+}
+
+export function announceScheduled(bus: Bus, agentId: number): void {
   changed(bus, agentId);
   // A running agent picks the new work up at once instead of on its next poll.
   bus.publish('runner:wake', { agent_id: agentId });

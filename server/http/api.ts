@@ -3,6 +3,7 @@
 // undefined → the handler wrote the response itself (files, streams).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Services } from '../services.ts';
+import type { Identity } from '../auth/auth.ts';
 import type { User } from '../auth/users.ts';
 import { readJson } from './body.ts';
 import { HttpError, sendError, sendJson } from './errors.ts';
@@ -20,6 +21,8 @@ export type Ctx = {
   user: User;
   /** The signed-in user, who differs from `user` only during impersonation. */
   realUser: User;
+  /** The sign-in session of the access token, when it names one. */
+  sessionId: number | null;
   status: number;
   headers: Record<string, string>;
   body<T = Record<string, unknown>>(limit?: number): Promise<T>;
@@ -46,9 +49,9 @@ export class Api {
   async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     try {
       const { handler, params } = this.router.match(req.method ?? 'GET', url.pathname.slice('/api'.length) || '/');
-      const { user, realUser } = await this.authenticate(req, handler.auth);
+      const { user, realUser, sessionId } = await this.authenticate(req, handler.auth);
       const ctx: Ctx = {
-        req, res, url, params, query: url.searchParams, user: user!, realUser: realUser!,
+        req, res, url, params, query: url.searchParams, user: user!, realUser: realUser!, sessionId: sessionId ?? null,
         status: 200, headers: {}, services: this.services,
         body: (limit) => readJson(req, limit),
       };
@@ -64,7 +67,7 @@ export class Api {
     }
   }
 
-  private async authenticate(req: IncomingMessage, level: AuthLevel): Promise<{ user?: User; realUser?: User }> {
+  private async authenticate(req: IncomingMessage, level: AuthLevel): Promise<Partial<Identity>> {
     if (level === 'public') {
       // Public routes still see who is asking when a valid token comes along.
       return this.services.auth.identify(req).catch(() => ({}));

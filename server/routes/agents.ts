@@ -5,6 +5,7 @@ import { idParam, type Api, type Ctx } from '../http/api.ts';
 import { HttpError, invalid } from '../http/errors.ts';
 import { ownedAgentId } from '../domain/access.ts';
 import { AGENT_TEXTS, createAgent, deleteAgent, getAgent, listAgents, RUN_STATES, touchAgent, type RunState } from '../domain/agents.ts';
+import { QuotaExceeded, recordUpload, storageUsed } from '../domain/uploads.ts';
 import { receiveFile } from '../files/multipart.ts';
 import { filesDir, MAX_UPLOAD_BYTES, newUploadSlot, safeFileName } from '../files/storage.ts';
 
@@ -53,18 +54,21 @@ export function registerAgentRoutes(api: Api) {
 
   api.post('/agents/:id/upload_file', async (ctx) => {
     const id = await agentId(ctx);
-    const { dir, relDir } = await newUploadSlot(ctx.services.config.dataDir, id);
+    const { db, config } = ctx.services;
+    // What may arrive: 100 MB, or what is left of the agent's quota when that is less.
+    const used = await storageUsed(db, id);
+    const room = config.agentStorageBytes - used;
+    const limit = room < MAX_UPLOAD_BYTES ? { bytes: Math.max(0, room), error: new QuotaExceeded(config.agentStorageBytes, used) } : { bytes: MAX_UPLOAD_BYTES };
+    const { dir, relDir } = await newUploadSlot(config.dataDir, id);
     const partial = join(dir, '.upload');
     try {
-      const file = await receiveFile(ctx.req, 'file', partial, MAX_UPLOAD_BYTES);
+      const file = await receiveFile(ctx.req, 'file', partial, limit);
       const name = safeFileName(file.filename);
       await rename(partial, join(dir, name));
       const file_path = `${relDir}/${name}`;
-      await ctx.services.db.query(
-        `INSERT INTO uploaded_files (owner_id, agent_id, file_path, original_name, size_bytes, content_type) VALUES ($1, $2, $3, $4, $5, $6)`,
-        [ctx.user.id, id, file_path, file.filename, file.size, file.contentType]);
-      await ctx.services.db.query('UPDATE agents SET file_path = $2, updated_at = now() WHERE id = $1', [id, file_path]);
+      await recordUpload(db, ctx.user.id, id, { file_path, original_name: file.filename, size: file.size, content_type: file.contentType }, config.agentStorageBytes);
       await ctx.services.onUpload?.(id, join(dir, name), name);
+      ctx.services.recordings?.dropped(id, name);
       return { file_path, file_name: name, size: file.size };
     } catch (err) {
       await rm(dir, { recursive: true, force: true });

@@ -3,6 +3,9 @@ import type { Api } from '../http/api.ts';
 import { invalid } from '../http/errors.ts';
 import { findUser, publicUser } from '../auth/users.ts';
 
+/** $10,000,000: far above any real limit, and inside the column's integer range. */
+const MAX_LIMIT_CENTS = 1_000_000_000;
+
 export function registerUserRoutes(api: Api) {
   api.get('/users/auth-status', async (ctx) => {
     if (!ctx.user) return { authenticated: false };
@@ -35,9 +38,9 @@ export function registerUserRoutes(api: Api) {
   }, 'admin');
 
   api.patch('/users/me/limit', async (ctx) => {
-    const { limit_cents } = await ctx.body();
-    if (typeof limit_cents !== 'number' || !Number.isInteger(limit_cents) || limit_cents < 0 || limit_cents > 100_000_000_00) {
-      throw invalid('limit_cents', 'limit_cents must be a whole number of cents, 0 or more');
+    const limit_cents = (await ctx.body<{ limit_cents?: unknown } | null>())?.limit_cents;
+    if (typeof limit_cents !== 'number' || !Number.isInteger(limit_cents) || limit_cents < 0 || limit_cents > MAX_LIMIT_CENTS) {
+      throw invalid('limit_cents', `limit_cents must be a whole number of cents from 0 (no limit) to ${MAX_LIMIT_CENTS}`);
     }
     await ctx.services.db.query('UPDATE users SET monthly_spend_limit_cents = $2, updated_at = now() WHERE id = $1', [ctx.user.id, limit_cents]);
     return publicUser((await findUser(ctx.services.db, ctx.user.id))!);

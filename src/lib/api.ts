@@ -43,6 +43,13 @@ export const getAgentText = async (id: number, key: AgentTextKey) =>
 export const putAgentText = (id: number, key: AgentTextKey, value: string) =>
   request(`${agentPath(id)}/${TEXT_PATHS[key]}`, { method: 'PUT', body: { [key]: value } });
 
+/** Spec §3 "Email settings"; the server adds its MAIL_DOMAIN and the agent's full address. */
+export type EmailSettings = { email_prefix: string | null; email_accept_from_addresses: string[] | null };
+export type EmailSettingsView = EmailSettings & { mail_domain: string; email_address: string | null };
+export const getEmailSettings = (id: number) => request<EmailSettingsView>(`${agentPath(id)}/email-settings`);
+export const putEmailSettings = (id: number, settings: EmailSettings) =>
+  request<EmailSettingsView>(`${agentPath(id)}/email-settings`, { method: 'PUT', body: settings });
+
 // --- threads (spec §7 "Threads")
 export const STEPS_FIRST_LOAD = 500;
 export const STEPS_AFTER_CREATE = 100;

@@ -1,6 +1,6 @@
 // swr-like data hook: a module-level cache keyed by URL, one request in flight per key, last-started wins,
-// polling that skips background tabs, revalidation on focus. Leaves out error retries, offline detection,
-// suspense and cache providers.
+// polling that skips background tabs, revalidation on focus, optional retries of a failed fetch. Leaves
+// out offline detection, suspense and cache providers.
 
 import { useCallback, useEffect, useLayoutEffect, useRef, useSyncExternalStore } from 'react';
 import { normalizeError, request } from './http.ts';
@@ -15,6 +15,10 @@ export type ResourceOptions<T> = {
   revalidateOnFocus?: boolean;
   /** @default (key) => request<T>(key) */
   fetcher?: (key: string) => Promise<T>;
+  /** A failed fetch is tried again this many times, `retryDelay` ms apart, before the error shows. @default 0 */
+  retry?: number;
+  /** @default 1000 */
+  retryDelay?: number;
 };
 
 export type Resource<T> = {
@@ -28,7 +32,7 @@ export type Resource<T> = {
   mutate: (data?: T | ((current: T | undefined) => T)) => Promise<void>;
 };
 
-export const DEFAULTS = { refreshInterval: 0, freshFor: 2000, revalidateOnFocus: true, focusThrottle: 5000 };
+export const DEFAULTS = { refreshInterval: 0, freshFor: 2000, revalidateOnFocus: true, focusThrottle: 5000, retry: 0, retryDelay: 1000 };
 
 type Fetcher = (key: string) => Promise<unknown>;
 type Entry = { data?: unknown; error?: ApiError; updatedAt: number; isValidating: boolean };
@@ -45,6 +49,14 @@ const lastFocus = new Map<string, number>();
 let lastId = 0;
 
 const defaultFetcher: Fetcher = (key) => request(key);
+
+function withRetry(fetcher: Fetcher, retries: number, delay: number): Fetcher {
+  if (!(retries > 0)) return fetcher;
+  return (key) => new Promise<unknown>((resolve) => resolve(fetcher(key))).catch(async () => {
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    return withRetry(fetcher, retries - 1, delay)(key);
+  });
+}
 
 function notify(key: string): void {
   for (const listener of listeners.get(key) ?? []) listener();
@@ -115,9 +127,11 @@ export function useResource<T>(key: string | null, options: ResourceOptions<T> =
   const revalidateOnFocus = options.revalidateOnFocus ?? DEFAULTS.revalidateOnFocus;
 
   // Inline fetchers change identity every render; effects read the latest one without re-running.
-  const fetcherRef = useRef<Fetcher>(options.fetcher ?? defaultFetcher);
+  const retry = options.retry ?? DEFAULTS.retry;
+  const retryDelay = options.retryDelay ?? DEFAULTS.retryDelay;
+  const fetcherRef = useRef<Fetcher>(withRetry(options.fetcher ?? defaultFetcher, retry, retryDelay));
   useLayoutEffect(() => {
-    fetcherRef.current = options.fetcher ?? defaultFetcher;
+    fetcherRef.current = withRetry(options.fetcher ?? defaultFetcher, retry, retryDelay);
   });
   // Lets the very first render report isLoading before the mount effect has started the request.
   const startedFor = useRef<string | null>(null);

@@ -30,3 +30,5 @@ export const TracesIcon = icon(['M3 12h4l3-8 4 16 3-8h4']);
 export const CloseIcon = icon(['M18 6L6 18', 'M6 6l12 12']);
 export const MoreIcon = icon(['M12 13a1 1 0 1 0 0-2 1 1 0 0 0 0 2z', 'M19 13a1 1 0 1 0 0-2 1 1 0 0 0 0 2z', 'M5 13a1 1 0 1 0 0-2 1 1 0 0 0 0 2z']);
 export const SearchIcon = icon(['M11 19a8 8 0 1 0 0-16 8 8 0 0 0 0 16z', 'M21 21l-4.3-4.3']);
+export const EditIcon = icon(['M12 20h9', 'M16.5 3.5a2.1 2.1 0 0 1 3 3L7 19l-4 1 1-4z']);
+export const CardIcon = icon(['M2 6h20v12H2z', 'M2 10h20', 'M6 15h4']);

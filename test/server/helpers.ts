@@ -1,6 +1,9 @@
 // One real server per test process, on port 0, over PGlite in memory or — when
 // TEST_DATABASE_URL is set — a throwaway schema in PostgreSQL that is dropped afterwards.
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadConfig } from '../../server/config.ts';
 import { openDb, type Db } from '../../server/db/db.ts';
 import { start, type Running } from '../../server/start.ts';
@@ -15,6 +18,7 @@ export function testServer(): Promise<Running> {
 }
 
 async function boot(): Promise<Running> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'aw-test-data-'));
   const url = process.env.TEST_DATABASE_URL;
   let db: Db;
   let dropSchema = async () => {};
@@ -32,7 +36,11 @@ async function boot(): Promise<Running> {
   }
   const config = {
     ...loadConfig({}),
+    // Its own data directory: files of earlier runs (same agent ids, other engines) must not show up here.
+    dataDir,
     port: 0,
+    smtpPort: 0, // several test processes run at once: never the fixed 2525
+    mailMaxBytes: 1024 * 1024, // the 552 test need not push 25 MB through
     adminEmail: ADMIN.email,
     adminPassword: ADMIN.password,
     staticDir: null,
@@ -43,6 +51,7 @@ async function boot(): Promise<Running> {
     await r.close();
     await db.close();
     await dropSchema();
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
   });
   return r;
 }

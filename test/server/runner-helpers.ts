@@ -92,8 +92,8 @@ export const fakePerform: PerformAction = async (desktop, action, { publish, sig
 
 type Turn = AssistantBlock[] | ((request: ModelRequest, signal?: AbortSignal) => Promise<AssistantBlock[]> | AssistantBlock[]);
 
-/** A provider answering from a script, one turn per call (the last turn repeats). */
-export function scripted(turns: Turn[], name = 'scripted'): ModelProvider & { requests: ModelRequest[] } {
+/** A provider answering from a script, one turn per call (the last turn repeats); each call costs `cost` USD. */
+export function scripted(turns: Turn[], name = 'scripted', cost = 0.001): ModelProvider & { requests: ModelRequest[] } {
   const requests: ModelRequest[] = [];
   let i = 0;
   return {
@@ -107,7 +107,7 @@ export function scripted(turns: Turn[], name = 'scripted'): ModelProvider & { re
         stop_reason: content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn',
         usage: { input_tokens: 10, output_tokens: 5, cache_read_tokens: 2, cache_write_tokens: 0 },
       };
-      return { response, request: { scripted: true }, parameters: { provider: name }, cost: 0.001, latencyMs: 1 };
+      return { response, request: { scripted: true }, parameters: { provider: name }, cost, latencyMs: 1 };
     },
   };
 }

@@ -206,18 +206,6 @@ runs('a tool error ends the run; a bad tool input goes back to the model', async
   assert.equal(calls.map((c: any) => c.status), ['failed', 'failed']);
 });
 
-runs('the monthly spend limit ends the run before the model is called', async () => {
-  const provider = scripted([[text('should not run')]]);
-  const s = await setup(provider);
-  await call('/api/users/me/limit', { method: 'PATCH', token: s.user.token, body: { limit_cents: 100 } });
-  await s.db.query(`INSERT INTO llm_traces (owner_id, agent_id, thread_name, model, estimated_cost) VALUES ($1, $2, 'Main: earlier', 'x', 1.25)`, [s.user.id, s.agent.id]);
-  const t = await s.send('anything');
-  await s.play('run_all');
-  const row = await s.finished(t.id);
-  assert.is(row.error_message, 'Monthly spend limit reached: $1.25 of $1.00 used this month. Raise the limit in Billing settings to continue.');
-  assert.is(provider.requests.length, 0);
-});
-
 runs('restart recovery fails runs of dead instances and leaves live ones alone', async () => {
   const s = await setup();
   const dead = await s.send('left by a crash');

@@ -85,14 +85,14 @@ screen('a user gets no more-options menu', async () => {
   assert.is(byRole('button', 'More options').length, 0);
 });
 
-screen('the admin menu offers Developer options and Show traces; the unbuilt items are disabled and say so', async () => {
+screen('the admin menu offers Developer options, Show traces and Email settings; the unbuilt item is disabled and says so', async () => {
   const api = agentApi(ADMIN);
   for (const path of ['system-prompt', 'notes', 'instructions']) api.on(`GET /api/agents/7/${path}`, () => new Promise(() => {}));
   await renderScreen(api, <AgentScreen id={7} />);
   await click(getRole('button', 'More options'));
   assert.equal(byRole('menuitem').map((i) => i.textContent), ['Developer options', 'Show traces', 'Schedules', 'Email settings']);
-  for (const name of ['Developer options', 'Show traces']) assert.is(getRole('menuitem', name).getAttribute('aria-disabled'), null);
-  for (const name of ['Schedules', 'Email settings']) {
+  for (const name of ['Developer options', 'Show traces', 'Email settings']) assert.is(getRole('menuitem', name).getAttribute('aria-disabled'), null);
+  for (const name of ['Schedules']) {
     const item = getRole('menuitem', name);
     assert.is(item.getAttribute('aria-disabled'), 'true');
     assert.is(item.title, 'Not available yet');

@@ -8,34 +8,9 @@ import { clearResourceCache } from '../../src/lib/use-resource.ts';
 import { messagesKey, useMessageSocket } from '../../src/lib/use-message-socket.ts';
 import type { ChatMessage, MessageEvent, MessagePage } from '../../src/lib/types.ts';
 import { applyMessageEvent, refreshesAgent } from '../../src/screens/agent/conversation/message-events.ts';
+import { FakeSocket } from './helpers/fake-socket.ts';
 
 // --- fakes
-
-type Handler = ((ev: any) => void) | null;
-class FakeSocket {
-  static instances: FakeSocket[] = [];
-  readyState = 0;
-  onopen: Handler = null;
-  onmessage: Handler = null;
-  onclose: Handler = null;
-  onerror: Handler = null;
-  closedWith: number | undefined;
-  constructor(public url: string) {
-    FakeSocket.instances.push(this);
-  }
-  send() {}
-  close(code?: number) {
-    this.closedWith = code;
-    this.readyState = 3;
-  }
-  accept() {
-    this.readyState = 1;
-    this.onopen?.({});
-  }
-  push(value: unknown) {
-    this.onmessage?.({ data: typeof value === 'string' ? value : JSON.stringify(value) });
-  }
-}
 
 const message = (id: number, role: ChatMessage['role'] = 'user'): ChatMessage => ({
   id, agent_id: 7, thread_id: 1, role, user_data: { text: `m${id}` }, assistant_data: null, created_at: '2026-03-10T12:00:00Z',

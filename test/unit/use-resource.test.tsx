@@ -196,6 +196,31 @@ fetching('turns a fetcher that throws synchronously into an error state', async 
   assert.is(text(), 'data=- error=no such endpoint/500 loading=false validating=false');
 });
 
+fetching('retry: one failed fetch is tried again before the error shows', async () => {
+  let calls = 0;
+  const flaky = async () => {
+    if (++calls === 1) throw new Error('blip');
+    return 'second try';
+  };
+  await render(<Probe k={createKey()} options={{ fetcher: flaky, retry: 1, retryDelay: 5 }} />);
+  await flush();
+  assert.match(text(), 'error=- loading=true');
+  await sleep(30);
+  assert.is(calls, 2);
+  assert.is(text(), 'data=second try error=- loading=false validating=false');
+  await unmount();
+
+  let failures = 0;
+  const broken = async (): Promise<string> => {
+    failures++;
+    throw new Error('down');
+  };
+  await render(<Probe k={createKey()} options={{ fetcher: broken, retry: 1, retryDelay: 5 }} />);
+  await sleep(30);
+  assert.is(failures, 2, 'one try and one retry, no more');
+  assert.is(text(), 'data=- error=down/500 loading=false validating=false');
+});
+
 fetching('stays idle with a null key and starts once a key is given', async () => {
   const { fetcher, calls } = counter();
   await render(<Probe k={null} options={{ fetcher }} />);

@@ -10,6 +10,7 @@ import { useResource } from '../../lib/use-resource.ts';
 import { Spinner } from '../../ui/spinner.tsx';
 import { ChatPanel } from './chat-panel.tsx';
 import { AgentEditorModal } from './editor/agent-editor-modal.tsx';
+import { EmailSettingsModal } from './email/email-settings-modal.tsx';
 import { MoreOptionsMenu } from './more-options-menu.tsx';
 import { PlaybackToggle } from './playback-toggle.tsx';
 import { TracesPanel } from './traces/traces-panel.tsx';
@@ -21,6 +22,7 @@ export function AgentScreen({ id }: { id: number }) {
   const isAdmin = useIsAdmin();
   const { data: agent, error, mutate } = useResource<Agent>(agentPath(id), { refreshInterval: AGENT_REFRESH_MS });
   const [editing, setEditing] = useState(false);
+  const [emailSettings, setEmailSettings] = useState(false);
   // Control mode ('Take control' in the VM view): the user's input goes to the desktop and the chat
   // collapses to its strip; 'Expand chat' ends it.
   const [controlMode, setControlMode] = useState(false);
@@ -51,6 +53,7 @@ export function AgentScreen({ id }: { id: number }) {
             <MoreOptionsMenu
               onDeveloperOptions={() => setEditing(true)}
               onShowTraces={() => setShowTraces(true)}
+              onEmailSettings={() => setEmailSettings(true)}
             />
           )}
         </>
@@ -78,9 +81,10 @@ export function AgentScreen({ id }: { id: number }) {
         onExpand={() => setControlMode(false)}
         onThreadChange={setThreadId}
       />
-      <VmView agent={agent} controlMode={controlMode} onControlModeChange={changeControlMode} />
+      <VmView agent={agent} threadId={threadId} controlMode={controlMode} onControlModeChange={changeControlMode} />
       {isAdmin && showTraces && <TracesPanel threadId={threadId} onClose={() => setShowTraces(false)} />}
       {editing && <AgentEditorModal agentId={id} onClose={() => setEditing(false)} onSaved={refresh} />}
+      {emailSettings && <EmailSettingsModal agentId={id} onClose={() => setEmailSettings(false)} onSaved={refresh} />}
     </div>
   );
 }

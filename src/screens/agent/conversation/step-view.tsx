@@ -8,6 +8,12 @@ import { ToolCallGroup } from './tool-call-group.tsx';
 
 export const fileName = (path: string) => path.split(/[\\/]/).filter(Boolean).pop() ?? path;
 
+/** A recording's summary (server/recording): the text inside its <video_call_summary> tag, else null. */
+export function demonstrationSummary(text: string): string | null {
+  const m = /^\s*<video_call_summary>\n?([\s\S]*?)\n?<\/video_call_summary>\s*$/.exec(text);
+  return m ? m[1] : null;
+}
+
 type StepViewProps = {
   step: Step;
   /** This step holds the newest tool-call group: it opens by itself. */
@@ -22,9 +28,16 @@ export function StepView({ step, latestGroup, threadRunning, groupOpen, onToggle
   const calls = visibleToolCalls(step);
   const files = step.user_files ?? [];
   const open = groupOpen ?? latestGroup;
+  const summary = step.user_text ? demonstrationSummary(step.user_text) : null;
   return (
     <li className="step" data-sequence={step.sequence}>
-      {(step.user_text || files.length > 0) && (
+      {summary !== null && (
+        <div className="message message-demonstration">
+          <p className="message-demonstration-title">Demonstration</p>
+          <p className="message-text">{summary}</p>
+        </div>
+      )}
+      {summary === null && (step.user_text || files.length > 0) && (
         <div className="message message-user">
           {step.user_text && <p className="message-text">{step.user_text}</p>}
           {files.length > 0 && (
