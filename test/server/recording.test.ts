@@ -161,8 +161,10 @@ access('an oversized body is 413, declared or streamed, and leaves nothing behin
   const session = (await start(user.token, { agent_id: agent.id })).body.session_id;
   const send = (headers: Record<string, string>, chunks: number, size: number) =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
+      // A connection of its own: the declared request never sends its 101 MB, so its connection is
+      // still being drained by the server and must not be reused for the next request.
       const req = request(`${url}/api/screenshare/audio-final`, {
-        method: 'POST', headers: { Authorization: `Bearer ${user.token}`, 'X-Session-Id': session, 'Content-Type': 'audio/webm', ...headers },
+        agent: false, method: 'POST', headers: { Authorization: `Bearer ${user.token}`, 'X-Session-Id': session, 'Content-Type': 'audio/webm', ...headers },
       }, (res) => {
         let body = '';
         res.on('data', (d) => (body += d));
