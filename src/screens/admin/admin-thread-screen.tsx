@@ -2,13 +2,14 @@
 // the agent's messages out, with approval actions) and its History (the steps), and deleting it.
 import { useState } from 'react';
 import {
-  adminThreadPath, commMessagesPath, deleteAdminThread, type AdminThreadDetail, type CommMessage,
+  adminAgentsPath, adminThreadPath, adminThreadsPath, approvalThreadsPath, commMessagesPath, deleteAdminThread,
+  type AdminThreadDetail, type CommMessage,
 } from '../../lib/admin-api.ts';
 import { normalizeError } from '../../lib/http.ts';
 import { Link, navigate } from '../../lib/router.ts';
 import { useTitle } from '../../lib/title.tsx';
 import { useIsAdmin } from '../../lib/use-is-admin.ts';
-import { useResource } from '../../lib/use-resource.ts';
+import { mutate, useResource } from '../../lib/use-resource.ts';
 import { Forbidden } from '../placeholders/placeholders.tsx';
 import { CommMessageItem } from './comm-message-item.tsx';
 import { HistoryList } from './history-list.tsx';
@@ -45,6 +46,10 @@ export default function AdminThreadScreen({ id }: { id: number }) {
     setDeleteError(null);
     try {
       await deleteAdminThread(id);
+      // The lists that showed the thread load again when opened, even within their freshness window.
+      if (data) void mutate(adminThreadsPath(data.agent_id));
+      void mutate(adminAgentsPath);
+      void mutate(approvalThreadsPath);
       navigate(back, { replace: true });
     } catch (err) {
       setDeleteError(normalizeError(err).detail);
@@ -52,7 +57,11 @@ export default function AdminThreadScreen({ id }: { id: number }) {
     }
   }
 
+  // An approval action changes the thread's approval flag, so the overviews are stale too.
   const changed = async () => {
+    if (data) void mutate(adminThreadsPath(data.agent_id));
+    void mutate(adminAgentsPath);
+    void mutate(approvalThreadsPath);
     await Promise.all([comms.mutate(), thread.mutate()]);
   };
 
