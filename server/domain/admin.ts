@@ -33,6 +33,7 @@ export async function getAdminAgentThreads(db: Queryable, agentId: number) {
 
 /** The thread with its agent's name and its newest steps (the History list); null when there is no such thread. */
 export async function getAdminThread(db: Queryable, threadId: number) {
+  // The thread's usual columns, qualified (t.id, t.name …) since agents and users have such columns too.
   const [thread] = await db.query(
     `SELECT ${THREAD_COLUMNS.replace(/(\w+)/g, 't.$1')}, a.name AS agent_name, u.email AS owner_email
      FROM threads t JOIN agents a ON a.id = t.agent_id JOIN users u ON u.id = a.owner_id WHERE t.id = $1`, [threadId]);
