@@ -18,6 +18,7 @@ import { registerBillingRoutes } from './routes/billing.ts';
 import { registerBillingPortalRoutes } from './routes/billing-portal.ts';
 import { registerEmailSettingsRoutes } from './routes/email-settings.ts';
 import { registerAdminMailRoutes } from './routes/admin-mail.ts';
+import { registerAdminRoutes } from './routes/admin.ts';
 import { registerScreenshareRoutes } from './routes/screenshare.ts';
 import type { Services } from './services.ts';
 
@@ -36,6 +37,7 @@ export function createApp(services: Services) {
   registerBillingRoutes(api);
   registerBillingPortalRoutes(api);
   registerEmailSettingsRoutes(api);
+  registerAdminRoutes(api);
   registerAdminMailRoutes(api);
   registerScreenshareRoutes(api);
 

@@ -4,7 +4,7 @@ import { AuthProvider, useAuth } from './lib/auth.tsx';
 import { navigate, useLocation } from './lib/router.ts';
 import { resolveRoute, type RouteMatch } from './lib/routes.ts';
 import { TitleProvider, useTitleValue } from './lib/title.tsx';
-import { ComingSoon, Forbidden, NotFound } from './screens/placeholders/placeholders.tsx';
+import { Forbidden, NotFound } from './screens/placeholders/placeholders.tsx';
 import { ImpersonationBanner } from './screens/shell/impersonation-banner.tsx';
 import { Rail } from './screens/shell/rail.tsx';
 import { SignInScreen } from './screens/sign-in/sign-in-screen.tsx';
@@ -16,6 +16,10 @@ const LlmTracesScreen = lazy(() => import('./screens/llm-traces/llm-traces-scree
 const ReportsScreen = lazy(() => import('./screens/reports/reports-screen.tsx'));
 const ReportScreen = lazy(() => import('./screens/reports/report-screen.tsx'));
 const BillingScreen = lazy(() => import('./screens/settings/billing/billing-screen.tsx'));
+const AdminDashboard = lazy(() => import('./screens/admin/admin-dashboard.tsx'));
+const AdminAgentScreen = lazy(() => import('./screens/admin/admin-agent-screen.tsx'));
+const AdminThreadScreen = lazy(() => import('./screens/admin/admin-thread-screen.tsx'));
+const OpsDashboard = lazy(() => import('./screens/admin/ops-dashboard.tsx'));
 
 export function App() {
   return (
@@ -89,11 +93,13 @@ function screenFor(route: Exclude<RouteMatch, { redirect: string }>): ReactNode 
     case 'settings-billing':
       return <BillingScreen />;
     case 'admin':
+      return <AdminDashboard />;
     case 'admin-agent':
+      return <AdminAgentScreen key={route.agentId} id={route.agentId} />;
     case 'admin-thread':
-      return <ComingSoon name="The Admin Dashboard" title="Admin Dashboard" />;
+      return <AdminThreadScreen key={route.threadId} id={route.threadId} />;
     case 'admin-ops':
-      return <ComingSoon name="The Ops Dashboard" title="Ops Dashboard" />;
+      return <OpsDashboard />;
     case 'llm-traces':
       return <LlmTracesScreen />;
     default:

@@ -1,0 +1,33 @@
+// /api/admin (admin only, spec §6/§7 "Admin"): every user's agents and threads, the threads waiting
+// for approval, and deleting a thread. The communication-message routes are in admin-mail.ts.
+import { idParam, type Api } from '../http/api.ts';
+import { HttpError, invalid } from '../http/errors.ts';
+import {
+  deleteAdminThread, getAdminAgentThreads, getAdminThread, listAdminAgents, listThreadsRequiringApproval,
+} from '../domain/admin.ts';
+
+export function registerAdminRoutes(api: Api) {
+  api.get('/admin/agents', (ctx) => listAdminAgents(ctx.services.db), 'admin');
+
+  // The agent's overview row comes along so the page can name the agent with one request.
+  api.get('/admin/threads', async (ctx) => {
+    if (!ctx.query.get('agent_id')) throw invalid('agent_id', 'agent_id is required', 'query');
+    const found = await getAdminAgentThreads(ctx.services.db, idParam(ctx.query.get('agent_id'), 'Agent not found'));
+    if (!found) throw new HttpError(404, 'Agent not found');
+    return found;
+  }, 'admin');
+
+  api.get('/admin/threads/:id', async (ctx) => {
+    const thread = await getAdminThread(ctx.services.db, idParam(ctx.params.id, 'Thread not found'));
+    if (!thread) throw new HttpError(404, 'Thread not found');
+    return thread;
+  }, 'admin');
+
+  api.delete('/admin/threads/:id', async (ctx) => {
+    const deleted = await deleteAdminThread(ctx.services.db, ctx.services.bus, idParam(ctx.params.id, 'Thread not found'));
+    if (!deleted) throw new HttpError(404, 'Thread not found');
+    return null;
+  }, 'admin');
+
+  api.get('/admin/threads-requiring-approval', (ctx) => listThreadsRequiringApproval(ctx.services.db), 'admin');
+}

@@ -1,0 +1,54 @@
+// Typed calls for the admin endpoints (spec §7 "Admin") and the shapes of spec §3 "Communication
+// message" and "Thread needing approval". The paths double as useResource keys.
+import { request } from './http.ts';
+import type { AgentRunState, Step, Thread } from './types.ts';
+
+/** A row of the Admin Dashboard: any user's agent. updated_at is its last activity (its own or a thread's). */
+export type AdminAgent = {
+  id: number;
+  name: string;
+  owner_id: number;
+  owner_email: string;
+  target_run_state: AgentRunState;
+  agent_running: boolean;
+  number_scheduled_threads: number;
+  number_threads_requiring_approval: number;
+  updated_at: string;
+};
+
+export type AdminThread = Thread & { id: number; created_at: string };
+export type AdminAgentThreads = { agent: AdminAgent; threads: AdminThread[] };
+/** One thread with its agent and its newest steps (the History list). */
+export type AdminThreadDetail = AdminThread & { agent_name: string; owner_email: string; steps: Step[]; total_steps: number };
+
+export type OutboundState = 'success' | 'requires_approval' | 'queued' | 'dead';
+export type CommMessage = {
+  id: number;
+  role: 'inbound' | 'outbound';
+  /** null for inbound mail. */
+  outbound_state: OutboundState | null;
+  text: string;
+  /** File names. */
+  files: string[];
+  created_at: string;
+  from_address: string;
+  to_address: string;
+  subject: string;
+  attempts: number;
+  last_error: string | null;
+  sent_at: string | null;
+};
+
+export type ThreadNeedingApproval = { id: number; thread_name: string; agent_id: number; agent_name: string; updated_at: string };
+
+export const adminAgentsPath = '/admin/agents';
+export const adminThreadsPath = (agentId: number) => `/admin/threads?agent_id=${agentId}`;
+export const adminThreadPath = (threadId: number) => `/admin/threads/${threadId}`;
+export const commMessagesPath = (threadId: number) => `/admin/comm-messages?thread_id=${threadId}`;
+export const approvalThreadsPath = '/admin/threads-requiring-approval';
+
+export const deleteAdminThread = (threadId: number) => request<null>(adminThreadPath(threadId), { method: 'DELETE' });
+export const updateCommMessageText = (id: number, text: string) =>
+  request<CommMessage>(`/admin/comm-messages/${id}/update-text`, { method: 'POST', body: { text } });
+export const queueCommMessage = (id: number) => request<CommMessage>(`/admin/comm-messages/${id}/queue`, { method: 'POST' });
+export const deleteCommMessage = (id: number) => request<null>(`/admin/comm-messages/${id}`, { method: 'DELETE' });
