@@ -19,6 +19,7 @@ import { registerBillingPortalRoutes } from './routes/billing-portal.ts';
 import { registerEmailSettingsRoutes } from './routes/email-settings.ts';
 import { registerAdminMailRoutes } from './routes/admin-mail.ts';
 import { registerScreenshareRoutes } from './routes/screenshare.ts';
+import { registerSchedulerRoutes } from './routes/scheduler.ts';
 import type { Services } from './services.ts';
 
 export function createApp(services: Services) {
@@ -38,6 +39,7 @@ export function createApp(services: Services) {
   registerEmailSettingsRoutes(api);
   registerAdminMailRoutes(api);
   registerScreenshareRoutes(api);
+  registerSchedulerRoutes(api);
 
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
