@@ -78,6 +78,9 @@ function threadName(text: string): string {
  * the caller's transaction; call announceNewThread after it commits.
  */
 export async function insertNewThread(q: Queryable, bus: Bus, agentId: number, text: string, files: string[]) {
+  // The agent's queue lock first: the thread insert takes a key-share lock on the agent row, so two
+  // of these for one agent that asked for FOR UPDATE only in enqueue would deadlock.
+  await q.query('SELECT id FROM agents WHERE id = $1 FOR UPDATE', [agentId]);
   const created = await createThread(q, bus, agentId);
   const step = await insertUserInput(q, bus, created.id, text, files);
   await enqueue(q, created.id, agentId);

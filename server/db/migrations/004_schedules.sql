@@ -1,5 +1,8 @@
 -- Schedules (issue 10, spec §3 "Schedule"): an agent's recurring messages. Times are UTC.
 -- next_run_at is stored so a scheduler tick is one index range scan, however many schedules exist.
+-- 001 reserved a first sketch of this table that nothing ever wrote to (no route or code used it):
+-- it is replaced, with weekdays as integer[] and checks the rules module also makes.
+DROP TABLE schedules;
 CREATE TABLE schedules (
   id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   agent_id integer NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
