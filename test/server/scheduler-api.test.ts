@@ -110,7 +110,8 @@ api('non-admins get 403 {detail} on every method, also their own agent and also 
   const { user, agent, post } = await setup();
   const created = (await post(DAILY)).body;
   const other = await newUser('sched-other');
-  for (const headers of [{}, { 'X-Impersonate-User-Id': String(other.id) }, { 'X-Impersonate-User-Id': String(user.id) }]) {
+  const variants: Record<string, string>[] = [{}, { 'X-Impersonate-User-Id': String(other.id) }, { 'X-Impersonate-User-Id': String(user.id) }];
+  for (const headers of variants) {
     const tries = [
       call(`/api/scheduler/${agent.id}`, { token: user.token, headers }),
       call(`/api/scheduler/${agent.id}`, { token: user.token, headers, body: DAILY }),
