@@ -20,6 +20,7 @@ import { registerEmailSettingsRoutes } from './routes/email-settings.ts';
 import { registerAdminMailRoutes } from './routes/admin-mail.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
 import { registerScreenshareRoutes } from './routes/screenshare.ts';
+import { registerSchedulerRoutes } from './routes/scheduler.ts';
 import type { Services } from './services.ts';
 
 export function createApp(services: Services) {
@@ -40,6 +41,7 @@ export function createApp(services: Services) {
   registerAdminRoutes(api);
   registerAdminMailRoutes(api);
   registerScreenshareRoutes(api);
+  registerSchedulerRoutes(api);
 
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();

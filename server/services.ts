@@ -10,6 +10,7 @@ import type { Runner } from './runner/runner.ts';
 import type { BillingProvider } from './billing/types.ts';
 import type { SmtpIntake } from './mail/smtp-intake.ts';
 import type { MailSender } from './mail/sender.ts';
+import type { Scheduler } from './scheduler/scheduler.ts';
 
 export type Log = { info: (msg: string) => void; error: (msg: string) => void };
 
@@ -37,4 +38,6 @@ export type Services = {
   mailSender?: MailSender;
   /** Teaching by demonstration: recordings of the desktop and their summaries (server/recording). */
   recordings?: Recordings;
+  /** Starts threads from the agents' schedules (server/scheduler). */
+  scheduler?: Scheduler;
 };

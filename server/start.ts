@@ -21,6 +21,7 @@ import { gatewayFor } from './desktop/guac-gateway.ts';
 import { filesDir } from './files/storage.ts';
 import { Recordings } from './recording/recordings.ts';
 import { transcriberFromEnv } from './recording/transcriber.ts';
+import { Scheduler } from './scheduler/scheduler.ts';
 
 export type Running = { server: Server; url: string; services: Services; close: () => Promise<void> };
 
@@ -67,10 +68,13 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     server.close();
     throw err;
   });
+  const scheduler = (services.scheduler = new Scheduler({ db, bus: services.bus, log, tickMs: positiveInt(process.env.SCHEDULER_TICK_MS) }));
+  scheduler.start();
 
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
+      await scheduler.stop();
       await runner.stop();
       await mail.close();
       await services.recordings?.close();

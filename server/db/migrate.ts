@@ -3,6 +3,7 @@ import type { Db } from './db.ts';
 import m001 from './migrations/001_init.sql';
 import m002 from './migrations/002_runner.sql';
 import m003 from './migrations/003_trace_days.sql';
+import m004 from './migrations/004_schedules.sql';
 import m005 from './migrations/005_mail.sql';
 import m006 from './migrations/006_billing_reports.sql';
 import m007 from './migrations/007_recordings.sql';
@@ -11,6 +12,7 @@ export const MIGRATIONS: { id: number; name: string; sql: string }[] = [
   { id: 1, name: 'init', sql: m001 },
   { id: 2, name: 'runner', sql: m002 },
   { id: 3, name: 'trace_days', sql: m003 },
+  { id: 4, name: 'schedules', sql: m004 },
   { id: 5, name: 'mail', sql: m005 },
   { id: 6, name: 'billing_reports', sql: m006 },
   { id: 7, name: 'recordings', sql: m007 },

@@ -72,6 +72,26 @@ function threadName(text: string): string {
   return line.length > 60 ? line.slice(0, 57) + '...' : line;
 }
 
+/**
+ * A user's first message (spec §4 "Draft to real thread"): a new thread holding that step, put at
+ * the end of its agent's queue. The one path for the chat's first message and for schedules, inside
+ * the caller's transaction; call announceNewThread after it commits.
+ */
+export async function insertNewThread(q: Queryable, bus: Bus, agentId: number, text: string, files: string[]) {
+  // The agent's queue lock first: the thread insert takes a key-share lock on the agent row, so two
+  // of these for one agent that asked for FOR UPDATE only in enqueue would deadlock.
+  await q.query('SELECT id FROM agents WHERE id = $1 FOR UPDATE', [agentId]);
+  const created = await createThread(q, bus, agentId);
+  const step = await insertUserInput(q, bus, created.id, text, files);
+  await enqueue(q, created.id, agentId);
+  return { threadId: created.id as number, step };
+}
+
+export function announceNewThread(bus: Bus, agentId: number, step: Record<string, any> & { agent_id: number }): void {
+  announceInput(bus, step);
+  announceScheduled(bus, agentId);
+}
+
 // --- the queue
 
 async function queueOf(q: Queryable, agentId: number): Promise<number[]> {

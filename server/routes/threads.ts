@@ -3,7 +3,7 @@ import { idParam, type Api, type Ctx } from '../http/api.ts';
 import { HttpError, invalid } from '../http/errors.ts';
 import { ownedAgentId, ownedThread } from '../domain/access.ts';
 import {
-  appendUserInput, createThread, deleteThread, getThread, listSteps, removeFromSchedule, schedule,
+  announceNewThread, appendUserInput, createThread, deleteThread, insertNewThread, getThread, listSteps, removeFromSchedule, schedule,
   setScheduleSequence, setThreadRunState,
 } from '../domain/threads.ts';
 
@@ -38,11 +38,10 @@ export function registerThreadRoutes(api: Api) {
     const agentId = await ownedAgentId(ctx.services.db, ctx.user, idParam(ctx.params.id, 'Agent not found'));
     const { text, files } = userInput(await ctx.body());
     const { db, bus } = ctx.services;
-    const created = await createThread(db, bus, agentId);
-    await appendUserInput(db, bus, created.id, text, files);
-    await schedule(db, bus, created.id, agentId);
+    const { threadId, step } = await db.tx((q) => insertNewThread(q, bus, agentId, text, files));
+    announceNewThread(bus, agentId, step);
     ctx.status = 201;
-    return getThread(db, created.id);
+    return getThread(db, threadId);
   });
 
   api.post('/threads/:id/set-user-input', async (ctx) => {

@@ -85,20 +85,20 @@ screen('a user gets no more-options menu', async () => {
   assert.is(byRole('button', 'More options').length, 0);
 });
 
-screen('the admin menu offers Developer options, Show traces and Email settings; the unbuilt item is disabled and says so', async () => {
+screen('the admin menu offers Developer options, Show traces, Schedules and Email settings, all enabled', async () => {
   const api = agentApi(ADMIN);
   for (const path of ['system-prompt', 'notes', 'instructions']) api.on(`GET /api/agents/7/${path}`, () => new Promise(() => {}));
+  api.on('GET /api/scheduler/7', () => new Promise(() => {}));
   await renderScreen(api, <AgentScreen id={7} />);
   await click(getRole('button', 'More options'));
   assert.equal(byRole('menuitem').map((i) => i.textContent), ['Developer options', 'Show traces', 'Schedules', 'Email settings']);
-  for (const name of ['Developer options', 'Show traces', 'Email settings']) assert.is(getRole('menuitem', name).getAttribute('aria-disabled'), null);
-  for (const name of ['Schedules']) {
-    const item = getRole('menuitem', name);
-    assert.is(item.getAttribute('aria-disabled'), 'true');
-    assert.is(item.title, 'Not available yet');
-  }
+  for (const name of ['Developer options', 'Show traces', 'Schedules', 'Email settings']) assert.is(getRole('menuitem', name).getAttribute('aria-disabled'), null);
   await click(getRole('menuitem', 'Schedules'));
-  assert.is(byRole('dialog').length, 0, 'a disabled item does nothing');
+  assert.is(getRole('dialog').querySelector('h2')!.textContent, 'Schedules');
+  assert.match(text(), 'Loading schedules...');
+  await click(getRole('button', 'Close'));
+  assert.is(byRole('dialog').length, 0);
+  await click(getRole('button', 'More options'));
   await click(getRole('menuitem', 'Developer options'));
   assert.is(getRole('dialog').querySelector('h2')!.textContent, 'Developer options');
   assert.match(text(), 'Loading data...');

@@ -12,6 +12,7 @@ import { ChatPanel } from './chat-panel.tsx';
 import { AgentEditorModal } from './editor/agent-editor-modal.tsx';
 import { EmailSettingsModal } from './email/email-settings-modal.tsx';
 import { MoreOptionsMenu } from './more-options-menu.tsx';
+import { SchedulesModal } from './schedules/schedules-modal.tsx';
 import { PlaybackToggle } from './playback-toggle.tsx';
 import { TracesPanel } from './traces/traces-panel.tsx';
 import { VmView } from './vm-view.tsx';
@@ -23,6 +24,7 @@ export function AgentScreen({ id }: { id: number }) {
   const { data: agent, error, mutate } = useResource<Agent>(agentPath(id), { refreshInterval: AGENT_REFRESH_MS });
   const [editing, setEditing] = useState(false);
   const [emailSettings, setEmailSettings] = useState(false);
+  const [schedules, setSchedules] = useState(false);
   // Control mode ('Take control' in the VM view): the user's input goes to the desktop and the chat
   // collapses to its strip; 'Expand chat' ends it.
   const [controlMode, setControlMode] = useState(false);
@@ -53,6 +55,7 @@ export function AgentScreen({ id }: { id: number }) {
             <MoreOptionsMenu
               onDeveloperOptions={() => setEditing(true)}
               onShowTraces={() => setShowTraces(true)}
+              onSchedules={() => setSchedules(true)}
               onEmailSettings={() => setEmailSettings(true)}
             />
           )}
@@ -84,6 +87,7 @@ export function AgentScreen({ id }: { id: number }) {
       <VmView agent={agent} threadId={threadId} controlMode={controlMode} onControlModeChange={changeControlMode} />
       {isAdmin && showTraces && <TracesPanel threadId={threadId} onClose={() => setShowTraces(false)} />}
       {editing && <AgentEditorModal agentId={id} onClose={() => setEditing(false)} onSaved={refresh} />}
+      {schedules && <SchedulesModal agentId={id} onClose={() => setSchedules(false)} />}
       {emailSettings && <EmailSettingsModal agentId={id} onClose={() => setEmailSettings(false)} onSaved={refresh} />}
     </div>
   );

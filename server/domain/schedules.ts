@@ -1,0 +1,113 @@
+// Schedules (spec §3 "Schedule") and the scheduler's two queries: the due scan, and firing one
+// schedule, which claims its row (FOR UPDATE SKIP LOCKED), starts a thread through the same path
+// as a user's first message and moves next_run_at on, all in one transaction: exactly once per due
+// time however many server instances tick. The rules themselves live in src/lib/schedule-rules.ts.
+import type { Db, Queryable } from '../db/db.ts';
+import type { Bus } from '../realtime/bus.ts';
+import { nextRun, type ScheduleRule } from '../../src/lib/schedule-rules.ts';
+import { announceNewThread, insertNewThread } from './threads.ts';
+
+export type Schedule = ScheduleRule & {
+  id: number;
+  agent_id: number;
+  next_run: string;
+  last_run: string | null;
+  created_at: string;
+  updated_at: string;
+};
+
+const COLUMNS = `id, agent_id, frequency, schedule_time, weekdays, week_interval, day_of_month,
+  interval_seconds AS interval, message, next_run_at, last_run_at, created_at, updated_at`;
+
+type Row = ScheduleRule & { id: number; agent_id: number; next_run_at: Date; last_run_at: Date | null; created_at: Date; updated_at: Date };
+
+function present(row: Row): Schedule {
+  const { next_run_at, last_run_at, created_at, updated_at, ...rest } = row;
+  return {
+    ...rest,
+    next_run: iso(next_run_at),
+    last_run: last_run_at && iso(last_run_at),
+    created_at: iso(created_at),
+    updated_at: iso(updated_at),
+  };
+}
+
+const iso = (d: Date | string) => new Date(d).toISOString();
+
+export async function listSchedules(db: Queryable, agentId: number): Promise<Schedule[]> {
+  const rows = await db.query<Row>(`SELECT ${COLUMNS} FROM schedules WHERE agent_id = $1 ORDER BY id`, [agentId]);
+  return rows.map(present);
+}
+
+/** The schedule's agent, for the ownership check; null when there is no such schedule. */
+export async function scheduleAgentId(db: Queryable, id: number): Promise<number | null> {
+  const [row] = await db.query<{ agent_id: number }>('SELECT agent_id FROM schedules WHERE id = $1', [id]);
+  return row?.agent_id ?? null;
+}
+
+/** Stores a (validated, normalised) rule; the first run is the next slot after `now`. */
+export async function createSchedule(db: Queryable, agentId: number, rule: ScheduleRule, now = new Date()): Promise<Schedule> {
+  const [row] = await db.query<Row>(
+    `INSERT INTO schedules (agent_id, frequency, schedule_time, weekdays, week_interval, day_of_month, interval_seconds, message, next_run_at, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING ${COLUMNS}`,
+    [agentId, ...ruleParams(rule), nextRun(rule, now, now), now]);
+  return present(row);
+}
+
+/** Replaces the rule; the next run is computed afresh (weekly cadences still count from creation). */
+export async function updateSchedule(db: Db, id: number, rule: ScheduleRule, now = new Date()): Promise<Schedule | null> {
+  return db.tx(async (q) => {
+    const [current] = await q.query<{ created_at: Date }>('SELECT created_at FROM schedules WHERE id = $1 FOR UPDATE', [id]);
+    if (!current) return null;
+    const [row] = await q.query<Row>(
+      `UPDATE schedules SET frequency = $2, schedule_time = $3, weekdays = $4, week_interval = $5, day_of_month = $6,
+         interval_seconds = $7, message = $8, next_run_at = $9, updated_at = $10 WHERE id = $1 RETURNING ${COLUMNS}`,
+      [id, ...ruleParams(rule), nextRun(rule, now, anchorOf(rule, new Date(current.created_at), now)), now]);
+    return present(row);
+  });
+}
+
+export async function deleteSchedule(db: Queryable, id: number): Promise<boolean> {
+  return (await db.query('DELETE FROM schedules WHERE id = $1 RETURNING id', [id])).length > 0;
+}
+
+function ruleParams(rule: ScheduleRule): unknown[] {
+  return [rule.frequency, rule.schedule_time, rule.weekdays, rule.week_interval, rule.day_of_month, rule.interval, rule.message];
+}
+
+/** Where the cadence counts from: weekly from creation, interval from `due` (the slot that fired, or now). */
+function anchorOf(rule: ScheduleRule, createdAt: Date, due: Date): Date {
+  return rule.frequency === 'weekly' ? createdAt : due;
+}
+
+// --- the scheduler
+
+/** The tick's one indexed query: ids of schedules due at `now`, oldest due first. */
+export async function dueScheduleIds(db: Queryable, now: Date, limit: number): Promise<number[]> {
+  const rows = await db.query<{ id: number }>('SELECT id FROM schedules WHERE next_run_at <= $1 ORDER BY next_run_at, id LIMIT $2', [now, limit]);
+  return rows.map((r) => r.id);
+}
+
+export type Fired = { scheduleId: number; agentId: number; threadId: number; due: Date; next: Date };
+
+/**
+ * Fires one due schedule: null when another instance holds it or has already fired it (its
+ * next_run_at has moved past `now`). The next run is computed from `now`, so a schedule that
+ * missed several slots while the server was down fires once, not once per slot.
+ */
+export async function fireSchedule(db: Db, bus: Bus, id: number, now: Date): Promise<Fired | null> {
+  const fired = await db.tx(async (q) => {
+    const [row] = await q.query<Row>(`SELECT ${COLUMNS} FROM schedules WHERE id = $1 AND next_run_at <= $2 FOR UPDATE SKIP LOCKED`, [id, now]);
+    if (!row) return null;
+    const due = new Date(row.next_run_at);
+    const { threadId, step } = await insertNewThread(q, bus, row.agent_id, row.message, []);
+    // Interval cadences keep their phase (due + k·interval); the others are wall-clock slots.
+    const next = nextRun(row, now, anchorOf(row, new Date(row.created_at), due));
+    await q.query('UPDATE schedules SET next_run_at = $2, last_run_at = $3 WHERE id = $1', [id, next, now]);
+    return { scheduleId: id, agentId: row.agent_id, threadId, due, next, step };
+  });
+  if (!fired) return null;
+  const { step, ...result } = fired;
+  announceNewThread(bus, fired.agentId, step);
+  return result;
+}

@@ -1,0 +1,75 @@
+// /api/scheduler/{id} (spec §7 "Scheduler", admin only): GET lists and POST creates by agent id, PUT
+// and DELETE act on a schedule id; each answers with the schedule, next_run included. Bodies are
+// checked with the client's own rules (src/lib/schedule-rules.ts), so a 422 says what the form says.
+import { idParam, type Api, type Ctx } from '../http/api.ts';
+import { HttpError, invalid } from '../http/errors.ts';
+import { ownedAgentId } from '../domain/access.ts';
+import { createSchedule, deleteSchedule, listSchedules, scheduleAgentId, updateSchedule } from '../domain/schedules.ts';
+import { FREQUENCIES, normalizeSchedule, validateSchedule, type Frequency, type ScheduleRule } from '../../src/lib/schedule-rules.ts';
+
+const NOT_FOUND = 'Schedule not found';
+
+export function registerSchedulerRoutes(api: Api) {
+  api.get('/scheduler/:id', async (ctx) => {
+    const agentId = await ownedAgentId(ctx.services.db, ctx.user, idParam(ctx.params.id, 'Agent not found'));
+    return listSchedules(ctx.services.db, agentId);
+  }, 'admin');
+
+  api.post('/scheduler/:id', async (ctx) => {
+    const agentId = await ownedAgentId(ctx.services.db, ctx.user, idParam(ctx.params.id, 'Agent not found'));
+    const rule = parseRule(await ctx.body());
+    ctx.status = 201;
+    return createSchedule(ctx.services.db, agentId, rule);
+  }, 'admin');
+
+  api.put('/scheduler/:id', async (ctx) => {
+    const id = await scheduleId(ctx);
+    const rule = parseRule(await ctx.body());
+    const saved = await updateSchedule(ctx.services.db, id, rule);
+    if (!saved) throw new HttpError(404, NOT_FOUND); // deleted in between
+    return saved;
+  }, 'admin');
+
+  api.delete('/scheduler/:id', async (ctx) => {
+    const id = await scheduleId(ctx);
+    if (!(await deleteSchedule(ctx.services.db, id))) throw new HttpError(404, NOT_FOUND);
+    return null;
+  }, 'admin');
+}
+
+/** A schedule the caller may reach (its agent's ownership rules), else 404. */
+async function scheduleId(ctx: Ctx): Promise<number> {
+  const id = idParam(ctx.params.id, NOT_FOUND);
+  const agentId = await scheduleAgentId(ctx.services.db, id);
+  if (agentId === null) throw new HttpError(404, NOT_FOUND);
+  await ownedAgentId(ctx.services.db, ctx.user, agentId).catch(() => {
+    throw new HttpError(404, NOT_FOUND);
+  });
+  return id;
+}
+
+/** Shapes first (types the form cannot send wrong), then the shared rules with the spec's messages. */
+export function parseRule(body: Record<string, unknown>): ScheduleRule {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalid('body', 'Expected a JSON object');
+  const frequency = body.frequency;
+  if (typeof frequency !== 'string' || !(FREQUENCIES as readonly string[]).includes(frequency)) {
+    throw invalid('frequency', `frequency must be one of ${FREQUENCIES.join(', ')}`);
+  }
+  const rule: ScheduleRule = {
+    frequency: frequency as Frequency,
+    schedule_time: nullable(body.schedule_time),
+    weekdays: nullable(body.weekdays),
+    week_interval: nullable(body.week_interval),
+    day_of_month: nullable(body.day_of_month),
+    interval: nullable(body.interval),
+    message: typeof body.message === 'string' ? body.message : '',
+  };
+  // The rules look only at the fields the frequency uses; normalizeSchedule drops the others.
+  const error = validateSchedule(rule);
+  if (error) throw invalid(error.field, error.message);
+  return normalizeSchedule(rule);
+}
+
+function nullable<T>(value: unknown): T | null {
+  return value === undefined ? null : (value as T);
+}

@@ -1,0 +1,100 @@
+// Wakes agents on their schedules: every tick, one indexed query finds the due schedules and each is
+// fired in its own transaction (server/domain/schedules.ts fireSchedule), which starts a queued
+// thread with the schedule's message. Safe with several instances on one PostgreSQL: a row another
+// instance holds is skipped, a row it has fired is no longer due. No catch-up loop here: a missed
+// slot is simply due, fires once, and its next run is computed from now.
+import type { Db } from '../db/db.ts';
+import type { Bus } from '../realtime/bus.ts';
+import type { Log } from '../services.ts';
+import { dueScheduleIds, fireSchedule, type Fired } from '../domain/schedules.ts';
+
+export type SchedulerOptions = {
+  db: Db;
+  bus: Bus;
+  log: Log;
+  /** Time between ticks (SCHEDULER_TICK_MS). @default 15000 */
+  tickMs?: number;
+  /** Due schedules taken per query. @default 200 */
+  batch?: number;
+  /** Schedules fired at once (each holds a pool connection). @default 4 */
+  concurrency?: number;
+  /** The clock; tests move it. @default () => new Date() */
+  now?: () => Date;
+};
+
+export const DEFAULT_TICK_MS = 15_000;
+const MAX_BATCHES_PER_TICK = 20; // a backlog bigger than this waits for the next tick
+
+export class Scheduler {
+  private timer: NodeJS.Timeout | null = null;
+  private current: Promise<Fired[]> | null = null;
+  private stopped = true;
+  private readonly tickMs: number;
+  private readonly batch: number;
+  private readonly concurrency: number;
+  private readonly now: () => Date;
+
+  constructor(private options: SchedulerOptions) {
+    this.tickMs = options.tickMs ?? DEFAULT_TICK_MS;
+    this.batch = options.batch ?? 200;
+    this.concurrency = options.concurrency ?? 4;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** Ticks now and then every tickMs, each tick scheduled after the previous one settles. */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const loop = async () => {
+      await this.tick().catch((err) => this.options.log.error(`scheduler tick failed: ${err?.stack ?? err}`));
+      if (!this.stopped) this.timer = setTimeout(loop, this.tickMs);
+    };
+    void loop();
+  }
+
+  /** Stops ticking and waits for a tick in flight. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.current?.catch(() => {});
+  }
+
+  /** One pass over what is due now; returns what this instance fired. Ticks never overlap. */
+  tick(): Promise<Fired[]> {
+    return (this.current ??= this.fireDue().finally(() => (this.current = null)));
+  }
+
+  private async fireDue(): Promise<Fired[]> {
+    const { db, bus, log } = this.options;
+    const fired: Fired[] = [];
+    for (let round = 0; round < MAX_BATCHES_PER_TICK; round++) {
+      const now = this.now();
+      const ids = await dueScheduleIds(db, now, this.batch);
+      let failed = 0;
+      await eachLimited(ids, this.concurrency, async (id) => {
+        try {
+          const result = await fireSchedule(db, bus, id, now);
+          if (result) fired.push(result);
+        } catch (err) {
+          // Left due: the next tick tries again.
+          failed++;
+          log.error(`schedule ${id} failed to fire: ${(err as Error)?.stack ?? err}`);
+        }
+      });
+      // A full batch may mean more are due; failures would come back at once, so wait for the next tick.
+      if (ids.length < this.batch || failed) break;
+    }
+    if (fired.length) log.info(`scheduler: started ${fired.length} thread${fired.length === 1 ? '' : 's'}`);
+    return fired;
+  }
+}
+
+/** Runs fn over items with at most `limit` in flight. */
+async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
