@@ -78,9 +78,7 @@ function threadName(text: string): string {
  * the caller's transaction; call announceNewThread after it commits.
  */
 export async function insertNewThread(q: Queryable, bus: Bus, agentId: number, text: string, files: string[]) {
-  // The agent's queue lock first: the thread insert takes a key-share lock on the agent row, so two
-  // of these for one agent that asked for FOR UPDATE only in enqueue would deadlock.
-  await q.query('SELECT id FROM agents WHERE id = $1 FOR UPDATE', [agentId]);
+  await lockAgents(q, [agentId]);
   const created = await createThread(q, bus, agentId);
   const step = await insertUserInput(q, bus, created.id, text, files);
   await enqueue(q, created.id, agentId);
@@ -90,6 +88,16 @@ export async function insertNewThread(q: Queryable, bus: Bus, agentId: number, t
 export function announceNewThread(bus: Bus, agentId: number, step: Record<string, any> & { agent_id: number }): void {
   announceInput(bus, step);
   announceScheduled(bus, agentId);
+}
+
+/**
+ * Takes the agents' queue locks, in id order. First in any transaction that inserts a thread: the insert
+ * takes a key-share lock on the agent row, so two such transactions that asked for FOR UPDATE only later
+ * (in enqueue) would deadlock.
+ */
+export async function lockAgents(q: Queryable, agentIds: number[]): Promise<void> {
+  const ids = [...new Set(agentIds)].sort((a, b) => a - b);
+  if (ids.length) await q.query('SELECT id FROM agents WHERE id = ANY($1::int[]) ORDER BY id FOR UPDATE', [ids]);
 }
 
 // --- the queue

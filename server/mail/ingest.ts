@@ -5,7 +5,7 @@
 import type { Db } from '../db/db.ts';
 import { findReplyThread, insertInbound } from '../domain/comm-messages.ts';
 import type { Mailbox } from '../domain/email-settings.ts';
-import { announceInput, announceScheduled, createThread, enqueue, insertUserInput } from '../domain/threads.ts';
+import { announceInput, announceScheduled, createThread, enqueue, insertUserInput, lockAgents } from '../domain/threads.ts';
 import { recordFiles } from '../domain/uploads.ts';
 import { removeStoredFile, storeFile } from '../files/storage.ts';
 import type { Bus } from '../realtime/bus.ts';
@@ -27,6 +27,7 @@ export async function ingestMail(deps: IngestDeps, delivery: Delivery): Promise<
     }
     const results = await deps.db.tx(async (q) => {
       const out = [];
+      await lockAgents(q, delivery.recipients.map((r) => r.mailbox.id));
       for (const [i, { mailbox, address }] of delivery.recipients.entries()) {
         const { files, sizes } = stored[i];
         const threadId = (await findReplyThread(q, mailbox.id, mail.answers))
