@@ -40,6 +40,8 @@ export default defineConfig({
       ADMIN_EMAIL: ADMIN.email,
       ADMIN_PASSWORD: ADMIN.password,
       LOG_REQUESTS: '0',
+      // Agent uids of this server's own (see server/desktop/desktop-homes.ts): runs on other ports may share the machine.
+      AGENT_UID_BASE: String(4_000_000 + (port % 1000) * 1000),
       SMTP_PORT: String(E2E_SMTP_PORT),
       MAIL_DOMAIN: E2E_MAIL_DOMAIN,
       // The agents in these tests only use the terminal: spare the CPU a browser on each desktop.

@@ -11,7 +11,9 @@ import { dirname, extname, join, resolve } from 'node:path';
 import type { Log } from '../services.ts';
 import { desktopEnv, spawnForDesktop, type Account } from './agent-process.ts';
 
-export const AGENT_UID_BASE = 1_000_000;
+// AGENT_UID_BASE: servers sharing one machine with separate databases (test runs side by side) each need
+// their own range, or stopping one's agent 1 would end the other's.
+export const AGENT_UID_BASE = Number(process.env.AGENT_UID_BASE) || 1_000_000;
 export type { Account };
 
 export class DesktopHomes {

@@ -5,6 +5,14 @@ import { parse } from 'uvu/parse';
 import { run } from 'uvu/run';
 
 const [dir = 'test', pattern] = process.argv.slice(2);
+// Agent uids of their own: a test process stopping its agent 1's desktop must not end another's.
+process.env.AGENT_UID_BASE ||= String(1_000_000 + (process.pid % 2000) * 1000);
+// uvu has no timeouts: a hung test ends the run with a clear failure instead of stalling CI.
+const limitMinutes = Number(process.env.TEST_RUN_TIMEOUT_MIN || 30);
+setTimeout(() => {
+  console.error(`\ntest run in ${dir} exceeded ${limitMinutes} minutes: stopped (a test is waiting forever)`);
+  process.exit(1);
+}, limitMinutes * 60_000).unref();
 const { suites } = await parse(dir, pattern, { ignore: /setup|helpers|fixtures/ });
 globalThis.__teardown = [];
 await run(suites);
