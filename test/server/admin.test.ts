@@ -44,7 +44,9 @@ overview('lists every user’s agents with state, counts and last activity, the 
   const quiet = await newAgent(other.id, 'Quiet one');
   // The quiet agent was active long ago; the overseen one's threads just changed.
   await services.db.query("UPDATE agents SET updated_at = now() - interval '3 days' WHERE id = $1", [quiet.id]);
-  await services.db.query("UPDATE agents SET target_run_state = 'run_all' WHERE id = $1", [agent.id]);
+  // 'stop' (set here, not left to the default): with play or fast the test server's runner would take the
+  // queued thread while this test counts it.
+  await services.db.query("UPDATE agents SET target_run_state = 'stop' WHERE id = $1", [agent.id]);
 
   const res = await call('/api/admin/agents', { token: admin });
   assert.is(res.status, 200);
@@ -53,7 +55,7 @@ overview('lists every user’s agents with state, counts and last activity, the 
   assert.equal(times, [...times].sort((a, b) => b - a), 'sorted by updated_at descending');
   const mine = rows.find((r) => r.id === agent.id);
   assert.equal(mine, {
-    id: agent.id, name: agent.name, owner_id: user.id, owner_email: user.email, target_run_state: 'run_all', agent_running: false,
+    id: agent.id, name: agent.name, owner_id: user.id, owner_email: user.email, target_run_state: 'stop', agent_running: false,
     number_scheduled_threads: 1, number_threads_requiring_approval: 1, updated_at: mine.updated_at,
   });
   const lastThread = await services.db.one('SELECT max(updated_at) AS at FROM threads WHERE agent_id = $1', [agent.id]);
