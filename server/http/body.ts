@@ -15,6 +15,18 @@ export async function readJson<T = unknown>(req: IncomingMessage, limit = JSON_L
   }
 }
 
+/**
+ * A JSON body that must be an object: `null`, `[]`, `"x"` or `1` would reach handlers that destructure
+ * fields and turn into a 500, so they are a 422 here, once for every route. An empty body is `{}`.
+ */
+export async function readJsonObject<T = Record<string, unknown>>(req: IncomingMessage, limit = JSON_LIMIT): Promise<T> {
+  const body = await readJson(req, limit);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new HttpError(422, [{ loc: ['body'], msg: 'The request body must be a JSON object', type: 'type_error' }]);
+  }
+  return body as T;
+}
+
 /** An application/x-www-form-urlencoded body (a plain HTML form post). */
 export async function readForm(req: IncomingMessage, limit = 16 * 1024): Promise<URLSearchParams> {
   const type = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
