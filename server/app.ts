@@ -39,7 +39,7 @@ export function createApp(services: Services) {
   registerAdminMailRoutes(api);
   registerScreenshareRoutes(api);
 
-  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
     setSecurityHeaders(res);
     if (services.config.logRequests) {
@@ -56,5 +56,7 @@ export function createApp(services: Services) {
     } catch (err) {
       sendError(res, err, services.log.error);
     }
-  };
+  }
+  // The route list, read-only, for the security suite (every route needs an authorization entry).
+  return Object.assign(handle, { routes: () => api.routes() });
 }

@@ -13,6 +13,8 @@ import { sessionAlive, sessionEndedTopic } from '../auth/sessions.ts';
 import { PUBSUB_PROTOCOL, serveHubConnection, THREAD_HUB } from './pubsub-hub.ts';
 import { desktopTunnel, TUNNEL_PATH } from '../desktop/guac-gateway.ts';
 
+/** The socket endpoints under /api, as route patterns (the security suite needs an authorization entry for each). */
+export const SOCKET_ROUTES = ['/messages/agent/:id/ws', '/actions/agent/:id/ws', '/realtime/client/hubs/:hub', '/desktop/tunnel/:ticket'] as const;
 const AGENT_FEED = /^\/api\/(messages|actions)\/agent\/(\d+)\/ws\/?$/;
 const HUB = /^\/api\/realtime\/client\/hubs\/([\w-]+)\/?$/;
 const HEARTBEAT_MS = 30_000;
