@@ -5,8 +5,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Services } from '../services.ts';
 import type { Identity } from '../auth/auth.ts';
 import type { User } from '../auth/users.ts';
-import { readJsonObject } from './body.ts';
-import { HttpError, sendError, sendJson } from './errors.ts';
+import { badText, readJsonObject } from './body.ts';
+import { HttpError, invalid, sendError, sendJson } from './errors.ts';
 import { Router, type Params } from './router.ts';
 
 export type AuthLevel = 'public' | 'user' | 'admin';
@@ -58,6 +58,10 @@ export class Api {
     try {
       const { handler, params } = this.router.match(req.method ?? 'GET', url.pathname.slice('/api'.length) || '/');
       const { user, realUser, sessionId } = await this.authenticate(req, handler.auth);
+      for (const [name, value] of url.searchParams) {
+        const bad = badText(value, ['query', name]);
+        if (bad) throw new HttpError(422, [{ loc: bad.loc, msg: bad.msg, type: 'value_error' }]);
+      }
       const ctx: Ctx = {
         req, res, url, params, query: url.searchParams, user: user!, realUser: realUser!, sessionId: sessionId ?? null,
         status: 200, headers: {}, services: this.services,
@@ -92,4 +96,10 @@ export function idParam(value: string | null | undefined, what = 'Not found'): n
   const n = Number(value);
   if (!value || !/^\d+$/.test(value) || !Number.isSafeInteger(n) || n <= 0 || n > 2147483647) throw new HttpError(404, what);
   return n;
+}
+
+/** An id sent in a JSON body: a number or a string of digits, as idParam; a list or an object is a 422, not id 1. */
+export function idField(value: unknown, field: string, what = 'Not found'): number {
+  if (value !== undefined && value !== null && typeof value !== 'number' && typeof value !== 'string') throw invalid(field, `${field} must be an id`);
+  return idParam(String(value ?? ''), what);
 }
