@@ -93,6 +93,11 @@ async function openPostgres(url: string, schema?: string): Promise<Db> {
     query,
     tx: async (fn) => {
       const client = await pool.connect();
+      // A checked-out client has no listener of the pool's: a connection PostgreSQL ends (a restart) would
+      // be an unhandled 'error' event and take the process down. The failing query reports it instead.
+      let broken: Error | undefined;
+      const onError = (err: Error) => (broken = err);
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await fn({ query: async <T extends Row>(s: string, p?: unknown[]) => (await client.query(s, p as any[])).rows as T[] });
@@ -102,7 +107,8 @@ async function openPostgres(url: string, schema?: string): Promise<Db> {
         await client.query('ROLLBACK').catch(() => {});
         throw err;
       } finally {
-        client.release();
+        client.off('error', onError);
+        client.release(broken); // a broken connection is dropped, not handed to the next caller
       }
     },
     close: async () => {
