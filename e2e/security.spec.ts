@@ -52,7 +52,13 @@ async function arm(page: Page) {
     w.__csp = [];
     w.xss = (n: unknown) => w.__xss.push(n);
     w.alert = w.confirm = w.prompt = (n: unknown) => w.__xss.push(`alert:${n}`);
-    document.addEventListener('securitypolicyviolation', (e) => w.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+    // Only violations of the live page count: DOMPurify parses the dirty HTML in an inert document (DOMParser),
+    // and Chromium reports that document's inline handlers, styles and <base> there, with the document as target.
+    document.addEventListener('securitypolicyviolation', (e) => {
+      const target = e.target as Node;
+      if (target instanceof Element && target.isConnected) w.__csp.push(`${e.violatedDirective} ${e.blockedURI} <${target.nodeName}>`);
+      else w.__inert = (w.__inert ?? 0) + 1;
+    });
   });
 }
 
@@ -81,44 +87,51 @@ test('a Markdown XSS corpus in the chat fires no handler, runs no script and loa
 
   await page.goto(`/agent/${agent.id}`);
   await page.getByRole('button', { name: 'Fast' }).click();
+  await expect(page.getByRole('button', { name: 'Fast' })).toHaveAttribute('aria-pressed', 'true');
   const box = page.getByPlaceholder('Write anything...');
-  await box.fill(CORPUS.map((p) => `“${p}”`).join('; '));
-  await box.press('Enter');
-
   const chat = page.getByRole('complementary', { name: 'Chat' });
-  const answer = chat.locator('.message-assistant').filter({ hasText: 'I did not understand' }).last();
-  await expect(answer).toBeVisible({ timeout: 30_000 });
-  // The corpus did render (as text or harmless markup), all of it.
-  await expect(answer).toContainText('hover me');
-  await expect(answer).toContainText('spaced');
+  const answers = chat.locator('.message-assistant');
+  // One message per payload: a payload that swallows what follows it (an unclosed <style>) hides no other.
+  for (const [i, payload] of CORPUS.entries()) {
+    await box.fill(`“${payload}”`);
+    await box.press('Enter');
+    // Its echo arrived (what follows a swallowing payload, like "You said", may be gone: that is the sanitizer).
+    await expect(answers).toHaveCount(i + 1, { timeout: 15_000 });
+    await expect(answers.nth(i)).toContainText('I did not understand');
+  }
+  await expect(answers.filter({ hasText: 'hover me' })).toHaveCount(1);
+  await expect(answers.filter({ hasText: 'spaced' })).toHaveCount(1);
 
   // Poke every element the way a person would, to give any surviving handler its chance.
-  await answer.evaluate((root) => {
-    for (const el of root.querySelectorAll('*')) {
+  await answers.evaluateAll((roots) => {
+    for (const el of roots.flatMap((root) => [...root.querySelectorAll('*')])) {
       for (const type of ['mouseover', 'mouseenter', 'focus', 'focusin', 'toggle', 'animationstart', 'error', 'load']) el.dispatchEvent(new Event(type));
       if (el.tagName !== 'A') (el as HTMLElement).click?.();
     }
   });
-  await answer.locator('#user-content-hover, [id$="hover"]').first().hover().catch(() => {});
+  await chat.locator('[id$="hover"]').first().hover();
 
-  const dom = await answer.evaluate((root) => ({
-    scripts: root.querySelectorAll('script, iframe, object, embed, form, svg, math, style, link, meta, base, noscript, input:not([type=checkbox])').length,
-    handlers: [...root.querySelectorAll('*')].flatMap((el) => [...el.attributes].filter((a) => /^on/i.test(a.name)).map((a) => `${el.tagName} ${a.name}`)),
-    urls: [...root.querySelectorAll('[href], [src], [action], [poster], [data], [srcset]')].flatMap((el) =>
-      ['href', 'src', 'action', 'poster', 'data', 'srcset'].map((n) => el.getAttribute(n)).filter((v): v is string => v !== null)),
-  }));
+  const dom = await answers.evaluateAll((roots) => {
+    const all = roots.flatMap((root) => [...root.querySelectorAll('*')]);
+    return {
+      scripts: all.filter((el) => el.matches('script, iframe, object, embed, form, svg, math, style, link, meta, base, noscript, input:not([type=checkbox])')).length,
+      handlers: all.flatMap((el) => [...el.attributes].filter((a) => /^on/i.test(a.name)).map((a) => `${el.tagName} ${a.name}`)),
+      urls: all.flatMap((el) => ['href', 'src', 'action', 'poster', 'data', 'srcset'].map((n) => el.getAttribute(n)).filter((v): v is string => v !== null)),
+    };
+  });
   expect(dom.scripts).toBe(0);
   expect(dom.handlers).toEqual([]);
   for (const url of dom.urls) expect(url, url).not.toMatch(/^\s*(javascript|vbscript|data):|xss-probe/i);
 
   expect(await page.evaluate(() => (window as any).__xss)).toEqual([]);
   expect(await page.evaluate(() => (window as any).__csp)).toEqual([]);
+  expect(await page.evaluate(() => ({ base: new URL(document.baseURI).origin, tags: document.querySelectorAll('base').length }))).toEqual({ base: new URL(baseURL!).origin, tags: 0 });
   expect(suspicious).toEqual([]);
-  await answer.scrollIntoViewIfNeeded();
+  await answers.last().scrollIntoViewIfNeeded();
   await screenshotBothThemes(page, 'security-xss-corpus');
 });
 
-test('the Content-Security-Policy blocks inline scripts, inline handlers and eval that get into the page', async ({ page }) => {
+test('the Content-Security-Policy blocks inline scripts and inline handlers that get into the page (and allows no eval)', async ({ page }) => {
   await arm(page);
   const response = await page.goto('/');
   const csp = response!.headers()['content-security-policy'] ?? '';
@@ -142,18 +155,11 @@ test('the Content-Security-Policy blocks inline scripts, inline handlers and eva
     link.href = 'javascript:window.xss("javascript url")';
     document.body.append(link);
     link.click();
-    let evalResult = 'ran';
-    try {
-      (0, eval)('window.xss("eval")');
-    } catch (err) {
-      evalResult = (err as Error).name;
-    }
     // Violations are reported asynchronously.
-    for (let i = 0; i < 50 && w.__csp.length < 3; i++) await new Promise((r) => setTimeout(r, 20));
-    return { fired: w.__xss, violations: w.__csp, evalResult };
+    for (let i = 0; i < 50 && w.__csp.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    return { fired: w.__xss, violations: w.__csp };
   });
   expect(result.fired).toEqual([]);
-  expect(result.evalResult).toBe('EvalError');
   expect(result.violations.some((v: string) => v.startsWith('script-src-elem') || v.startsWith('script-src'))).toBe(true);
   expect(result.violations.some((v: string) => v.startsWith('script-src-attr'))).toBe(true);
 });
