@@ -6,7 +6,8 @@
 // - That PostgreSQL restarted under load: calls answer 503 {detail} meanwhile, recover by themselves,
 //   nothing acknowledged before is lost, and events cross instances again.
 // - 200 sockets connecting and dropping at random: handles, bus listeners and heap return to baseline.
-// Xvnc killed under a viewer is in desktop.test.ts ("Xvnc killed with SIGKILL").
+// Xvnc killed under a viewer: test/server/desktop.test.ts ("Xvnc killed with SIGKILL": tunnels end, the
+// desktop comes back, a new tunnel works) and e2e/desktop.spec.ts (the browser's view reconnects by itself).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -246,6 +247,9 @@ if (!ownCluster) {
     const down = await api(c.one.url, `/api/threads/${c.thread}/steps`, { token: c.token });
     assert.is(down.status, 503);
     assert.type(down.body.detail, 'string');
+    // A socket opened meanwhile is told to try again later (1013), not "internal error".
+    const refused = await openSocket(`${c.one.url.replace('http', 'ws')}/api/messages/agent/${c.agent}/ws?token=${c.token}`);
+    assert.is((await refused.closedWith(10_000))?.code, 1013);
     await c.pg.start();
     const okBefore = statuses.get(200) ?? 0;
     await until(() => (statuses.get(200) ?? 0) >= okBefore + 10, 30_000, 'calls to succeed again without help');
