@@ -43,7 +43,7 @@ export function createApp(services: Services) {
   registerScreenshareRoutes(api);
   registerSchedulerRoutes(api);
 
-  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
     setSecurityHeaders(res);
     if (services.config.logRequests) {
@@ -60,5 +60,7 @@ export function createApp(services: Services) {
     } catch (err) {
       sendError(res, err, services.log.error);
     }
-  };
+  }
+  // The route list, read-only, for the security suite (every route needs an authorization entry).
+  return Object.assign(handle, { routes: () => api.routes() });
 }

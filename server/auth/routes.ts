@@ -50,7 +50,7 @@ export function registerAuthRoutes(api: Api, options: { signup: 'open' | 'closed
       if (err?.code === '23505') throw new HttpError(409, 'An account with this email already exists');
       throw err;
     });
-    return signedIn(ctx, user);
+    return signedIn(ctx, user, options.publicUrl);
   });
 
   post('/auth/sign-in', async (ctx) => {
@@ -72,7 +72,7 @@ export function registerAuthRoutes(api: Api, options: { signup: 'open' | 'closed
     perPair.reset(pair);
     perAccount.reset(account);
     perAddress.refund(`ip:${from}`);
-    return signedIn(ctx, user);
+    return signedIn(ctx, user, options.publicUrl);
   });
 
   post('/auth/token', async (ctx) => {
@@ -80,7 +80,7 @@ export function registerAuthRoutes(api: Api, options: { signup: 'open' | 'closed
     const session = cookie ? await findSession(ctx.services.db, cookie) : null;
     const user = session ? await findUser(ctx.services.db, session.user_id) : null;
     if (!user) {
-      if (cookie) ctx.headers['Set-Cookie'] = sessionCookie(ctx.req, null);
+      if (cookie) ctx.headers['Set-Cookie'] = sessionCookie(ctx.req, null, options.publicUrl);
       throw new HttpError(401, 'Authentication required', ctx.headers);
     }
     return { token: await ctx.services.auth.tokens.sign(user, session!.id) };
@@ -91,14 +91,14 @@ export function registerAuthRoutes(api: Api, options: { signup: 'open' | 'closed
     const ended = cookie ? await deleteSession(ctx.services.db, cookie) : null;
     // Its sockets close now, on every server instance, instead of streaming on until their token expires.
     if (ended) ctx.services.bus.publish(sessionEndedTopic(ended.id), { session_id: ended.id });
-    ctx.headers['Set-Cookie'] = sessionCookie(ctx.req, null);
+    ctx.headers['Set-Cookie'] = sessionCookie(ctx.req, null, options.publicUrl);
     return null;
   });
 }
 
-async function signedIn(ctx: Ctx, user: { id: number; role: string; email: string }) {
+async function signedIn(ctx: Ctx, user: { id: number; role: string; email: string }, publicUrl: string | null) {
   const session = await createSession(ctx.services.db, user.id);
-  ctx.headers['Set-Cookie'] = sessionCookie(ctx.req, session.token);
+  ctx.headers['Set-Cookie'] = sessionCookie(ctx.req, session.token, publicUrl);
   return { token: await ctx.services.auth.tokens.sign(user, session.id) };
 }
 

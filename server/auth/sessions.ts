@@ -46,8 +46,9 @@ export function readCookie(req: IncomingMessage, name: string): string | null {
   return null;
 }
 
-export function sessionCookie(req: IncomingMessage, value: string | null): string {
-  const secure = (req.socket as { encrypted?: boolean }).encrypted || req.headers['x-forwarded-proto'] === 'https';
+/** Secure over TLS, behind a proxy that says https, and whenever PUBLIC_URL is https (a proxy may not say so). */
+export function sessionCookie(req: IncomingMessage, value: string | null, publicUrl: string | null = null): string {
+  const secure = (req.socket as { encrypted?: boolean }).encrypted || req.headers['x-forwarded-proto'] === 'https' || !!publicUrl?.startsWith('https:');
   const maxAge = value ? SESSION_DAYS * 86400 : 0;
   return `${REFRESH_COOKIE}=${value ?? ''}; Path=/api/auth; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure ? '; Secure' : ''}`;
 }

@@ -54,20 +54,50 @@ async function openPostgres(url: string, schema?: string): Promise<Db> {
   });
   pool.on('error', (err: Error) => console.error('postgres pool error:', err.message));
   const query = async <T extends Row>(sql: string, params?: unknown[]) => (await pool.query(sql, params as any[])).rows as T[];
-  const listeners: InstanceType<typeof pg.Client>[] = [];
-  return withOne({
-    engine: 'postgres',
-    listen: async (channel, onPayload) => {
-      const client = new pg.Client({ connectionString: url });
-      client.on('error', (err: Error) => console.error('postgres listener error:', err.message));
+  const listeners = new Set<InstanceType<typeof pg.Client>>();
+  let closed = false;
+  // A LISTEN connection that PostgreSQL drops (restart, failover) is opened again, with backoff, for as
+  // long as the pool lives; without that, other instances' events would stop arriving for good.
+  const listen = async (channel: string, onPayload: (payload: string) => void, retryMs = 250): Promise<void> => {
+    const client = new pg.Client({ connectionString: url });
+    let lost = false;
+    const reconnect = (err?: Error) => {
+      if (lost || closed) return;
+      lost = true;
+      listeners.delete(client);
+      client.end().catch(() => {});
+      if (err) console.error('postgres listener lost:', err.message);
+      const again = () => listen(channel, onPayload).catch(() => {
+        if (!closed) setTimeout(again, retryMs = Math.min(retryMs * 2, 5000)).unref();
+      });
+      setTimeout(again, retryMs).unref();
+    };
+    client.on('error', reconnect);
+    client.on('end', () => reconnect());
+    client.on('notification', (m: { payload?: string }) => m.payload && onPayload(m.payload));
+    listeners.add(client);
+    try {
       await client.connect();
       await client.query(`LISTEN ${channel}`);
-      client.on('notification', (m: { payload?: string }) => m.payload && onPayload(m.payload));
-      listeners.push(client);
-    },
+    } catch (err) {
+      if (lost) return; // its 'end' came first and already scheduled the next attempt
+      lost = true;
+      listeners.delete(client);
+      client.end().catch(() => {});
+      throw err;
+    }
+  };
+  return withOne({
+    engine: 'postgres',
+    listen: (channel, onPayload) => listen(channel, onPayload),
     query,
     tx: async (fn) => {
       const client = await pool.connect();
+      // A checked-out client has no listener of the pool's: a connection PostgreSQL ends (a restart) would
+      // be an unhandled 'error' event and take the process down. The failing query reports it instead.
+      let broken: Error | undefined;
+      const onError = (err: Error) => (broken = err);
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await fn({ query: async <T extends Row>(s: string, p?: unknown[]) => (await client.query(s, p as any[])).rows as T[] });
@@ -77,11 +107,13 @@ async function openPostgres(url: string, schema?: string): Promise<Db> {
         await client.query('ROLLBACK').catch(() => {});
         throw err;
       } finally {
-        client.release();
+        client.off('error', onError);
+        client.release(broken); // a broken connection is dropped, not handed to the next caller
       }
     },
     close: async () => {
-      await Promise.all(listeners.map((c) => c.end().catch(() => {})));
+      closed = true;
+      await Promise.all([...listeners].map((c) => c.end().catch(() => {})));
       await pool.end();
     },
   });

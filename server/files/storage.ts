@@ -11,6 +11,11 @@ export function filesDir(dataDir: string): string {
 }
 
 /** A file name that cannot climb directories or carry control characters. */
+/** A name as sent, for the record: without NUL (PostgreSQL cannot store it) or other control characters. */
+export function storableName(name: string): string {
+  return name.replace(/[\u0000-\u001f\u007f]/g, '').replace(/\p{Surrogate}/gu, '\ufffd').slice(0, 1000);
+}
+
 export function safeFileName(name: string): string {
   const base = basename(name.replace(/\\/g, '/'))
     .replace(/[\u0000-\u001f\u007f/]/g, '')

@@ -5,8 +5,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Services } from '../services.ts';
 import type { Identity } from '../auth/auth.ts';
 import type { User } from '../auth/users.ts';
-import { readJson } from './body.ts';
-import { HttpError, sendError, sendJson } from './errors.ts';
+import { badText, readJsonObject } from './body.ts';
+import { HttpError, invalid, sendError, sendJson } from './errors.ts';
 import { Router, type Params } from './router.ts';
 
 export type AuthLevel = 'public' | 'user' | 'admin';
@@ -25,12 +25,15 @@ export type Ctx = {
   sessionId: number | null;
   status: number;
   headers: Record<string, string>;
+  /** The JSON body, always an object (anything else is a 422). */
   body<T = Record<string, unknown>>(limit?: number): Promise<T>;
   services: Services;
 };
 
 export type Handler = (ctx: Ctx) => unknown | Promise<unknown>;
 type Route = { handler: Handler; auth: AuthLevel };
+/** A registered route as the security suite sees it: one entry per method and pattern. */
+export type RouteInfo = { method: string; path: string; auth: AuthLevel };
 
 export class Api {
   private router = new Router<Route>();
@@ -46,14 +49,23 @@ export class Api {
   patch = (path: string, h: Handler, auth?: AuthLevel) => this.route('PATCH', path, h, auth);
   delete = (path: string, h: Handler, auth?: AuthLevel) => this.route('DELETE', path, h, auth);
 
+  /** Every registered route, read-only (the security suite checks each has an authorization entry). */
+  routes(): RouteInfo[] {
+    return this.router.list().map(({ method, pattern, handler }) => ({ method, path: pattern, auth: handler.auth }));
+  }
+
   async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     try {
       const { handler, params } = this.router.match(req.method ?? 'GET', url.pathname.slice('/api'.length) || '/');
       const { user, realUser, sessionId } = await this.authenticate(req, handler.auth);
+      for (const [name, value] of url.searchParams) {
+        const bad = badText(value, ['query', name]);
+        if (bad) throw new HttpError(422, [{ loc: bad.loc, msg: bad.msg, type: 'value_error' }]);
+      }
       const ctx: Ctx = {
         req, res, url, params, query: url.searchParams, user: user!, realUser: realUser!, sessionId: sessionId ?? null,
         status: 200, headers: {}, services: this.services,
-        body: (limit) => readJson(req, limit),
+        body: (limit) => readJsonObject(req, limit),
       };
       const result = await handler.handler(ctx);
       if (result === undefined) return;
@@ -84,4 +96,10 @@ export function idParam(value: string | null | undefined, what = 'Not found'): n
   const n = Number(value);
   if (!value || !/^\d+$/.test(value) || !Number.isSafeInteger(n) || n <= 0 || n > 2147483647) throw new HttpError(404, what);
   return n;
+}
+
+/** An id sent in a JSON body: a number or a string of digits, as idParam; a list or an object is a 422, not id 1. */
+export function idField(value: unknown, field: string, what = 'Not found'): number {
+  if (value !== undefined && value !== null && typeof value !== 'number' && typeof value !== 'string') throw invalid(field, `${field} must be an id`);
+  return idParam(String(value ?? ''), what);
 }

@@ -15,6 +15,43 @@ export async function readJson<T = unknown>(req: IncomingMessage, limit = JSON_L
   }
 }
 
+/**
+ * A JSON body that must be an object: `null`, `[]`, `"x"` or `1` would reach handlers that destructure
+ * fields and turn into a 500, so they are a 422 here, once for every route. An empty body is `{}`.
+ */
+export async function readJsonObject<T = Record<string, unknown>>(req: IncomingMessage, limit = JSON_LIMIT): Promise<T> {
+  const body = await readJson(req, limit);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new HttpError(422, [{ loc: ['body'], msg: 'The request body must be a JSON object', type: 'type_error' }]);
+  }
+  const bad = badText(body, ['body']);
+  if (bad) throw new HttpError(422, [{ loc: bad.loc, msg: bad.msg, type: 'value_error' }]);
+  return body as T;
+}
+
+const LONE_SURROGATE = /\p{Surrogate}/u; // with the u flag, only unpaired halves match
+const MAX_DEPTH = 32;
+
+/**
+ * Text PostgreSQL cannot store (NUL) or that is not Unicode (a lone surrogate, which would be saved as
+ * U+FFFD): refused up front, as a 422 naming the field, instead of a 500 from the database or silently
+ * changed text. Nesting past MAX_DEPTH is refused as well: no route takes anything that deep.
+ */
+export function badText(value: unknown, loc: (string | number)[], depth = 0): { loc: (string | number)[]; msg: string } | null {
+  if (typeof value === 'string') {
+    if (value.includes('\0')) return { loc, msg: 'Text must not contain NUL characters' };
+    if (LONE_SURROGATE.test(value)) return { loc, msg: 'Text must be valid Unicode (no lone surrogates)' };
+    return null;
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  if (depth >= MAX_DEPTH) return { loc, msg: `The body is nested more than ${MAX_DEPTH} levels deep` };
+  for (const [key, item] of Object.entries(value)) {
+    const hit = badText(key, [...loc, key], depth + 1) ?? badText(item, [...loc, Array.isArray(value) ? Number(key) : key], depth + 1);
+    if (hit) return hit;
+  }
+  return null;
+}
+
 /** An application/x-www-form-urlencoded body (a plain HTML form post). */
 export async function readForm(req: IncomingMessage, limit = 16 * 1024): Promise<URLSearchParams> {
   const type = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();

@@ -1,5 +1,6 @@
 // HttpError carries a status and the spec's {detail}; sendError writes it and hides internals.
 import type { ServerResponse } from 'node:http';
+import { databaseUnavailable } from '../db/unavailable.ts';
 
 export type ValidationIssue = { loc: (string | number)[]; msg: string; type?: string };
 export type Detail = string | ValidationIssue[];
@@ -40,6 +41,10 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 /** Writes any thrown value as {detail}; unknown errors become a logged 500 without internals. */
 export function sendError(res: ServerResponse, err: unknown, log: (msg: string) => void = console.error): void {
   if (err instanceof HttpError) return sendJson(res, err.status, { detail: err.detail }, err.headers);
+  if (databaseUnavailable(err)) {
+    log(`database unavailable: ${(err as Error).message}`);
+    return sendJson(res, 503, { detail: 'The database is unavailable. Try again shortly.' }, { 'Retry-After': '2' });
+  }
   log(`unhandled error: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
   sendJson(res, 500, { detail: 'Internal server error' });
 }

@@ -2,15 +2,19 @@
 import { HttpError } from './errors.ts';
 
 export type Params = Record<string, string>;
-type Entry<H> = { method: string; parts: string[]; handler: H };
+type Entry<H> = { method: string; pattern: string; parts: string[]; handler: H };
 export type Match<H> = { handler: H; params: Params };
 
 export class Router<H> {
   private entries: Entry<H>[] = [];
 
   add(method: string, pattern: string, handler: H): this {
-    this.entries.push({ method: method.toUpperCase(), parts: split(pattern), handler });
+    this.entries.push({ method: method.toUpperCase(), pattern, parts: split(pattern), handler });
     return this;
+  }
+
+  list(): { method: string; pattern: string; handler: H }[] {
+    return this.entries.map(({ method, pattern, handler }) => ({ method, pattern, handler }));
   }
 
   /** Throws 404 when no pattern matches the path and 405 (with Allow) when only the method is wrong. */

@@ -8,11 +8,14 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Services } from '../services.ts';
 import { HttpError } from '../http/errors.ts';
+import { databaseUnavailable } from '../db/unavailable.ts';
 import { ownedAgentId } from '../domain/access.ts';
 import { sessionAlive, sessionEndedTopic } from '../auth/sessions.ts';
 import { PUBSUB_PROTOCOL, serveHubConnection, THREAD_HUB } from './pubsub-hub.ts';
 import { desktopTunnel, TUNNEL_PATH } from '../desktop/guac-gateway.ts';
 
+/** The socket endpoints under /api, as route patterns (the security suite needs an authorization entry for each). */
+export const SOCKET_ROUTES = ['/messages/agent/:id/ws', '/actions/agent/:id/ws', '/realtime/client/hubs/:hub', '/desktop/tunnel/:ticket'] as const;
 const AGENT_FEED = /^\/api\/(messages|actions)\/agent\/(\d+)\/ws\/?$/;
 const HUB = /^\/api\/realtime\/client\/hubs\/([\w-]+)\/?$/;
 const HEARTBEAT_MS = 30_000;
@@ -68,8 +71,13 @@ export function createSocketServer(services: Services) {
     } catch (err) {
       const status = err instanceof HttpError ? err.status : 500;
       const reason = err instanceof HttpError ? String(err.detail) : 'Internal server error';
-      if (!(err instanceof HttpError)) services.log.error(`socket: ${(err as Error).stack ?? err}`);
-      attach = (ws) => ws.close(status >= 400 && status < 500 ? 4000 + status : 1011, reason.slice(0, 120));
+      if (databaseUnavailable(err)) {
+        // 1013 "try again later": the client's reconnect loop gets through once the database is back.
+        attach = (ws) => ws.close(1013, 'The database is unavailable. Try again shortly.');
+      } else {
+        if (!(err instanceof HttpError)) services.log.error(`socket: ${(err as Error).stack ?? err}`);
+        attach = (ws) => ws.close(status >= 400 && status < 500 ? 4000 + status : 1011, reason.slice(0, 120));
+      }
     }
     attach(await accept(req, socket, head));
   }

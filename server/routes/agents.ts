@@ -1,13 +1,13 @@
 // /api/agents: list, detail, create and delete (admin), texts, email settings, uploads, run state.
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { idParam, type Api, type Ctx } from '../http/api.ts';
+import { idField, idParam, type Api, type Ctx } from '../http/api.ts';
 import { HttpError, invalid } from '../http/errors.ts';
 import { ownedAgentId } from '../domain/access.ts';
 import { AGENT_TEXTS, createAgent, deleteAgent, getAgent, listAgents, RUN_STATES, touchAgent, type RunState } from '../domain/agents.ts';
 import { QuotaExceeded, recordUpload, storageUsed } from '../domain/uploads.ts';
 import { receiveFile } from '../files/multipart.ts';
-import { filesDir, MAX_UPLOAD_BYTES, newUploadSlot, safeFileName } from '../files/storage.ts';
+import { filesDir, MAX_UPLOAD_BYTES, newUploadSlot, safeFileName, storableName } from '../files/storage.ts';
 
 const MAX_TEXT = 200_000;
 
@@ -66,7 +66,7 @@ export function registerAgentRoutes(api: Api) {
       const name = safeFileName(file.filename);
       await rename(partial, join(dir, name));
       const file_path = `${relDir}/${name}`;
-      await recordUpload(db, ctx.user.id, id, { file_path, original_name: file.filename, size: file.size, content_type: file.contentType }, config.agentStorageBytes);
+      await recordUpload(db, ctx.user.id, id, { file_path, original_name: storableName(file.filename), size: file.size, content_type: storableName(file.contentType) }, config.agentStorageBytes);
       await ctx.services.onUpload?.(id, join(dir, name), name);
       ctx.services.recordings?.dropped(id, name);
       return { file_path, file_name: name, size: file.size };
@@ -109,7 +109,7 @@ export function registerAgentRoutes(api: Api) {
 
 async function agentId(ctx: Ctx, raw: unknown = ctx.params.id): Promise<number> {
   if (raw === undefined || raw === null) throw invalid('agent_id', 'agent_id is required');
-  return ownedAgentId(ctx.services.db, ctx.user, idParam(String(raw), 'Agent not found'));
+  return ownedAgentId(ctx.services.db, ctx.user, idField(raw, 'agent_id', 'Agent not found'));
 }
 
 async function setRunState(ctx: Ctx, id: number, state: RunState): Promise<RunState> {

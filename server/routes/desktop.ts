@@ -1,7 +1,7 @@
 // The live desktop over HTTP: entering (a single-use tunnel ticket), screenshots, control of the
 // desktop's input, and whether desktops are available at all. The tunnel itself is a WebSocket
 // (server/realtime/sockets.ts → server/desktop/guac-gateway.ts).
-import { idParam, type Api, type Ctx } from '../http/api.ts';
+import { idField, idParam, type Api, type Ctx } from '../http/api.ts';
 import { HttpError, invalid } from '../http/errors.ts';
 import { ownedAgentId } from '../domain/access.ts';
 import { gatewayFor, tunnelUrl } from '../desktop/guac-gateway.ts';
@@ -57,7 +57,7 @@ export function registerDesktopRoutes(api: Api) {
 
 async function agentId(ctx: Ctx, raw: unknown = ctx.params.id): Promise<number> {
   if (raw === undefined || raw === null) throw invalid('agent_id', 'agent_id is required');
-  return ownedAgentId(ctx.services.db, ctx.user, idParam(String(raw), 'Agent not found'));
+  return ownedAgentId(ctx.services.db, ctx.user, idField(raw, 'agent_id', 'Agent not found'));
 }
 
 async function start(ctx: Ctx, id: number): Promise<Desktop> {

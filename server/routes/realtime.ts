@@ -1,7 +1,7 @@
 // POST /api/realtime/negotiate → {url, group}: a hub address with a short-lived token that
 // may join exactly that thread's group (docs/protocols.md §1.4). The URL's origin is PUBLIC_URL, else the
 // Host header when it names this server, never a Host some client made up.
-import { idParam, type Api } from '../http/api.ts';
+import { idField, idParam, type Api } from '../http/api.ts';
 import { invalid } from '../http/errors.ts';
 import { socketOrigin } from '../http/origin.ts';
 import { ownedThread } from '../domain/access.ts';
@@ -14,7 +14,7 @@ export function registerRealtimeRoutes(api: Api) {
   api.post('/realtime/negotiate', async (ctx) => {
     const body = await ctx.body();
     if ((body.hub ?? THREAD_HUB) !== THREAD_HUB) throw invalid('hub', `hub must be ${THREAD_HUB}`);
-    const threadId = idParam(String(body.thread_id ?? ''), 'Thread not found');
+    const threadId = idField(body.thread_id, 'thread_id', 'Thread not found');
     await ownedThread(ctx.services.db, ctx.user, threadId);
     const group = threadGroup(threadId);
     // The hub socket ends with the sign-in session, like the agent feeds.

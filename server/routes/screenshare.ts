@@ -1,7 +1,7 @@
 // /api/screenshare (spec §7): start and stop recording a demonstration on the agent's desktop, and the
 // recording's audio (a raw body, X-Session-Id, content type audio/ogg unless said otherwise). Only the
 // agent's owner records it (an admin by impersonating); other agents and sessions answer 404.
-import { idParam, type Api, type Ctx } from '../http/api.ts';
+import { idField, idParam, type Api, type Ctx } from '../http/api.ts';
 import { HttpError, invalid } from '../http/errors.ts';
 import { agentThread, ownAgent } from '../domain/recordings.ts';
 import type { RecordingRow } from '../domain/recordings.ts';
@@ -16,7 +16,7 @@ export function registerScreenshareRoutes(api: Api) {
     const agentId = await ownedAgent(ctx, body.agent_id);
     const threadId = body.thread_id === undefined || body.thread_id === null
       ? null
-      : await agentThread(ctx.services.db, agentId, idParam(String(body.thread_id), 'Thread not found'));
+      : await agentThread(ctx.services.db, agentId, idField(body.thread_id, 'thread_id', 'Thread not found'));
     return present(await recordings(ctx).start(ctx.user.id, agentId, threadId));
   });
 
@@ -59,7 +59,7 @@ function recordings(ctx: Ctx): Recordings {
 
 async function ownedAgent(ctx: Ctx, raw: unknown): Promise<number> {
   if (raw === undefined || raw === null) throw invalid('agent_id', 'agent_id is required');
-  const id = idParam(String(raw), 'Agent not found');
+  const id = idField(raw, 'agent_id', 'Agent not found');
   await ownAgent(ctx.services.db, ctx.user.id, id);
   return id;
 }

@@ -1,5 +1,5 @@
 // /api/threads: every call of spec section 7 "Threads".
-import { idParam, type Api, type Ctx } from '../http/api.ts';
+import { idField, idParam, type Api, type Ctx } from '../http/api.ts';
 import { HttpError, invalid } from '../http/errors.ts';
 import { ownedAgentId, ownedThread } from '../domain/access.ts';
 import {
@@ -25,7 +25,7 @@ export function registerThreadRoutes(api: Api) {
 
   api.post('/threads/', async (ctx) => {
     const body = await ctx.body();
-    const agentId = await ownedAgentId(ctx.services.db, ctx.user, idParam(String(body.agent_id ?? ''), 'Agent not found'));
+    const agentId = await ownedAgentId(ctx.services.db, ctx.user, idField(body.agent_id, 'agent_id', 'Agent not found'));
     ctx.status = 201;
     return createThread(ctx.services.db, ctx.services.bus, agentId, {
       name: typeof body.name === 'string' ? body.name : '',

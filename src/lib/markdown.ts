@@ -23,8 +23,9 @@ const CONFIG: Config = {
   // DOMPurify ≥3.4 skips values that already carry the prefix, so ids are never double-prefixed.
   SANITIZE_NAMED_PROPS: true,
   // Form controls (bar task-list checkboxes) and noscript go too: a note must not fake app UI, and
-  // noscript parses differently with scripting on, the classic mutation-XSS vector.
-  FORBID_TAGS: ['style', 'form', 'iframe', 'object', 'embed', 'svg', 'math', 'button', 'select', 'textarea', 'noscript'],
+  // noscript parses differently with scripting on, the classic mutation-XSS vector. Media elements are
+  // not in GitHub's allowlist either: a <video src> or <audio src> would make the page fetch on its own.
+  FORBID_TAGS: ['style', 'form', 'iframe', 'object', 'embed', 'svg', 'math', 'button', 'select', 'textarea', 'noscript', 'video', 'audio', 'source', 'track'],
   // srcset would need the src rule per candidate; notes have no use for responsive images.
   FORBID_ATTR: ['style', 'srcset'],
 };

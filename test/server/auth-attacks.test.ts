@@ -3,7 +3,12 @@
 // or their session.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SignJWT } from 'jose';
+import { Api } from '../../server/http/api.ts';
+import { registerAuthRoutes } from '../../server/auth/routes.ts';
+import { TokenIssuer } from '../../server/auth/tokens.ts';
 import { call, newAgent, newUser, openSocket, testServer, uniqueEmail } from './helpers.ts';
 
 type Raw = { status: number; body: any; headers: Record<string, string | string[] | undefined> };
@@ -182,3 +187,91 @@ sockets('sign-out closes the session\'s message, action and hub sockets, and its
 });
 
 sockets.run();
+
+// ---
+// auth.test.ts covers another key, alg:none, expiry and a tampered payload on the API; these are the rest.
+
+const forged = suite('tokens: right key, wrong everything else');
+
+forged('a token of our own key for another audience or issuer is refused by the API and the feeds', async () => {
+  const { services } = await testServer();
+  const user = await newUser('aud');
+  const agent = await newAgent(user.id);
+  const claims = { id: user.id, role: 'user', email: user.email };
+  const hubToken = await services.auth.tokens.signFor('realtime:thread_hub', String(user.id), { role: ['webpubsub.joinLeaveGroup'] }, 600);
+  const otherAudience = await services.auth.tokens.signFor('some-other-service', String(user.id), { role: 'user' }, 600);
+  const otherIssuer = await (await TokenIssuer.load(services.db, 'evil-issuer', services.config.authAudience)).sign(claims);
+  for (const [what, token] of [['hub token', hubToken], ['other audience', otherAudience], ['other issuer', otherIssuer]]) {
+    const res = await call('/api/users/me', { token });
+    assert.is(res.status, 401, what);
+    assert.is(res.body.detail, 'Invalid or expired token');
+    assert.is((await (await openSocket(`/api/messages/agent/${agent.id}/ws?token=${token}`)).closedWith())?.code, 4401, what);
+  }
+  // The same claims from the real issuer work: the refusals were about audience and issuer alone.
+  assert.is((await call('/api/users/me', { token: await services.auth.tokens.sign(claims) })).status, 200);
+});
+
+forged('HS256 signed with the public key (algorithm confusion), a kid of another key, and no exp are refused', async () => {
+  const { services } = await testServer();
+  const user = await newUser('confusion');
+  const [key] = await services.db.query<{ kid: string; public_jwk: object }>('SELECT kid, public_jwk FROM signing_keys ORDER BY created_at DESC LIMIT 1');
+  const base = { role: 'admin', email: user.email };
+  const hs = await new SignJWT(base).setProtectedHeader({ alg: 'HS256', kid: key.kid }).setSubject(String(user.id))
+    .setIssuer(services.config.authIssuer).setAudience(services.config.authAudience).setExpirationTime('10m')
+    .sign(new TextEncoder().encode(JSON.stringify(key.public_jwk)));
+  assert.is((await call('/api/users/me', { token: hs })).status, 401);
+  // Our key, but without an expiry: a token that would never end is not accepted.
+  const issuer = await TokenIssuer.load(services.db, services.config.authIssuer, services.config.authAudience);
+  const forever = await (issuer as any).signFor(services.config.authAudience, String(user.id), { role: 'user' }, 600);
+  const [h, p, sig] = forever.split('.');
+  const payload = JSON.parse(Buffer.from(p, 'base64url').toString());
+  delete payload.exp;
+  const noExp = `${h}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${sig}`;
+  assert.is((await call('/api/users/me', { token: noExp })).status, 401);
+  // Garbage in the header: no 500.
+  for (const token of ['a.b.c', '....', 'x'.repeat(10_000), 'eyJhbGciOiJFUzI1NiJ9..']) {
+    assert.is((await call('/api/users/me', { headers: { Authorization: `Bearer ${token}` } })).status, 401, token.slice(0, 20));
+  }
+});
+
+const cookies = suite('refresh cookie flags');
+
+cookies('sign-in sets the refresh cookie HttpOnly, SameSite=Strict, Path=/api/auth; Secure over https (proxy header)', async () => {
+  const email = uniqueEmail('cookie');
+  await call('/api/auth/sign-up', { body: { email, password: 'correct horse battery' } });
+  const plain = await raw('/api/auth/sign-in', json({ email, password: 'correct horse battery' }));
+  const cookie = String(plain.headers['set-cookie']);
+  for (const flag of [/HttpOnly/, /SameSite=Strict/, /Path=\/api\/auth(;|$)/, /Max-Age=\d{5,}/]) assert.match(cookie, flag);
+  assert.not.match(cookie, /Secure/, 'plain http on localhost: a Secure cookie would never come back');
+  const proxied = await raw('/api/auth/sign-in', json({ email, password: 'correct horse battery' }, undefined, { 'X-Forwarded-Proto': 'https' }));
+  assert.match(String(proxied.headers['set-cookie']), /; Secure/);
+});
+
+cookies('with an https PUBLIC_URL the cookie is Secure even when the proxy does not say https; sign-out clears it the same way', async () => {
+  const { services } = await testServer();
+  const api = new Api(services);
+  registerAuthRoutes(api, { signup: 'open', publicUrl: 'https://aw.example.test' });
+  const server = createServer((req, res) => api.handle(req, res, new URL(req.url!, 'http://localhost')));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const post = (path: string, body: object, headers: Record<string, string> = {}) =>
+      fetch(base + path, { method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json', ...headers } });
+    const up = await post('/api/auth/sign-up', { email: uniqueEmail('https'), password: 'correct horse battery' });
+    assert.is(up.status, 200);
+    const cookie = up.headers.get('set-cookie') ?? '';
+    assert.match(cookie, /HttpOnly/);
+    assert.match(cookie, /SameSite=Strict/);
+    assert.match(cookie, /; Secure/);
+    const out = await post('/api/auth/sign-out', {}, { Cookie: cookie.split(';')[0] });
+    assert.is(out.status, 204);
+    assert.match(out.headers.get('set-cookie') ?? '', /Max-Age=0.*; Secure/);
+    // A page of another origin cannot sign in through it (the cookie is the prize of login CSRF).
+    assert.is((await post('/api/auth/sign-in', { email: 'x@example.test', password: 'y' }, { Origin: 'https://evil.example' })).status, 403);
+  } finally {
+    server.close();
+  }
+});
+
+forged.run();
+cookies.run();

@@ -19,7 +19,7 @@ function render(markdown: string): DocumentFragment {
   return template.content;
 }
 
-const FORBIDDEN_TAGS = new Set(['script', 'svg', 'math', 'iframe', 'frame', 'object', 'embed', 'form', 'style', 'base', 'meta', 'link', 'noscript', 'button', 'textarea', 'select']);
+const FORBIDDEN_TAGS = new Set(['script', 'svg', 'math', 'iframe', 'frame', 'object', 'embed', 'form', 'style', 'base', 'meta', 'link', 'noscript', 'button', 'textarea', 'select', 'video', 'audio', 'source', 'track']);
 const URL_ATTRS = new Set(['href', 'src', 'xlink:href', 'action', 'formaction', 'cite', 'longdesc', 'poster', 'background', 'data', 'srcset']);
 const URL_NOISE = /[\u0000-\u0020\u00A0\u1680\u180E\u2000-\u2029\u205F\u3000]/g;
 const SCRIPTY = /^(?:javascript|vbscript|data):/i;
@@ -58,6 +58,8 @@ type Vector = { name: string; markdown: string; gone?: string; keep?: string };
 
 const VECTORS: Vector[] = [
   { name: 'markdown link javascript:', markdown: '[x](javascript:alert(1))', keep: 'x' },
+  { name: 'video src and poster (fetches on its own)', markdown: '<video src="/probe" poster="/probe.png" autoplay></video>' },
+  { name: 'audio with a source', markdown: '<audio autoplay><source src="/probe.ogg"><track src="/probe.vtt"></audio>' },
   { name: 'mixed-case JaVaScRiPt:', markdown: '[x](JaVaScRiPt:alert(1))' },
   { name: 'angle-bracket destination', markdown: '[x](<javascript:alert(1)>)' },
   { name: 'decimal entity &#106;', markdown: '<a href="&#106;avascript:alert(1)">x</a>' },
