@@ -11,6 +11,7 @@ import { SOCKET_ROUTES } from '../../server/realtime/sockets.ts';
 import { PUBSUB_PROTOCOL } from '../../server/realtime/pubsub-hub.ts';
 import { createReport, addEntries } from '../../server/domain/reports.ts';
 import { draftOutbound } from '../../server/domain/comm-messages.ts';
+import { createSchedule } from '../../server/domain/schedules.ts';
 import type { Services } from '../../server/services.ts';
 import { adminToken, call, newAgent, newUser, openSocket, testServer, uniqueEmail } from './helpers.ts';
 import { fakeDesktops } from './runner-helpers.ts';
@@ -85,6 +86,7 @@ routes.before(async () => {
     freshAgent: async () => (await newAgent(s.a.id, `Secret doomed ${tag}`)).id,
     freshThread: async () => (await call('/api/threads/', { token: s.a.token, body: { agent_id: agent, name: threadName } })).body.id,
     freshDraft,
+    freshSchedule: async () => (await createSchedule(db, agent, { frequency: 'daily', schedule_time: '09:30', weekdays: null, week_interval: null, day_of_month: null, interval: null, message: 'Matrix schedule' })).id,
     uniqueEmail: () => uniqueEmail('matrix-signup'),
   };
 });
