@@ -4,7 +4,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { desktopEnv, processesOf } from '../../server/desktop/agent-process.ts';
@@ -16,6 +16,9 @@ import { XvncProvider } from '../../server/desktop/xvnc-provider.ts';
 const isolation = suite('desktop isolation: the agent as an attacker');
 const ROOT = process.getuid?.() === 0;
 const HAVE_XVNC = !!findBinary('Xvnc');
+// Agent ids no test server uses: their uids (AGENT_UID_BASE + id) are shared with this process's servers,
+// whose desktops would otherwise show up in (or be ended by) these tests.
+const [DROP, STOP, SANDBOX] = [9101, 9103, 9104];
 const quiet = { info: () => {}, error: (m: string) => process.env.TEST_VERBOSE && console.error(m) };
 
 async function until(test: () => boolean | Promise<boolean>, ms: number, what: string) {
@@ -27,6 +30,23 @@ async function until(test: () => boolean | Promise<boolean>, ms: number, what: s
 }
 
 /** Needs root for per-agent users; on CI (root, .ci/run) a missing precondition is a failure. */
+/** Writes `text` into a FIFO once a reader has it open; false while none has (O_NONBLOCK: ENXIO). */
+function feedFifo(path: string, text: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENXIO') return false;
+    throw err;
+  }
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
 function needs(condition: boolean, what: string): boolean {
   if (condition) return true;
   if (process.env.CI) assert.unreachable(`${what} on CI`);
@@ -43,10 +63,10 @@ isolation('a program watching /proc while a file is dropped on its desktop finds
   if (!needs(ROOT, 'per-agent users need root')) return;
   const dir = mkdtempSync(join(tmpdir(), 'aw-drop-watch-'));
   const homes = new DesktopHomes(dir, quiet, true);
-  const home = await homes.prepare(1);
+  const home = await homes.prepare(DROP);
   const seen = join(home, 'seen.txt');
   // The watcher copies the environment of every process of its uid it can read, other than its own kind.
-  const watcher = asAgent(1, home, `
+  const watcher = asAgent(DROP, home, `
     while [ ! -e "$HOME/stop" ]; do
       for e in /proc/[0-9]*/environ; do
         if [ -r "$e" ] && ! tr '\\0' '\\n' < "$e" 2>/dev/null | grep -q '^WATCHER=1$'; then
@@ -59,9 +79,10 @@ isolation('a program watching /proc while a file is dropped on its desktop finds
   await new Promise((resolve, reject) => execFile('mkfifo', [source], (err) => (err ? reject(err) : resolve(null))));
   try {
     // The drop reads from a FIFO the test feeds only once the watcher has seen the copying process.
-    const drop = homes.putFile(1, source, 'drop.txt');
+    const drop = homes.putFile(DROP, source, 'drop.txt');
     await until(() => existsSync(seen) && /^== /m.test(readFileSync(seen, 'latin1')), 15_000, 'the watcher to read the helper\'s environment');
-    writeFileSync(source, 'dropped while watched\n');
+    // Not writeFileSync: opening a FIFO for writing blocks the whole process until a reader comes.
+    await until(() => feedFifo(source, 'dropped while watched\n'), 15_000, 'the drop to open its source');
     const put = await drop;
     assert.is(readFileSync(put, 'utf8'), 'dropped while watched\n');
     const observed = readFileSync(seen, 'latin1');
@@ -82,11 +103,11 @@ isolation('stopping a desktop ends every process of the agent\'s uid, also jobs 
   if (!needs(ROOT, 'per-agent users need root') || !needs(HAVE_XVNC, 'Xvnc is not installed')) return;
   const dir = mkdtempSync(join(tmpdir(), 'aw-stop-all-'));
   const provider = new XvncProvider({ dataDir: dir, log: quiet, apps: ['terminal'], displayBase: 640, sound: false });
-  const desktop = await provider.start(3);
-  const uid = AGENT_UID_BASE + 3;
+  const desktop = await provider.start(STOP);
+  const uid = AGENT_UID_BASE + STOP;
   try {
     // A background job of its own (setsid: another session and process group than anything the server started).
-    const job = asAgent(3, provider.homeOf(3), 'setsid sleep 600 & wait');
+    const job = asAgent(STOP, provider.homeOf(STOP), 'setsid sleep 600 & wait');
     job.unref();
     await until(() => processesOf(uid).some((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1').startsWith('sleep\x00600')), 5000, 'the job');
     const before = processesOf(uid);
@@ -103,13 +124,13 @@ isolation('stopping a desktop ends every process of the agent\'s uid, also jobs 
 isolation('Chromium on a desktop keeps its sandbox when the machine allows user namespaces', async () => {
   if (!needs(ROOT, 'per-agent users need root') || !needs(HAVE_XVNC, 'Xvnc is not installed')) return;
   if (!findBinary('chromium')) return console.log('  (Chromium is not installed: skipped)');
-  const probe = spawn('unshare', ['--user', '--pid', '--net', '--fork', 'true'], { uid: AGENT_UID_BASE + 4, gid: AGENT_UID_BASE + 4, env: { PATH: process.env.PATH } });
+  const probe = spawn('unshare', ['--user', '--pid', '--net', '--fork', 'true'], { uid: AGENT_UID_BASE + SANDBOX, gid: AGENT_UID_BASE + SANDBOX, env: { PATH: process.env.PATH } });
   const namespaces = await new Promise<boolean>((resolve) => (probe.once('error', () => resolve(false)), probe.once('exit', (code) => resolve(code === 0))));
   const dir = mkdtempSync(join(tmpdir(), 'aw-sandbox-'));
   const provider = new XvncProvider({ dataDir: dir, log: quiet, apps: ['browser', 'terminal'], displayBase: 660, sound: false });
-  const desktop = await provider.start(4);
+  const desktop = await provider.start(SANDBOX);
   try {
-    const browsers = () => processesOf(AGENT_UID_BASE + 4).map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1')).filter((c) => /chrom/i.test(c.split('\0')[0]));
+    const browsers = () => processesOf(AGENT_UID_BASE + SANDBOX).map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1')).filter((c) => /chrom/i.test(c.split('\0')[0]));
     await until(() => browsers().length > 0, 15_000, 'Chromium');
     const flags = browsers()[0].split('\0');
     assert.is(flags.includes('--no-sandbox'), !namespaces, `user namespaces ${namespaces ? 'work' : 'do not work'} here; flags: ${flags.join(' ')}`);
