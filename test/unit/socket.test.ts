@@ -165,6 +165,38 @@ connect('forwards open, message and close to the on* handlers and to listeners',
   assert.equal(events, ['open', 'message', 'error', 'close']);
 });
 
+connect('a handshake that hangs past connectionTimeout counts as a failed attempt and is retried', async () => {
+  const { clock, socket, sockets, events } = setup({ connectionTimeout: 4000 });
+  await clock.tick(3999);
+  assert.is(socket.readyState, ReconnectingSocket.CONNECTING);
+  assert.equal(events, []);
+  await clock.tick(1);
+  assert.equal(sockets[0].closedWith, [undefined, undefined], 'the hung socket is closed');
+  assert.equal(events, ['error']);
+  assert.is(socket.retryCount, 1);
+  await clock.tick(1000);
+  assert.is(sockets.length, 2);
+  // the dropped socket's late events reach nobody
+  sockets[0].accept();
+  assert.equal(events, ['error']);
+  sockets[1].accept();
+  await clock.tick(60_000);
+  assert.is(socket.readyState, ReconnectingSocket.OPEN, 'no timeout once open');
+  assert.equal(events, ['error', 'open']);
+});
+
+connect('hung handshakes end in giveup after maxRetries, and the event map types it', async () => {
+  const { clock, socket, sockets } = setup({ connectionTimeout: 100, maxRetries: 2, retryDelay: () => 10 });
+  const seen: string[] = [];
+  socket.addEventListener('giveup', (ev) => seen.push(ev.type));
+  socket.addEventListener('error', (ev) => seen.push(String((ev.error as Error).message)));
+  await clock.tick(1000);
+  assert.is(sockets.length, 3);
+  assert.equal(seen, ['Connection timed out after 100 ms', 'Connection timed out after 100 ms', 'Connection timed out after 100 ms', 'giveup']);
+  assert.is(socket.readyState, ReconnectingSocket.CLOSED);
+  assert.is(clock.pending, 0);
+});
+
 connect.run();
 
 // ---
@@ -236,7 +268,39 @@ reconnect('uses the given retry delay and retry limit', async () => {
   assert.ok(events.includes('giveup'));
 });
 
-reconnect.run();
+reconnect('a handshake that hangs past connectionTimeout counts as a failed attempt and is retried', async () => {
+  const { clock, socket, sockets, events } = setup({ connectionTimeout: 4000 });
+  await clock.tick(3999);
+  assert.is(socket.readyState, ReconnectingSocket.CONNECTING);
+  assert.equal(events, []);
+  await clock.tick(1);
+  assert.equal(sockets[0].closedWith, [undefined, undefined], 'the hung socket is closed');
+  assert.equal(events, ['error']);
+  assert.is(socket.retryCount, 1);
+  await clock.tick(1000);
+  assert.is(sockets.length, 2);
+  // the dropped socket's late events reach nobody
+  sockets[0].accept();
+  assert.equal(events, ['error']);
+  sockets[1].accept();
+  await clock.tick(60_000);
+  assert.is(socket.readyState, ReconnectingSocket.OPEN, 'no timeout once open');
+  assert.equal(events, ['error', 'open']);
+});
+
+connect('hung handshakes end in giveup after maxRetries, and the event map types it', async () => {
+  const { clock, socket, sockets } = setup({ connectionTimeout: 100, maxRetries: 2, retryDelay: () => 10 });
+  const seen: string[] = [];
+  socket.addEventListener('giveup', (ev) => seen.push(ev.type));
+  socket.addEventListener('error', (ev) => seen.push(String((ev.error as Error).message)));
+  await clock.tick(1000);
+  assert.is(sockets.length, 3);
+  assert.equal(seen, ['Connection timed out after 100 ms', 'Connection timed out after 100 ms', 'Connection timed out after 100 ms', 'giveup']);
+  assert.is(socket.readyState, ReconnectingSocket.CLOSED);
+  assert.is(clock.pending, 0);
+});
+
+connect.run();
 
 // ---
 
