@@ -2,7 +2,7 @@
 // XHR's upload progress) → done, keeping the server's file_path; a failed upload returns to pending
 // (logged only) and can be retried. Files over 100 MB are refused with a message shown for 5 s.
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { uploadFile, type UploadOptions, type UploadResult } from '../../../lib/upload.ts';
+import { uploadFile, type UploadOptions, type UploadResult } from '../../../lib/api.ts';
 import { FILE_ERROR_MS, oversizeMessage, splitBySize } from './file-limits.ts';
 import { CheckIcon, CloseSmallIcon, FileIcon, RetryIcon } from './icons.tsx';
 
