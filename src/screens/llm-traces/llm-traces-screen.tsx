@@ -10,8 +10,9 @@ import {
 import { useDebouncedValue } from '../../lib/use-debounced-value.ts';
 import { useIsAdmin } from '../../lib/use-is-admin.ts';
 import { useResource } from '../../lib/use-resource.ts';
+import { ReloadIcon } from '../../ui/icons.tsx';
 import { Pager } from '../../ui/pager.tsx';
-import { TraceModal } from '../agent/traces/trace-modal.tsx';
+import { TraceModal } from '../../ui/trace-modal.tsx';
 import { CostChart } from './cost-chart.tsx';
 import { EMPTY_DRAFT, parseFilters, type FilterDraft } from './trace-filters.ts';
 import { TraceFiltersForm } from './trace-filters-form.tsx';
@@ -94,7 +95,7 @@ export function LlmTracesPage({ isAdmin, debounceMs = FILTER_DEBOUNCE_MS }: LlmT
             {shown ? countLabel(shown) : ''}
           </span>
           <button type="button" className="button button-small" onClick={reload} disabled={list.isValidating} aria-label="Reload traces">
-            <ReloadIcon spinning={list.isValidating} /> Reload
+            <ReloadIcon className="reload-icon" data-spinning={list.isValidating || undefined} /> Reload
           </button>
         </div>
 
@@ -114,14 +115,4 @@ export function LlmTracesPage({ isAdmin, debounceMs = FILTER_DEBOUNCE_MS }: LlmT
 
 function countLabel({ total_count: n, total_count_estimated: estimated }: TracePage): string {
   return `${estimated ? 'about ' : ''}${n.toLocaleString('en-US')} ${n === 1 ? 'trace' : 'traces'}`;
-}
-
-function ReloadIcon({ spinning }: { spinning: boolean }) {
-  return (
-    <svg className="reload-icon" data-spinning={spinning || undefined} width="14" height="14" viewBox="0 0 24 24" fill="none"
-      stroke="currentColor" strokeWidth={2} strokeLinecap="round" strokeLinejoin="round" aria-hidden="true" focusable="false">
-      <path d="M21 12a9 9 0 1 1-2.6-6.4" />
-      <path d="M21 4v5h-5" />
-    </svg>
-  );
 }

@@ -4,7 +4,7 @@ import { REPORTS_PAGE_SIZE, reportsPath, type ReportPage, type SortOrder } from 
 import { Link, navigate } from '../../lib/router.ts';
 import { useResource } from '../../lib/use-resource.ts';
 import { pageCount, Pager } from '../../ui/pager.tsx';
-import { formatDateTime } from '../agent/traces/format.ts';
+import { formatDateTime } from '../../ui/trace-format.ts';
 import { cut, LIST_DESCRIPTION_CHARS } from './format.ts';
 import { TableHead } from './table-head.tsx';
 

@@ -5,6 +5,7 @@
 import { useEffect, useState } from 'react';
 import { onJson, openAgentFeed } from '../../../lib/feed-socket.ts';
 import { fixedDelay } from '../../../lib/socket.ts';
+import { PointerIcon } from '../../../ui/icons.tsx';
 
 export const ACTION_SOCKET_RETRIES = 5;
 export const ACTION_SOCKET_DELAY_MS = 2000;
@@ -41,9 +42,7 @@ export function AgentCursor({ event, seq }: { event: ActionEvent | null; seq: nu
       aria-hidden="true"
     >
       {click && <span key={seq} className="agent-cursor-pulse" />}
-      <svg width="22" height="22" viewBox="0 0 24 24">
-        <path d="M4 2l15 11.5-6.6 1 3.9 7.2-2.9 1.5-3.8-7.3L4 20z" />
-      </svg>
+      <PointerIcon />
     </div>
   );
 }
