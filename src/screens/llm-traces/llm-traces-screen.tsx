@@ -1,7 +1,7 @@
 // The LLM Traces page (/llm-traces, admin; spec §2): filters, a cost-per-day chart, a table of 20
 // traces a page with Prev/Next and a reload button; a row opens the trace on its response tab.
 // Invalid filters show a message and send nothing: the last valid query stays on screen.
-import { useMemo, useRef, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useTitle } from '../../lib/title.tsx';
 import {
   costByDayPath, modelStatusPath, TABLE_PAGE_SIZE, threadNamesPath, traceListPath, traceOwnersPath,
@@ -52,16 +52,14 @@ export function LlmTracesPage({ isAdmin, debounceMs = FILTER_DEBOUNCE_MS }: LlmT
 
   const [openId, setOpenId] = useState<number | null>(null);
 
-  const list = useResource<TracePage>(traceListPath(applied, page, TABLE_PAGE_SIZE));
+  // The previous page stays on screen while the next one loads, instead of flashing an empty table.
+  const list = useResource<TracePage>(traceListPath(applied, page, TABLE_PAGE_SIZE), { keepPreviousData: true });
   const cost = useResource<CostByDay[]>(costByDayPath(applied));
   const owners = useResource<TraceOwner[]>(isAdmin ? traceOwnersPath : null, STATIC);
   const names = useResource<string[]>(threadNamesPath(applied.owner_id));
   const { data: status } = useResource<ModelStatus>(modelStatusPath, STATIC);
 
-  // Keep the previous page on screen while the next one loads, instead of flashing an empty table.
-  const lastPage = useRef<TracePage | undefined>(undefined);
-  if (list.data) lastPage.current = list.data;
-  const shown = list.data ?? lastPage.current;
+  const shown = list.data;
   const totalPages = shown ? Math.max(1, Math.ceil(shown.total_count / (shown.page_size || TABLE_PAGE_SIZE))) : 1;
 
   const offlineModel = status?.offline ? status.model : null;
