@@ -3,12 +3,13 @@
 // an answer deep-equal to the cached one keeps the cached object, and a hook re-renders only when a field it
 // read (data, error, isValidating) changed, so a poll that brings nothing new re-renders nothing;
 // keepPreviousData shows the last key's data while a new key loads. Visibility, focus and timers come
-// from an injectable environment (configureResource) instead of document and window. Leaves out offline
+// from the injectable environment (environment.ts) instead of document and window. Leaves out offline
 // detection, suspense and cache providers.
 
 import { useCallback, useEffect, useLayoutEffect, useRef, useSyncExternalStore } from 'react';
 import { normalizeError, request } from './http.ts';
 import type { ApiError } from './http.ts';
+import { env } from './environment.ts';
 
 export type ResourceOptions<T> = {
   /** ms between polls; 0/undefined = no polling. Ticks are skipped while the tab is hidden. */
@@ -39,45 +40,6 @@ export type Resource<T> = {
 };
 
 export const DEFAULTS = { refreshInterval: 0, freshFor: 2000, revalidateOnFocus: true, focusThrottle: 5000, retry: 0, retryDelay: 1000 };
-
-/** Where the hook learns about visibility and focus, and keeps time (swr's initFocus/isVisible, plus timers for tests). */
-export type ResourceEnvironment = {
-  isVisible: () => boolean;
-  /** Calls back on window focus and on visibilitychange; returns the unsubscribe. */
-  onFocus: (callback: () => void) => () => void;
-  /** Calls back on visibilitychange; returns the unsubscribe. */
-  onVisibilityChange: (callback: () => void) => () => void;
-  setTimeout: (fn: () => void, ms: number) => unknown;
-  clearTimeout: (id: unknown) => void;
-  now: () => number;
-};
-
-export const BROWSER_ENVIRONMENT: ResourceEnvironment = {
-  // A missing visibilityState counts as visible, as in swr's web preset.
-  isVisible: () => typeof document === 'undefined' || document.visibilityState !== 'hidden',
-  onFocus(callback) {
-    document.addEventListener('visibilitychange', callback);
-    window.addEventListener('focus', callback);
-    return () => {
-      document.removeEventListener('visibilitychange', callback);
-      window.removeEventListener('focus', callback);
-    };
-  },
-  onVisibilityChange(callback) {
-    document.addEventListener('visibilitychange', callback);
-    return () => document.removeEventListener('visibilitychange', callback);
-  },
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (id) => clearTimeout(id as ReturnType<typeof setTimeout>),
-  now: () => Date.now(),
-};
-
-let env: ResourceEnvironment = BROWSER_ENVIRONMENT;
-
-/** Replace parts of the environment (tests: a manual clock and visibility); `{}` after a full object resets nothing. */
-export function configureResource(partial: Partial<ResourceEnvironment>): void {
-  env = { ...env, ...partial };
-}
 
 type Fetcher = (key: string) => Promise<unknown>;
 type Entry = { data?: unknown; error?: ApiError; updatedAt: number; isValidating: boolean };

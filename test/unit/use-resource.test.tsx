@@ -4,7 +4,8 @@ import * as assert from 'uvu/assert';
 import { act } from 'react';
 import { createRoot } from 'react-dom/client';
 import type { Root } from 'react-dom/client';
-import { BROWSER_ENVIRONMENT, clearResourceCache, configureResource, deepEqual, mutate, useResource } from '../../src/lib/use-resource.ts';
+import { BROWSER_ENVIRONMENT, configureEnvironment } from '../../src/lib/environment.ts';
+import { clearResourceCache, deepEqual, mutate, useResource } from '../../src/lib/use-resource.ts';
 import { fakeResourceEnvironment } from './helpers/fake-clock.ts';
 import type { Resource, ResourceOptions } from '../../src/lib/use-resource.ts';
 import { DEFAULTS as HTTP_DEFAULTS, HttpError, configureHttp } from '../../src/lib/http.ts';
@@ -79,7 +80,7 @@ async function cleanup(): Promise<void> {
   clearResourceCache();
   reset();
   fake = fakeResourceEnvironment();
-  configureResource(fake.env);
+  configureEnvironment(fake.env);
   for (const id of Object.keys(hooks)) delete hooks[id];
 }
 
@@ -87,7 +88,7 @@ function setupSuite(name: string) {
   const s = suite(name);
   s.before.each(cleanup);
   s.after.each(cleanup);
-  s.after(() => configureResource(BROWSER_ENVIRONMENT));
+  s.after(() => configureEnvironment(BROWSER_ENVIRONMENT));
   return s;
 }
 

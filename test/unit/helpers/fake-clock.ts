@@ -1,7 +1,7 @@
-// Timers that only move when a test says so, and a resource environment (src/lib/use-resource.ts) built on
+// Timers that only move when a test says so, and an environment (src/lib/environment.ts) built on
 // them with visibility and focus the test switches by hand: no real time passes and `document` is untouched.
 import { act } from 'react';
-import type { ResourceEnvironment } from '../../../src/lib/use-resource.ts';
+import type { Environment } from '../../../src/lib/environment.ts';
 
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -45,7 +45,7 @@ export function fakeResourceEnvironment() {
     set.add(callback);
     return () => void set.delete(callback);
   };
-  const env: ResourceEnvironment = {
+  const env: Environment = {
     isVisible: () => visible,
     onFocus: subscribe(focusListeners),
     onVisibilityChange: subscribe(visibilityListeners),
