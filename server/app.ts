@@ -1,4 +1,5 @@
-// The HTTP application: security headers, request log, /api routes, and the SPA for everything else.
+// The HTTP application: security headers, request log, /api routes, and the SPA for everything else;
+// `upgrade` resolves WebSocket upgrades against the same /api route table.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Api } from './http/api.ts';
 import { HttpError, sendError } from './http/errors.ts';
@@ -39,7 +40,7 @@ export function createApp(services: Services) {
   registerAdminMailRoutes(api);
   registerScreenshareRoutes(api);
 
-  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const handle = async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
     setSecurityHeaders(res);
     if (services.config.logRequests) {
@@ -57,4 +58,5 @@ export function createApp(services: Services) {
       sendError(res, err, services.log.error);
     }
   };
+  return Object.assign(handle, { upgrade: (req: IncomingMessage, url: URL) => api.upgrade(req, url) });
 }

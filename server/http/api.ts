@@ -1,7 +1,9 @@
 // Route registration with an auth level per route, and the per-request context handlers get.
 // Handlers return a value: an object → 200 JSON (ctx.status overrides), null → 204,
 // undefined → the handler wrote the response itself (files, streams).
+// WebSocket routes (api.ws) share the table, the auth levels and the error path: see upgrade().
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { WebSocket } from 'ws';
 import type { Services } from '../services.ts';
 import type { Identity } from '../auth/auth.ts';
 import type { User } from '../auth/users.ts';
@@ -30,7 +32,13 @@ export type Ctx = {
 };
 
 export type Handler = (ctx: Ctx) => unknown | Promise<unknown>;
-type Route = { handler: Handler; auth: AuthLevel };
+type Route = { handler: Handler; auth: AuthLevel; socket?: SocketRoute };
+
+/** A WebSocket route's context: the request's, without a response; expiresAt (ms) is the token's. */
+export type WsCtx = Pick<Ctx, 'req' | 'url' | 'params' | 'query' | 'user' | 'realUser' | 'sessionId' | 'services'> & { expiresAt: number };
+/** Checks the request before the upgrade completes and returns how to serve the accepted socket. */
+export type WsHandler = (ctx: WsCtx) => Promise<(ws: WebSocket) => void>;
+type SocketRoute = { handler: WsHandler; protocol?: string };
 
 export class Api {
   private router = new Router<Route>();
@@ -45,6 +53,49 @@ export class Api {
   put = (path: string, h: Handler, auth?: AuthLevel) => this.route('PUT', path, h, auth);
   patch = (path: string, h: Handler, auth?: AuthLevel) => this.route('PATCH', path, h, auth);
   delete = (path: string, h: Handler, auth?: AuthLevel) => this.route('DELETE', path, h, auth);
+
+  /**
+   * A WebSocket route: a GET that must be an upgrade (a plain GET gets 426). Tokens may come in the query
+   * (browsers cannot set headers on a socket); `protocol`: the subprotocol the client must offer.
+   */
+  ws(path: string, handler: WsHandler, auth: AuthLevel = 'user', options: { protocol?: string } = {}): this {
+    const plainGet: Handler = () => {
+      throw new HttpError(426, 'Upgrade Required', { Upgrade: 'websocket' });
+    };
+    this.router.add('GET', path, { handler: plainGet, auth, socket: { handler, protocol: options.protocol } });
+    return this;
+  }
+
+  /**
+   * Resolves an upgrade request against the route table. Throws HttpError for what is refused before the
+   * upgrade (404 without a WebSocket route, 400 without the route's subprotocol): the caller answers in
+   * HTTP. Auth and handler failures become a socket that closes at once with 4000 + status (browsers
+   * cannot read an HTTP status on a failed upgrade), unexpected errors are logged like HTTP 500s.
+   */
+  async upgrade(req: IncomingMessage, url: URL): Promise<(ws: WebSocket) => void> {
+    let match: { handler: Route; params: Params };
+    try {
+      match = this.router.match('GET', url.pathname.slice('/api'.length) || '/');
+    } catch {
+      throw new HttpError(404, 'Not found');
+    }
+    const route = match.handler;
+    const socket = route.socket;
+    if (!socket) throw new HttpError(404, 'Not found');
+    if (socket.protocol && !offeredProtocols(req).includes(socket.protocol)) throw new HttpError(400, 'Unsupported subprotocol');
+    try {
+      const who = await this.authenticate(req, route.auth, { allowQueryToken: true });
+      return await socket.handler({
+        req, url, params: match.params, query: url.searchParams, user: who.user!, realUser: who.realUser!,
+        sessionId: who.sessionId ?? null, expiresAt: who.expiresAt ?? 0, services: this.services,
+      });
+    } catch (err) {
+      const status = err instanceof HttpError ? err.status : 500;
+      const reason = err instanceof HttpError ? String(err.detail) : 'Internal server error';
+      if (!(err instanceof HttpError)) this.services.log.error(`socket: ${(err as Error).stack ?? err}`);
+      return (ws) => ws.close(status >= 400 && status < 500 ? 4000 + status : 1011, reason.slice(0, 120));
+    }
+  }
 
   async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     try {
@@ -67,12 +118,12 @@ export class Api {
     }
   }
 
-  private async authenticate(req: IncomingMessage, level: AuthLevel): Promise<Partial<Identity>> {
+  private async authenticate(req: IncomingMessage, level: AuthLevel, options?: { allowQueryToken?: boolean }): Promise<Partial<Identity>> {
     if (level === 'public') {
       // Public routes still see who is asking when a valid token comes along.
-      return this.services.auth.identify(req).catch(() => ({}));
+      return this.services.auth.identify(req, options).catch(() => ({}));
     }
-    const who = await this.services.auth.identify(req);
+    const who = await this.services.auth.identify(req, options);
     // Admin powers belong to the signed-in admin, also while acting as someone else.
     if (level === 'admin' && who.realUser.role !== 'admin') throw new HttpError(403, 'Forbidden: Admins only');
     return who;
@@ -84,4 +135,8 @@ export function idParam(value: string | null | undefined, what = 'Not found'): n
   const n = Number(value);
   if (!value || !/^\d+$/.test(value) || !Number.isSafeInteger(n) || n <= 0 || n > 2147483647) throw new HttpError(404, what);
   return n;
+}
+
+function offeredProtocols(req: IncomingMessage): string[] {
+  return String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
 }
