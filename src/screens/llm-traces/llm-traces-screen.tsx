@@ -75,15 +75,12 @@ export function LlmTracesPage({ isAdmin, debounceMs = FILTER_DEBOUNCE_MS }: LlmT
     void names.mutate();
   };
 
+  // Only admins filter by owner; for everyone else the owner field is left out.
+  const ownerChoices = isAdmin ? (owners.data ?? []) : null;
+
   return (
     <div className="llm-traces">
-      <TraceFiltersForm
-        draft={draft}
-        errors={errors}
-        onChange={setDraft}
-        owners={isAdmin ? (owners.data ?? []) : null}
-        threadNames={names.data ?? []}
-      />
+      <TraceFiltersForm draft={draft} errors={errors} onChange={setDraft} owners={ownerChoices} threadNames={names.data ?? []} />
 
       {cost.data && <CostChart points={cost.data} />}
 
