@@ -8,6 +8,7 @@
 import type { Queryable } from '../db/db.ts';
 import { idParam, type Api, type Ctx } from '../http/api.ts';
 import { HttpError } from '../http/errors.ts';
+import { intQuery, invalidQuery, optionalIntQuery } from '../http/query.ts';
 import { ownedThread } from '../domain/access.ts';
 
 const ROW = `t.id, t.owner_id, u.email AS owner_email, t.created_at, t.agent_id, t.thread_id, t.thread_name, t.model,
@@ -20,8 +21,8 @@ const MAX_NAMES = 1000;
 export function registerTraceRoutes(api: Api) {
   api.get('/llm_traces/', async (ctx) => {
     const f = filters(ctx);
-    const page = int(ctx, 'page', 1, 1, 1_000_000);
-    const pageSize = int(ctx, 'page_size', 20, 1, MAX_PAGE_SIZE);
+    const page = intQuery(ctx.query, 'page', 1, 1, 1_000_000);
+    const pageSize = intQuery(ctx.query, 'page_size', 20, 1, MAX_PAGE_SIZE);
     const { db } = ctx.services;
     const traces = await db.query(
       `SELECT ${ROW} FROM llm_traces t JOIN users u ON u.id = t.owner_id ${f.where} ORDER BY t.id DESC LIMIT ${pageSize} OFFSET ${(page - 1) * pageSize}`,
@@ -69,9 +70,9 @@ export function registerTraceRoutes(api: Api) {
   api.get('/llm_traces/thread/:threadId', async (ctx) => {
     const threadId = idParam(ctx.params.threadId, 'Thread not found');
     await ownedThread(ctx.services.db, ctx.user, threadId);
-    const after = optionalId(ctx, 'after_trace_id');
-    const before = optionalId(ctx, 'before_trace_id');
-    const limit = int(ctx, 'limit', 100, 1, MAX_THREAD_LIMIT);
+    const after = optionalIntQuery(ctx.query, 'after_trace_id', 0, 2147483647);
+    const before = optionalIntQuery(ctx.query, 'before_trace_id', 0, 2147483647);
+    const limit = intQuery(ctx.query, 'limit', 100, 1, MAX_THREAD_LIMIT);
     const verboseRaw = ctx.query.get('verbose') ?? 'false';
     if (verboseRaw !== 'true' && verboseRaw !== 'false') throw invalidQuery('verbose', 'verbose must be true or false');
     const columns = `${ROW}, t.parameters${verboseRaw === 'true' ? ', t.request, t.response' : ''}`;
@@ -112,8 +113,7 @@ const isAdmin = (ctx: Ctx) => ctx.user.role === 'admin';
 
 /** The owner the query is limited to: always the caller for a user; an admin's owner_id filter, or everyone. */
 function ownerScope(ctx: Ctx): number | null {
-  const raw = ctx.query.get('owner_id');
-  const requested = raw === null || raw === '' ? null : intValue('owner_id', raw, 1, 2147483647);
+  const requested = optionalIntQuery(ctx.query, 'owner_id', 1, 2147483647);
   if (isAdmin(ctx)) return requested;
   if (requested !== null && requested !== ctx.user.id) throw new HttpError(403, 'Forbidden: you can only see your own traces');
   return ctx.user.id;
@@ -132,8 +132,8 @@ function filters(ctx: Ctx): Filters {
   if (owner !== null) add('t.owner_id = ?', owner);
   const name = ctx.query.get('thread_name');
   if (name) add('t.thread_name = ?', name);
-  const idFrom = optionalInt(ctx, 'id_from');
-  const idTo = optionalInt(ctx, 'id_to');
+  const idFrom = optionalIntQuery(ctx.query, 'id_from', 0, 2147483647);
+  const idTo = optionalIntQuery(ctx.query, 'id_to', 0, 2147483647);
   if (idFrom !== null) add('t.id >= ?', idFrom);
   if (idTo !== null) add('t.id <= ?', idTo);
   const from = dateTime(ctx, 'created_at_from');
@@ -162,33 +162,7 @@ function planRows(plan: any): number {
   return parsed?.[0]?.Plan?.['Plan Rows'];
 }
 
-// --- query values: bad numbers and dates are 422 {detail: [{loc, msg}]}
-
-function invalidQuery(name: string, msg: string): HttpError {
-  return new HttpError(422, [{ loc: ['query', name], msg, type: 'value_error' }]);
-}
-
-function intValue(name: string, raw: string, min: number, max: number): number {
-  const n = Number(raw.trim());
-  if (!/^-?\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
-    throw invalidQuery(name, `${name} must be a whole number from ${min} to ${max}`);
-  }
-  return n;
-}
-
-function int(ctx: Ctx, name: string, fallback: number, min: number, max: number): number {
-  const raw = ctx.query.get(name);
-  return raw === null || raw === '' ? fallback : intValue(name, raw, min, max);
-}
-
-function optionalInt(ctx: Ctx, name: string): number | null {
-  const raw = ctx.query.get(name);
-  return raw === null || raw === '' ? null : intValue(name, raw, 0, 2147483647);
-}
-
-function optionalId(ctx: Ctx, name: string): number | null {
-  return optionalInt(ctx, name);
-}
+// --- query values: bad numbers and dates are 422 {detail: [{loc, msg}]} (server/http/query.ts)
 
 /** 'YYYY-MM-DD HH:MM' (also with 'T' or seconds) read as UTC. */
 function dateTime(ctx: Ctx, name: string): { at: Date; unitMs: number } | null {
