@@ -34,35 +34,51 @@ export type Ctx = {
 export type Handler = (ctx: Ctx) => unknown | Promise<unknown>;
 type Route = { handler: Handler; auth: AuthLevel; socket?: SocketRoute };
 
+/** A public route sees who is asking only when a valid token came along: the users may be missing. */
+export type PublicCtx = Omit<Ctx, 'user' | 'realUser'> & { user: User | undefined; realUser: User | undefined };
+export type PublicHandler = (ctx: PublicCtx) => unknown | Promise<unknown>;
+/** Registers a route; the handler's ctx says whether the users may be missing (auth 'public'). */
+type Register = {
+  (path: string, h: Handler, auth?: 'user' | 'admin'): Api;
+  (path: string, h: PublicHandler, auth: 'public'): Api;
+};
+
 /** A WebSocket route's context: the request's, without a response; expiresAt (ms) is the token's. */
 export type WsCtx = Pick<Ctx, 'req' | 'url' | 'params' | 'query' | 'user' | 'realUser' | 'sessionId' | 'services'> & { expiresAt: number };
 /** Checks the request before the upgrade completes and returns how to serve the accepted socket. */
 export type WsHandler = (ctx: WsCtx) => Promise<(ws: WebSocket) => void>;
+export type PublicWsHandler = (ctx: Omit<WsCtx, 'user' | 'realUser'> & { user: User | undefined; realUser: User | undefined }) => Promise<(ws: WebSocket) => void>;
 type SocketRoute = { handler: WsHandler; protocol?: string };
 
 export class Api {
   private router = new Router<Route>();
   constructor(private services: Services) {}
 
-  route(method: string, path: string, handler: Handler, auth: AuthLevel = 'user'): this {
-    this.router.add(method, path, { handler, auth });
+  route(method: string, path: string, handler: Handler, auth?: 'user' | 'admin'): this;
+  route(method: string, path: string, handler: PublicHandler, auth: 'public'): this;
+  route(method: string, path: string, handler: Handler | PublicHandler, auth: AuthLevel = 'user'): this {
+    // The one place a PublicHandler is stored as a Handler: handle() passes public routes possibly no user.
+    this.router.add(method, path, { handler: handler as Handler, auth });
     return this;
   }
-  get = (path: string, h: Handler, auth?: AuthLevel) => this.route('GET', path, h, auth);
-  post = (path: string, h: Handler, auth?: AuthLevel) => this.route('POST', path, h, auth);
-  put = (path: string, h: Handler, auth?: AuthLevel) => this.route('PUT', path, h, auth);
-  patch = (path: string, h: Handler, auth?: AuthLevel) => this.route('PATCH', path, h, auth);
-  delete = (path: string, h: Handler, auth?: AuthLevel) => this.route('DELETE', path, h, auth);
+  private register = (method: string): Register => ((path: string, h: Handler, auth?: AuthLevel) => this.route(method, path, h, auth as 'user')) as Register;
+  get = this.register('GET');
+  post = this.register('POST');
+  put = this.register('PUT');
+  patch = this.register('PATCH');
+  delete = this.register('DELETE');
 
   /**
    * A WebSocket route: a GET that must be an upgrade (a plain GET gets 426). Tokens may come in the query
    * (browsers cannot set headers on a socket); `protocol`: the subprotocol the client must offer.
    */
-  ws(path: string, handler: WsHandler, auth: AuthLevel = 'user', options: { protocol?: string } = {}): this {
+  ws(path: string, handler: WsHandler, auth?: 'user' | 'admin', options?: { protocol?: string }): this;
+  ws(path: string, handler: PublicWsHandler, auth: 'public', options?: { protocol?: string }): this;
+  ws(path: string, handler: WsHandler | PublicWsHandler, auth: AuthLevel = 'user', options: { protocol?: string } = {}): this {
     const plainGet: Handler = () => {
       throw new HttpError(426, 'Upgrade Required', { Upgrade: 'websocket' });
     };
-    this.router.add('GET', path, { handler: plainGet, auth, socket: { handler, protocol: options.protocol } });
+    this.router.add('GET', path, { handler: plainGet, auth, socket: { handler: handler as WsHandler, protocol: options.protocol } });
     return this;
   }
 

@@ -3,7 +3,7 @@
 // session: it closes with 4401 when the token expires or the session signs out (the client reconnects
 // with a fresh token, if it has one).
 import type { WebSocket } from 'ws';
-import { idParam, type WsCtx, type WsHandler } from '../http/api.ts';
+import { idParam, type PublicWsHandler, type WsCtx, type WsHandler } from '../http/api.ts';
 import { HttpError } from '../http/errors.ts';
 import { ownedAgentId } from '../domain/access.ts';
 import { sessionAlive, sessionEndedTopic } from '../auth/sessions.ts';
@@ -26,7 +26,7 @@ export const agentFeed = (kind: 'messages' | 'actions'): WsHandler => async (ctx
 };
 
 /** /api/realtime/client/hubs/{hub}?access_token=…: the pub/sub hub, authorised by the negotiated token. */
-export const hubConnection: WsHandler = async (ctx) => {
+export const hubConnection: PublicWsHandler = async (ctx) => {
   const { services } = ctx;
   if (ctx.params.hub !== THREAD_HUB) throw new HttpError(404, 'Unknown hub');
   const token = ctx.query.get('access_token') ?? '';

@@ -8,12 +8,13 @@ const MAX_LIMIT_CENTS = 1_000_000_000;
 
 export function registerUserRoutes(api: Api) {
   api.get('/users/auth-status', async (ctx) => {
-    if (!ctx.user) return { authenticated: false };
+    const { user, realUser } = ctx;
+    if (!user || !realUser) return { authenticated: false };
     return {
       authenticated: true,
-      user: publicUser(ctx.user),
-      impersonating: ctx.user.id !== ctx.realUser.id,
-      real_user: publicUser(ctx.realUser),
+      user: publicUser(user),
+      impersonating: user.id !== realUser.id,
+      real_user: publicUser(realUser),
     };
   }, 'public');
 
