@@ -3,7 +3,9 @@ import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Api, Ctx } from '../http/api.ts';
 import { HttpError, invalid } from '../http/errors.ts';
-import { AGENT_TEXTS, createAgent, deleteAgent, getAgent, listAgents, RUN_STATES, touchAgent, type RunState } from '../domain/agents.ts';
+import {
+  AGENT_TEXTS, createAgent, deleteAgent, getAgent, getAgentText, listAgents, RUN_STATES, runStatus, setAgentText, setRunState as storeRunState, type RunState,
+} from '../domain/agents.ts';
 import { QuotaExceeded, recordUpload, storageUsed } from '../domain/uploads.ts';
 import { receiveFile } from '../files/multipart.ts';
 import { filesDir, MAX_UPLOAD_BYTES, newUploadSlot, safeFileName } from '../files/storage.ts';
@@ -38,16 +40,14 @@ export function registerAgentRoutes(api: Api) {
   for (const [path, column] of Object.entries(AGENT_TEXTS)) {
     api.get(`/agents/:id/${path}`, async (ctx) => {
       const id = await agentIdParam(ctx);
-      const row = await ctx.services.db.one(`SELECT ${column} FROM agents WHERE id = $1`, [id]);
-      return { [column]: row![column] };
+      return { [column]: await getAgentText(ctx.services.db, id, column) };
     });
     api.put(`/agents/:id/${path}`, async (ctx) => {
       const id = await agentIdParam(ctx);
       const value = (await ctx.body())[column];
       if (typeof value !== 'string') throw invalid(column, `${column} must be text`);
       if (value.length > MAX_TEXT) throw invalid(column, `${column} must be at most ${MAX_TEXT} characters`);
-      await ctx.services.db.query(`UPDATE agents SET ${column} = $2 WHERE id = $1`, [id, value]);
-      await touchAgent(ctx.services.db, ctx.services.bus, id);
+      await setAgentText(ctx.services.db, ctx.services.bus, id, column, value);
       return { [column]: value };
     });
   }
@@ -85,8 +85,7 @@ export function registerAgentRoutes(api: Api) {
 
   api.get('/agents/:id/run-state', async (ctx) => {
     const id = await agentIdParam(ctx);
-    const row = await ctx.services.db.one('SELECT target_run_state FROM agents WHERE id = $1', [id]);
-    return { state: row!.target_run_state };
+    return { state: (await runStatus(ctx.services.db, id))!.target_run_state };
   });
 
   api.post('/agents/start', async (ctx) => {
@@ -97,8 +96,8 @@ export function registerAgentRoutes(api: Api) {
   api.post('/agents/stop', async (ctx) => {
     const body = await ctx.body();
     const id = await agentIdParam(ctx, body.agent_id);
-    const row = await ctx.services.db.one('SELECT target_run_state, agent_running FROM agents WHERE id = $1', [id]);
-    if (row!.target_run_state === 'stop' && !row!.agent_running) {
+    const status = (await runStatus(ctx.services.db, id))!;
+    if (status.target_run_state === 'stop' && !status.agent_running) {
       return { result: 'already_stopped', message: 'The agent is not running' };
     }
     await setRunState(ctx, id, 'stop');
@@ -108,10 +107,7 @@ export function registerAgentRoutes(api: Api) {
 }
 
 async function setRunState(ctx: Ctx, id: number, state: RunState): Promise<RunState> {
-  const row = await ctx.services.db.one<{ target_run_state: RunState }>(
-    'UPDATE agents SET target_run_state = $2, updated_at = now() WHERE id = $1 RETURNING target_run_state', [id, state]);
-  ctx.services.bus.publish(`agent:${id}:changed`, { agent_id: id, target_run_state: state });
-  ctx.services.bus.publish('runner:wake', { agent_id: id });
-  if (!row) throw new HttpError(404, 'Agent not found');
-  return row.target_run_state;
+  const stored = await storeRunState(ctx.services.db, ctx.services.bus, id, state);
+  if (!stored) throw new HttpError(404, 'Agent not found');
+  return stored;
 }
