@@ -1,4 +1,5 @@
-// The HTTP application: security headers, request log, /api routes, and the SPA for everything else.
+// The HTTP application: security headers, request log, /api routes, and the SPA for everything else;
+// `upgrade` resolves WebSocket upgrades against the same /api route table.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Api } from './http/api.ts';
 import { HttpError, sendError } from './http/errors.ts';
@@ -43,7 +44,7 @@ export function createApp(services: Services) {
   registerScreenshareRoutes(api);
   registerSchedulerRoutes(api);
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const handle = async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
     setSecurityHeaders(res);
     if (services.config.logRequests) {
@@ -60,7 +61,10 @@ export function createApp(services: Services) {
     } catch (err) {
       sendError(res, err, services.log.error);
     }
-  }
-  // The route list, read-only, for the security suite (every route needs an authorization entry).
-  return Object.assign(handle, { routes: () => api.routes() });
+  };
+  return Object.assign(handle, {
+    upgrade: (req: IncomingMessage, url: URL) => api.upgrade(req, url),
+    // The route list, read-only, for the security suite (every route needs an authorization entry).
+    routes: () => api.routes(),
+  });
 }

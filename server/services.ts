@@ -4,6 +4,8 @@ import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
 import type { Bus } from './realtime/bus.ts';
 import type { DesktopManager } from './desktop/types.ts';
+import type { GuacGateway } from './desktop/guac-gateway.ts';
+import type { ScreenshotStore } from './desktop/screenshots.ts';
 import type { ModelProvider } from './models/types.ts';
 import type { Recordings } from './recording/recordings.ts';
 import type { Runner } from './runner/runner.ts';
@@ -24,6 +26,10 @@ export type Services = {
   log: Log;
   /** The agents' virtual desktops (server/desktop). */
   desktops: DesktopManager;
+  /** The last screenshot of every agent's desktop, on disk. */
+  screenshots: ScreenshotStore;
+  /** The Guacamole gateway: tunnel tickets, viewers and control of the desktops. */
+  gateway: GuacGateway;
   /** Called after a file upload is stored (the desktop puts a copy on the agent's Desktop). */
   onUpload?: (agentId: number, path: string, name: string) => Promise<void>;
   /** The model provider runs use (MODEL_PROVIDER). */

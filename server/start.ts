@@ -11,13 +11,12 @@ import { migrate } from './db/migrate.ts';
 import type { Log, Services } from './services.ts';
 import { BUS_CHANNEL, LocalBus, PostgresBus, type Bus } from './realtime/bus.ts';
 import { createSocketServer } from './realtime/sockets.ts';
-import { createDesktops, desktopUploadHook } from './desktop/setup.ts';
+import { createDesktops, createGateway, desktopUploadHook } from './desktop/setup.ts';
 import { chooseProvider } from './models/choose.ts';
 import { Runner } from './runner/runner.ts';
 import { performAction } from './desktop/actions.ts';
 import { chooseBillingProvider } from './billing/choose.ts';
 import { startMail } from './mail/setup.ts';
-import { gatewayFor } from './desktop/guac-gateway.ts';
 import { filesDir } from './files/storage.ts';
 import { Recordings } from './recording/recordings.ts';
 import { transcriberFromEnv } from './recording/transcriber.ts';
@@ -29,8 +28,12 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   await migrate(db);
   const tokens = await TokenIssuer.load(db, config.authIssuer, config.authAudience);
   await ensureAdmin(db, config.adminEmail, config.adminPassword, log.info);
-  const desktops = createDesktops(config, db, log);
-  const services: Services = { config, port: config.port, db, auth: new Auth(db, tokens), bus: await createBus(db, log), log, models: chooseProvider(config.modelProvider), desktops };
+  const { desktops, screenshots } = createDesktops(config, db, log);
+  const bus = await createBus(db, log);
+  const services: Services = {
+    config, port: config.port, db, auth: new Auth(db, tokens), bus, log, models: chooseProvider(config.modelProvider), desktops, screenshots,
+    gateway: createGateway({ get desktops() { return services.desktops; }, bus, log }),
+  };
   services.onUpload = desktopUploadHook(desktops, log);
   services.billing = chooseBillingProvider(config, db);
   services.recordings = new Recordings({
@@ -38,10 +41,11 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     desktop: (agentId) => services.desktops.running(agentId), maxSeconds: positiveInt(process.env.RECORDING_MAX_SECONDS),
   });
   // Looked up per event: tests swap services.recordings.
-  gatewayFor(services).on('input', (agentId, input) => services.recordings?.input(agentId, input));
+  services.gateway.on('input', (agentId, input) => services.recordings?.input(agentId, input));
 
-  const server = createServer(createApp(services));
-  const sockets = createSocketServer(services);
+  const app = createApp(services);
+  const server = createServer(app);
+  const sockets = createSocketServer(services, app.upgrade);
   server.on('upgrade', (req, socket, head) => {
     socket.on('error', () => socket.destroy());
     sockets.upgrade(req, socket, head).catch((err) => {

@@ -4,6 +4,7 @@ import { AuthProvider, useAuth } from './lib/auth.tsx';
 import { navigate, useLocation } from './lib/router.ts';
 import { resolveRoute, type RouteMatch } from './lib/routes.ts';
 import { TitleProvider, useTitleValue } from './lib/title.tsx';
+import { useIsAdmin } from './lib/use-is-admin.ts';
 import { Forbidden, NotFound } from './screens/placeholders/placeholders.tsx';
 import { ImpersonationBanner } from './screens/shell/impersonation-banner.tsx';
 import { Rail } from './screens/shell/rail.tsx';
@@ -31,15 +32,14 @@ export function App() {
 
 function Gate() {
   const auth = useAuth();
+  const admin = useIsAdmin();
   if (auth.status === 'loading') return <FullPageSpinner label="Signing in" />;
   if (auth.status === 'signed-out') return <SignInScreen />;
-  // An admin keeps admin tools while acting as a user (e.g. to create an agent for them).
-  const isAdmin = auth.me.role === 'admin' || auth.me.impersonated_by?.role === 'admin';
   return (
     <TitleProvider>
-      <Shell isAdmin={isAdmin}>
+      <Shell isAdmin={admin}>
         <ImpersonationBanner me={auth.me} />
-        <Screens isAdmin={isAdmin} />
+        <Screens isAdmin={admin} />
       </Shell>
     </TitleProvider>
   );

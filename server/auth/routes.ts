@@ -4,7 +4,7 @@
 // address (locked after 10 failures), per address (50), and per account from anywhere (slowed, never
 // closed, so nobody can lock the admin out from elsewhere).
 import type { IncomingMessage } from 'node:http';
-import type { Api, Ctx, Handler } from '../http/api.ts';
+import type { Api, PublicCtx, PublicHandler } from '../http/api.ts';
 import { HttpError, invalid } from '../http/errors.ts';
 import { requireSameSiteJson } from '../http/origin.ts';
 import { MAX_PASSWORD, passwordProblem } from './password-policy.ts';
@@ -32,7 +32,7 @@ export function signInLimits(): SignInLimits {
 
 export function registerAuthRoutes(api: Api, options: { signup: 'open' | 'closed'; publicUrl: string | null; limits?: SignInLimits }) {
   const { perPair, perAddress, perAccount, signUps } = options.limits ?? signInLimits();
-  const post = (path: string, handler: Handler) =>
+  const post = (path: string, handler: PublicHandler) =>
     api.post(path, (ctx) => {
       requireSameSiteJson(ctx.req, options.publicUrl);
       return handler(ctx);
@@ -96,7 +96,7 @@ export function registerAuthRoutes(api: Api, options: { signup: 'open' | 'closed
   });
 }
 
-async function signedIn(ctx: Ctx, user: { id: number; role: string; email: string }, publicUrl: string | null) {
+async function signedIn(ctx: PublicCtx, user: { id: number; role: string; email: string }, publicUrl: string | null) {
   const session = await createSession(ctx.services.db, user.id);
   ctx.headers['Set-Cookie'] = sessionCookie(ctx.req, session.token, publicUrl);
   return { token: await ctx.services.auth.tokens.sign(user, session.id) };

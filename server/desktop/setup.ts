@@ -1,31 +1,28 @@
-// Wiring for start.ts: the desktop manager with its screenshot store, and the upload hook that puts every
-// uploaded file on the agent's desktop too.
+// Wiring for start.ts: the desktop manager with its screenshot store and Guacamole gateway (all three kept
+// in services.ts), and the upload hook that puts every uploaded file on the agent's desktop too.
 import type { Config } from '../config.ts';
 import type { Db } from '../db/db.ts';
 import type { Log, Services } from '../services.ts';
+import type { Bus } from '../realtime/bus.ts';
+import { GuacGateway } from './guac-gateway.ts';
 import { createDesktopManager, type Desktops } from './manager.ts';
 import { ScreenshotStore } from './screenshots.ts';
 import type { DesktopManager } from './types.ts';
 
-const stores = new WeakMap<DesktopManager, ScreenshotStore>();
-
-export function createDesktops(config: Config, db: Db, log: Log): Desktops {
-  const manager = createDesktopManager({ dataDir: config.dataDir, log, provider: config.desktopProvider });
-  const store = new ScreenshotStore(db, config.dataDir, log);
-  store.watch(manager);
-  manager.once('closing', () => store.close());
-  stores.set(manager, store);
-  return manager;
+export function createDesktops(config: Config, db: Db, log: Log): { desktops: Desktops; screenshots: ScreenshotStore } {
+  const desktops = createDesktopManager({ dataDir: config.dataDir, log, provider: config.desktopProvider });
+  const screenshots = new ScreenshotStore(db, config.dataDir, log);
+  screenshots.watch(desktops);
+  desktops.once('closing', () => screenshots.close());
+  return { desktops, screenshots };
 }
 
-/** The screenshot store of the server's desktops (a plain one when the manager came from elsewhere). */
-export function screenshotStore(services: Services): ScreenshotStore {
-  let store = stores.get(services.desktops);
-  if (!store) {
-    store = new ScreenshotStore(services.db, services.config.dataDir, services.log);
-    stores.set(services.desktops, store);
-  }
-  return store;
+/**
+ * The server's one gateway. The manager and bus are looked up per call, not captured: tests swap
+ * services.desktops for their own manager.
+ */
+export function createGateway(services: { desktops: DesktopManager; bus: Bus; log: Log }): GuacGateway {
+  return new GuacGateway({ acquire: (agentId) => services.desktops.acquire(agentId) }, (topic, payload) => services.bus.publish(topic, payload), services.log.error);
 }
 
 /** services.onUpload: a copy on the agent's ~/Desktop; a failure there never fails the upload itself. */

@@ -2,24 +2,12 @@
 // Xauthority cookie of a display. /tmp is anyone's to write, so its lock files are read with
 // readUntrustedFile and only a live X server started for that display counts as holding it.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, rmSync } from 'node:fs';
+import { processAlive, readProc } from '../system/processes.ts';
 import { readUntrustedFile } from './untrusted-file.ts';
 
 export const X_LOCK = (n: number) => `/tmp/.X${n}-lock`;
 export const X_SOCKET = (n: number) => `/tmp/.X11-unix/X${n}`;
-
-/** Whether the process runs (a zombie, dead but not yet reaped, does not). */
-export function alive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  // Containers whose init does not reap leave zombies that still answer signal 0.
-  const stat = readProc(pid, 'stat');
-  return stat === null || !/^\d+ \(.*\) Z/.test(stat);
-}
 
 /**
  * Whether display n is free. A lock whose process is gone (Xvnc killed with SIGKILL leaves
@@ -31,7 +19,7 @@ export function claimDisplay(n: number): boolean {
   const lock = X_LOCK(n);
   if (existsSync(lock) || isLink(lock)) {
     const pid = Number(readUntrustedFile(lock, 64)?.trim());
-    if (alive(pid) && servesDisplay(pid, n)) return false;
+    if (processAlive(pid) && servesDisplay(pid, n)) return false;
     rmSync(lock, { force: true });
     rmSync(X_SOCKET(n), { force: true });
     return true;
@@ -57,15 +45,6 @@ export function xauthority(display: number): Buffer {
   const family = Buffer.alloc(2);
   family.writeUInt16BE(0xffff);
   return Buffer.concat([family, field(Buffer.alloc(0)), field(Buffer.from(String(display))), field(Buffer.from('MIT-MAGIC-COOKIE-1')), field(randomBytes(16))]);
-}
-
-/** The process's arguments, NUL-separated, or null when it is gone. */
-export function readProc(pid: number, name: 'stat' | 'cmdline'): string | null {
-  try {
-    return readFileSync(`/proc/${pid}/${name}`, 'latin1'); // written by the kernel, never planted
-  } catch {
-    return null;
-  }
 }
 
 /** Whether the process was started for display n (its arguments hold ":n", as every X server's do). */

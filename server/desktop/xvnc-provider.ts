@@ -15,7 +15,8 @@ import { RfbClient } from './rfb-client.ts';
 import { RfbDesktop } from './rfb-desktop.ts';
 import { DesktopSound } from './sound.ts';
 import { readUntrustedFile } from './untrusted-file.ts';
-import { claimDisplay, ensureSocketDir, readProc, xauthority, X_SOCKET } from './x-displays.ts';
+import { readProc } from '../system/processes.ts';
+import { claimDisplay, ensureSocketDir, xauthority, X_SOCKET } from './x-displays.ts';
 
 export type { DesktopApp };
 

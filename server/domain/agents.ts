@@ -56,3 +56,30 @@ export async function touchAgent(db: Queryable, bus: Bus, id: number): Promise<v
   await db.query('UPDATE agents SET updated_at = now() WHERE id = $1', [id]);
   bus.publish(`agent:${id}:changed`, { agent_id: id });
 }
+
+export type AgentTextColumn = (typeof AGENT_TEXTS)[keyof typeof AGENT_TEXTS];
+
+export async function getAgentText(db: Queryable, id: number, column: AgentTextColumn): Promise<string | null> {
+  const [row] = await db.query<Record<AgentTextColumn, string | null>>(`SELECT ${column} FROM agents WHERE id = $1`, [id]);
+  return row ? row[column] : null;
+}
+
+export async function setAgentText(db: Queryable, bus: Bus, id: number, column: AgentTextColumn, value: string): Promise<void> {
+  await db.query(`UPDATE agents SET ${column} = $2 WHERE id = $1`, [id, value]);
+  await touchAgent(db, bus, id);
+}
+
+/** What the agent was told to do and whether it is working now; null for no such agent. */
+export async function runStatus(db: Queryable, id: number): Promise<{ target_run_state: RunState; agent_running: boolean } | null> {
+  const [row] = await db.query<{ target_run_state: RunState; agent_running: boolean }>('SELECT target_run_state, agent_running FROM agents WHERE id = $1', [id]);
+  return row ?? null;
+}
+
+/** Sets the run state and wakes the runner; null for no such agent. */
+export async function setRunState(db: Queryable, bus: Bus, id: number, state: RunState): Promise<RunState | null> {
+  const [row] = await db.query<{ target_run_state: RunState }>(
+    'UPDATE agents SET target_run_state = $2, updated_at = now() WHERE id = $1 RETURNING target_run_state', [id, state]);
+  bus.publish(`agent:${id}:changed`, { agent_id: id, target_run_state: state });
+  bus.publish('runner:wake', { agent_id: id });
+  return row?.target_run_state ?? null;
+}

@@ -1,13 +1,16 @@
 // Route registration with an auth level per route, and the per-request context handlers get.
 // Handlers return a value: an object → 200 JSON (ctx.status overrides), null → 204,
 // undefined → the handler wrote the response itself (files, streams).
+// WebSocket routes (api.ws) share the table, the auth levels and the error path: see upgrade().
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { WebSocket } from 'ws';
 import type { Services } from '../services.ts';
 import type { Identity } from '../auth/auth.ts';
 import type { User } from '../auth/users.ts';
 import { badText, readJsonObject } from './body.ts';
 import { HttpError, invalid, sendError, sendJson } from './errors.ts';
 import { Router, type Params } from './router.ts';
+import { databaseUnavailable } from '../db/unavailable.ts';
 
 export type AuthLevel = 'public' | 'user' | 'admin';
 
@@ -31,27 +34,94 @@ export type Ctx = {
 };
 
 export type Handler = (ctx: Ctx) => unknown | Promise<unknown>;
-type Route = { handler: Handler; auth: AuthLevel };
-/** A registered route as the security suite sees it: one entry per method and pattern. */
+type Route = { handler: Handler; auth: AuthLevel; socket?: SocketRoute };
+
+/** A public route sees who is asking only when a valid token came along: the users may be missing. */
+export type PublicCtx = Omit<Ctx, 'user' | 'realUser'> & { user: User | undefined; realUser: User | undefined };
+export type PublicHandler = (ctx: PublicCtx) => unknown | Promise<unknown>;
+/** Registers a route; the handler's ctx says whether the users may be missing (auth 'public'). */
+type Register = {
+  (path: string, h: Handler, auth?: 'user' | 'admin'): Api;
+  (path: string, h: PublicHandler, auth: 'public'): Api;
+};
+
+/** A WebSocket route's context: the request's, without a response; expiresAt (ms) is the token's. */
+export type WsCtx = Pick<Ctx, 'req' | 'url' | 'params' | 'query' | 'user' | 'realUser' | 'sessionId' | 'services'> & { expiresAt: number };
+/** Checks the request before the upgrade completes and returns how to serve the accepted socket. */
+export type WsHandler = (ctx: WsCtx) => Promise<(ws: WebSocket) => void>;
+export type PublicWsHandler = (ctx: Omit<WsCtx, 'user' | 'realUser'> & { user: User | undefined; realUser: User | undefined }) => Promise<(ws: WebSocket) => void>;
+type SocketRoute = { handler: WsHandler; protocol?: string };
+/** A registered route as the security suite sees it: one entry per method (WS for a socket) and pattern. */
 export type RouteInfo = { method: string; path: string; auth: AuthLevel };
 
 export class Api {
   private router = new Router<Route>();
   constructor(private services: Services) {}
 
-  route(method: string, path: string, handler: Handler, auth: AuthLevel = 'user'): this {
-    this.router.add(method, path, { handler, auth });
+  route(method: string, path: string, handler: Handler, auth?: 'user' | 'admin'): this;
+  route(method: string, path: string, handler: PublicHandler, auth: 'public'): this;
+  route(method: string, path: string, handler: Handler | PublicHandler, auth: AuthLevel = 'user'): this {
+    // The one place a PublicHandler is stored as a Handler: handle() passes public routes possibly no user.
+    this.router.add(method, path, { handler: handler as Handler, auth });
     return this;
   }
-  get = (path: string, h: Handler, auth?: AuthLevel) => this.route('GET', path, h, auth);
-  post = (path: string, h: Handler, auth?: AuthLevel) => this.route('POST', path, h, auth);
-  put = (path: string, h: Handler, auth?: AuthLevel) => this.route('PUT', path, h, auth);
-  patch = (path: string, h: Handler, auth?: AuthLevel) => this.route('PATCH', path, h, auth);
-  delete = (path: string, h: Handler, auth?: AuthLevel) => this.route('DELETE', path, h, auth);
+  private register = (method: string): Register => ((path: string, h: Handler, auth?: AuthLevel) => this.route(method, path, h, auth as 'user')) as Register;
+  get = this.register('GET');
+  post = this.register('POST');
+  put = this.register('PUT');
+  patch = this.register('PATCH');
+  delete = this.register('DELETE');
+
+  /**
+   * A WebSocket route: a GET that must be an upgrade (a plain GET gets 426). Tokens may come in the query
+   * (browsers cannot set headers on a socket); `protocol`: the subprotocol the client must offer.
+   */
+  ws(path: string, handler: WsHandler, auth?: 'user' | 'admin', options?: { protocol?: string }): this;
+  ws(path: string, handler: PublicWsHandler, auth: 'public', options?: { protocol?: string }): this;
+  ws(path: string, handler: WsHandler | PublicWsHandler, auth: AuthLevel = 'user', options: { protocol?: string } = {}): this {
+    const plainGet: Handler = () => {
+      throw new HttpError(426, 'Upgrade Required', { Upgrade: 'websocket' });
+    };
+    this.router.add('GET', path, { handler: plainGet, auth, socket: { handler: handler as WsHandler, protocol: options.protocol } });
+    return this;
+  }
+
+  /**
+   * Resolves an upgrade request against the route table. Throws HttpError for what is refused before the
+   * upgrade (404 without a WebSocket route, 400 without the route's subprotocol): the caller answers in
+   * HTTP. Auth and handler failures become a socket that closes at once with 4000 + status (browsers
+   * cannot read an HTTP status on a failed upgrade), unexpected errors are logged like HTTP 500s.
+   */
+  async upgrade(req: IncomingMessage, url: URL): Promise<(ws: WebSocket) => void> {
+    let match: { handler: Route; params: Params };
+    try {
+      match = this.router.match('GET', url.pathname.slice('/api'.length) || '/');
+    } catch {
+      throw new HttpError(404, 'Not found');
+    }
+    const route = match.handler;
+    const socket = route.socket;
+    if (!socket) throw new HttpError(404, 'Not found');
+    if (socket.protocol && !offeredProtocols(req).includes(socket.protocol)) throw new HttpError(400, 'Unsupported subprotocol');
+    try {
+      const who = await this.authenticate(req, route.auth, { allowQueryToken: true });
+      return await socket.handler({
+        req, url, params: match.params, query: url.searchParams, user: who.user!, realUser: who.realUser!,
+        sessionId: who.sessionId ?? null, expiresAt: who.expiresAt ?? 0, services: this.services,
+      });
+    } catch (err) {
+      // 1013 "try again later": the client's reconnect loop gets through once the database is back.
+      if (databaseUnavailable(err)) return (ws) => ws.close(1013, 'The database is unavailable. Try again shortly.');
+      const status = err instanceof HttpError ? err.status : 500;
+      const reason = err instanceof HttpError ? String(err.detail) : 'Internal server error';
+      if (!(err instanceof HttpError)) this.services.log.error(`socket: ${(err as Error).stack ?? err}`);
+      return (ws) => ws.close(status >= 400 && status < 500 ? 4000 + status : 1011, reason.slice(0, 120));
+    }
+  }
 
   /** Every registered route, read-only (the security suite checks each has an authorization entry). */
   routes(): RouteInfo[] {
-    return this.router.list().map(({ method, pattern, handler }) => ({ method, path: pattern, auth: handler.auth }));
+    return this.router.list().map(({ method, pattern, handler }) => ({ method: handler.socket ? 'WS' : method, path: pattern, auth: handler.auth }));
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
@@ -79,12 +149,12 @@ export class Api {
     }
   }
 
-  private async authenticate(req: IncomingMessage, level: AuthLevel): Promise<Partial<Identity>> {
+  private async authenticate(req: IncomingMessage, level: AuthLevel, options?: { allowQueryToken?: boolean }): Promise<Partial<Identity>> {
     if (level === 'public') {
       // Public routes still see who is asking when a valid token comes along.
-      return this.services.auth.identify(req).catch(() => ({}));
+      return this.services.auth.identify(req, options).catch(() => ({}));
     }
-    const who = await this.services.auth.identify(req);
+    const who = await this.services.auth.identify(req, options);
     // Admin powers belong to the signed-in admin, also while acting as someone else.
     if (level === 'admin' && who.realUser.role !== 'admin') throw new HttpError(403, 'Forbidden: Admins only');
     return who;
@@ -102,4 +172,8 @@ export function idParam(value: string | null | undefined, what = 'Not found'): n
 export function idField(value: unknown, field: string, what = 'Not found'): number {
   if (value !== undefined && value !== null && typeof value !== 'number' && typeof value !== 'string') throw invalid(field, `${field} must be an id`);
   return idParam(String(value ?? ''), what);
+}
+
+function offeredProtocols(req: IncomingMessage): string[] {
+  return String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
 }

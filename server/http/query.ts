@@ -2,12 +2,19 @@
 // is not what the route expects is a 422 naming the parameter (never silently clamped).
 import { HttpError } from './errors.ts';
 
-const bad = (name: string, msg: string) => new HttpError(422, [{ loc: ['query', name], msg, type: 'value_error' }]);
+/** The 422 for a bad query value, naming the parameter. */
+export const invalidQuery = (name: string, msg: string) => new HttpError(422, [{ loc: ['query', name], msg, type: 'value_error' }]);
+const bad = invalidQuery;
 
 export function intQuery(query: URLSearchParams, name: string, fallback: number, min: number, max: number): number {
+  return optionalIntQuery(query, name, min, max) ?? fallback;
+}
+
+/** A whole number from min to max, or null when the parameter is absent or empty. */
+export function optionalIntQuery(query: URLSearchParams, name: string, min: number, max: number): number | null {
   const raw = query.get(name);
-  if (raw === null || raw === '') return fallback;
-  const n = Number(raw);
+  if (raw === null || raw === '') return null;
+  const n = Number(raw.trim());
   if (!/^-?\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < min || n > max) throw bad(name, `${name} must be a whole number from ${min} to ${max}`);
   return n;
 }

@@ -1,13 +1,15 @@
 // /api/agents: list, detail, create and delete (admin), texts, email settings, uploads, run state.
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { idField, idParam, type Api, type Ctx } from '../http/api.ts';
+import type { Api, Ctx } from '../http/api.ts';
 import { HttpError, invalid } from '../http/errors.ts';
-import { ownedAgentId } from '../domain/access.ts';
-import { AGENT_TEXTS, createAgent, deleteAgent, getAgent, listAgents, RUN_STATES, touchAgent, type RunState } from '../domain/agents.ts';
+import {
+  AGENT_TEXTS, createAgent, deleteAgent, getAgent, getAgentText, listAgents, RUN_STATES, runStatus, setAgentText, setRunState as storeRunState, type RunState,
+} from '../domain/agents.ts';
 import { QuotaExceeded, recordUpload, storageUsed } from '../domain/uploads.ts';
 import { receiveFile } from '../files/multipart.ts';
 import { filesDir, MAX_UPLOAD_BYTES, newUploadSlot, safeFileName, storableName } from '../files/storage.ts';
+import { agentIdParam } from '../http/params.ts';
 
 const MAX_TEXT = 200_000;
 
@@ -15,7 +17,7 @@ export function registerAgentRoutes(api: Api) {
   api.get('/agents/', (ctx) => listAgents(ctx.services.db, ctx.user.id, ctx.query.get('search') ?? ''));
 
   api.get('/agents/:id', async (ctx) => {
-    const id = await agentId(ctx);
+    const id = await agentIdParam(ctx);
     return (await getAgent(ctx.services.db, id))!;
   });
 
@@ -29,7 +31,7 @@ export function registerAgentRoutes(api: Api) {
   }, 'admin');
 
   api.delete('/agents/:id', async (ctx) => {
-    const id = await agentId(ctx);
+    const id = await agentIdParam(ctx);
     await deleteAgent(ctx.services.db, id, filesDir(ctx.services.config.dataDir));
     await ctx.services.desktops.remove?.(id);
     return null;
@@ -37,23 +39,21 @@ export function registerAgentRoutes(api: Api) {
 
   for (const [path, column] of Object.entries(AGENT_TEXTS)) {
     api.get(`/agents/:id/${path}`, async (ctx) => {
-      const id = await agentId(ctx);
-      const row = await ctx.services.db.one(`SELECT ${column} FROM agents WHERE id = $1`, [id]);
-      return { [column]: row![column] };
+      const id = await agentIdParam(ctx);
+      return { [column]: await getAgentText(ctx.services.db, id, column) };
     });
     api.put(`/agents/:id/${path}`, async (ctx) => {
-      const id = await agentId(ctx);
+      const id = await agentIdParam(ctx);
       const value = (await ctx.body())[column];
       if (typeof value !== 'string') throw invalid(column, `${column} must be text`);
       if (value.length > MAX_TEXT) throw invalid(column, `${column} must be at most ${MAX_TEXT} characters`);
-      await ctx.services.db.query(`UPDATE agents SET ${column} = $2 WHERE id = $1`, [id, value]);
-      await touchAgent(ctx.services.db, ctx.services.bus, id);
+      await setAgentText(ctx.services.db, ctx.services.bus, id, column, value);
       return { [column]: value };
     });
   }
 
   api.post('/agents/:id/upload_file', async (ctx) => {
-    const id = await agentId(ctx);
+    const id = await agentIdParam(ctx);
     const { db, config } = ctx.services;
     // What may arrive: 100 MB, or what is left of the agent's quota when that is less.
     const used = await storageUsed(db, id);
@@ -77,28 +77,27 @@ export function registerAgentRoutes(api: Api) {
   });
 
   api.post('/agents/:id/run-state', async (ctx) => {
-    const id = await agentId(ctx);
+    const id = await agentIdParam(ctx);
     const { state } = await ctx.body();
     if (!RUN_STATES.includes(state as RunState)) throw invalid('state', `state must be one of ${RUN_STATES.join(', ')}`);
     return { state: await setRunState(ctx, id, state as RunState) };
   });
 
   api.get('/agents/:id/run-state', async (ctx) => {
-    const id = await agentId(ctx);
-    const row = await ctx.services.db.one('SELECT target_run_state FROM agents WHERE id = $1', [id]);
-    return { state: row!.target_run_state };
+    const id = await agentIdParam(ctx);
+    return { state: (await runStatus(ctx.services.db, id))!.target_run_state };
   });
 
   api.post('/agents/start', async (ctx) => {
-    const id = await agentId(ctx, (await ctx.body()).agent_id);
+    const id = await agentIdParam(ctx, (await ctx.body()).agent_id);
     return { state: await setRunState(ctx, id, 'run') };
   });
 
   api.post('/agents/stop', async (ctx) => {
     const body = await ctx.body();
-    const id = await agentId(ctx, body.agent_id);
-    const row = await ctx.services.db.one('SELECT target_run_state, agent_running FROM agents WHERE id = $1', [id]);
-    if (row!.target_run_state === 'stop' && !row!.agent_running) {
+    const id = await agentIdParam(ctx, body.agent_id);
+    const status = (await runStatus(ctx.services.db, id))!;
+    if (status.target_run_state === 'stop' && !status.agent_running) {
       return { result: 'already_stopped', message: 'The agent is not running' };
     }
     await setRunState(ctx, id, 'stop');
@@ -107,16 +106,8 @@ export function registerAgentRoutes(api: Api) {
   });
 }
 
-async function agentId(ctx: Ctx, raw: unknown = ctx.params.id): Promise<number> {
-  if (raw === undefined || raw === null) throw invalid('agent_id', 'agent_id is required');
-  return ownedAgentId(ctx.services.db, ctx.user, idField(raw, 'agent_id', 'Agent not found'));
-}
-
 async function setRunState(ctx: Ctx, id: number, state: RunState): Promise<RunState> {
-  const row = await ctx.services.db.one<{ target_run_state: RunState }>(
-    'UPDATE agents SET target_run_state = $2, updated_at = now() WHERE id = $1 RETURNING target_run_state', [id, state]);
-  ctx.services.bus.publish(`agent:${id}:changed`, { agent_id: id, target_run_state: state });
-  ctx.services.bus.publish('runner:wake', { agent_id: id });
-  if (!row) throw new HttpError(404, 'Agent not found');
-  return row.target_run_state;
+  const stored = await storeRunState(ctx.services.db, ctx.services.bus, id, state);
+  if (!stored) throw new HttpError(404, 'Agent not found');
+  return stored;
 }

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
-import type { Api, Ctx } from '../http/api.ts';
+import type { Api, PublicCtx } from '../http/api.ts';
 import { readForm } from '../http/body.ts';
 import { findUser } from '../auth/users.ts';
 import { CUSTOMER_FIELDS, customerRow, fieldsOf, saveCustomerFields, savePaymentMethod, type CustomerFields } from '../domain/billing-customers.ts';
@@ -53,7 +53,7 @@ export function registerBillingPortalRoutes(api: Api) {
   }, 'public');
 }
 
-async function render(ctx: Ctx, userId: number, extra: Partial<PortalView>): Promise<string> {
+async function render(ctx: PublicCtx, userId: number, extra: Partial<PortalView>): Promise<string> {
   const { db } = ctx.services;
   const [user, row, token, css] = await Promise.all([findUser(db, userId), customerRow(db, userId), issuePortalToken(db, userId), stylesheet(ctx)]);
   return portalPage({ email: user?.email ?? '', token, stylesheet: css, card: row.payment_method, details: fieldsOf(row), ...extra });
@@ -72,7 +72,7 @@ function html(res: ServerResponse, status: number, body: string): undefined {
 }
 
 /** The app's hashed stylesheet, as the built index.html names it (none in API-only servers). */
-async function stylesheet(ctx: Ctx): Promise<string | null> {
+async function stylesheet(ctx: PublicCtx): Promise<string | null> {
   const dir = ctx.services.config.staticDir;
   if (!dir) return null;
   const index = await readFile(join(dir, 'index.html'), 'utf8').catch(() => '');

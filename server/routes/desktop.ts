@@ -1,41 +1,46 @@
-// The live desktop over HTTP: entering (a single-use tunnel ticket), screenshots, control of the
-// desktop's input, and whether desktops are available at all. The tunnel itself is a WebSocket
-// (server/realtime/sockets.ts → server/desktop/guac-gateway.ts).
-import { idField, idParam, type Api, type Ctx } from '../http/api.ts';
+// The live desktop: entering (a single-use tunnel ticket), screenshots, control of the desktop's input,
+// whether desktops are available at all, and the tunnel itself, a WebSocket route served by the
+// gateway (server/desktop/guac-gateway.ts).
+import type { Api, Ctx } from '../http/api.ts';
 import { HttpError, invalid } from '../http/errors.ts';
-import { ownedAgentId } from '../domain/access.ts';
-import { gatewayFor, tunnelUrl } from '../desktop/guac-gateway.ts';
+import { TICKET_SHAPE, TUNNEL_ROUTE, tunnelUrl } from '../desktop/guac-gateway.ts';
 import { DesktopUnavailable } from '../desktop/none-provider.ts';
-import { screenshotStore } from '../desktop/setup.ts';
 import type { Desktop } from '../desktop/types.ts';
+import { agentIdParam } from '../http/params.ts';
 
 export function registerDesktopRoutes(api: Api) {
+  // The ticket is the authorisation: checked and spent by the gateway before the upgrade completes.
+  api.ws(TUNNEL_ROUTE, async (ctx) => {
+    if (!TICKET_SHAPE.test(ctx.params.ticket)) throw new HttpError(404, 'Not found');
+    return ctx.services.gateway.open(ctx.params.ticket);
+  }, 'public');
+
   api.get('/desktops/status', (ctx) => ctx.services.desktops.status());
 
   /** Starts the agent's desktop if needed and hands out a tunnel for one viewer. */
   api.post('/agents/enter', async (ctx) => {
-    const id = await agentId(ctx, (await ctx.body()).agent_id);
+    const id = await agentIdParam(ctx, (await ctx.body()).agent_id);
     const desktop = await start(ctx, id);
     const row = await ctx.services.db.one<{ name: string }>('SELECT name FROM agents WHERE id = $1', [id]);
-    const { ticket, sessionId } = gatewayFor(ctx.services).issueTicket(ctx.user.id, id, row?.name ?? `Agent ${id}`);
+    const { ticket, sessionId } = ctx.services.gateway.issueTicket(ctx.user.id, id, row?.name ?? `Agent ${id}`);
     return { guacamole_tunnel_url: tunnelUrl(ticket), session_id: sessionId, width: desktop.width, height: desktop.height };
   });
 
   api.get('/agents/:id/desktop', async (ctx) => {
-    const id = await agentId(ctx);
+    const id = await agentIdParam(ctx);
     const desktop = ctx.services.desktops.running(id);
     return {
       ...ctx.services.desktops.status(),
       running: !!desktop,
       ...(desktop ? { width: desktop.width, height: desktop.height } : {}),
-      ...gatewayFor(ctx.services).describe(id),
+      ...ctx.services.gateway.describe(id),
     };
   });
 
   /** PNG of the live framebuffer, else the last stored one; 404 before there ever was one. */
   api.get('/agents/:id/screenshot', async (ctx) => {
-    const id = await agentId(ctx);
-    const store = screenshotStore(ctx.services);
+    const id = await agentIdParam(ctx);
+    const store = ctx.services.screenshots;
     const live = ctx.services.desktops.running(id);
     const png = live ? await live.screenshot() : await store.read(id);
     if (!png) throw new HttpError(404, 'No screenshot yet');
@@ -47,17 +52,12 @@ export function registerDesktopRoutes(api: Api) {
 
   /** {session_id, take}: the viewer with that tunnel session takes control of the input, or gives it up. */
   api.post('/agents/:id/control', async (ctx) => {
-    const id = await agentId(ctx);
+    const id = await agentIdParam(ctx);
     const { session_id, take } = await ctx.body();
     if (typeof session_id !== 'string' || !session_id) throw invalid('session_id', 'session_id is required');
     if (typeof take !== 'boolean') throw invalid('take', 'take must be true or false');
-    return gatewayFor(ctx.services).setControl(id, session_id, ctx.user.id, take);
+    return ctx.services.gateway.setControl(id, session_id, ctx.user.id, take);
   });
-}
-
-async function agentId(ctx: Ctx, raw: unknown = ctx.params.id): Promise<number> {
-  if (raw === undefined || raw === null) throw invalid('agent_id', 'agent_id is required');
-  return ownedAgentId(ctx.services.db, ctx.user, idField(raw, 'agent_id', 'Agent not found'));
 }
 
 async function start(ctx: Ctx, id: number): Promise<Desktop> {

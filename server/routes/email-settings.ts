@@ -1,29 +1,25 @@
 // /api/agents/{id}/email-settings (admin only): the agent's e-mail prefix and accept-from patterns,
 // plus its full address and the server's MAIL_DOMAIN so the modal can show them.
-import { idParam, type Api, type Ctx } from '../http/api.ts';
+import type { Api, Ctx } from '../http/api.ts';
 import { invalid } from '../http/errors.ts';
-import { ownedAgentId } from '../domain/access.ts';
 import { getEmailSettings, setEmailSettings, type EmailSettings } from '../domain/email-settings.ts';
 import { isValidPattern } from '../mail/accept-from.ts';
 import { isValidPrefix, PREFIX_RULE } from '../mail/address.ts';
+import { agentIdParam } from '../http/params.ts';
 
 const MAX_PATTERNS = 200;
 
 export function registerEmailSettingsRoutes(api: Api) {
   api.get('/agents/:id/email-settings', async (ctx) => {
-    const id = await agentId(ctx);
+    const id = await agentIdParam(ctx);
     return present(ctx, await getEmailSettings(ctx.services.db, id));
   }, 'admin');
 
   api.put('/agents/:id/email-settings', async (ctx) => {
-    const id = await agentId(ctx);
+    const id = await agentIdParam(ctx);
     const settings = parse(await ctx.body());
     return present(ctx, await setEmailSettings(ctx.services.db, ctx.services.bus, id, settings));
   }, 'admin');
-}
-
-async function agentId(ctx: Ctx): Promise<number> {
-  return ownedAgentId(ctx.services.db, ctx.user, idParam(ctx.params.id, 'Agent not found'));
 }
 
 function present(ctx: Ctx, settings: EmailSettings) {

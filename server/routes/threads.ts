@@ -1,6 +1,8 @@
 // /api/threads: every call of spec section 7 "Threads".
 import { idField, idParam, type Api, type Ctx } from '../http/api.ts';
 import { HttpError, invalid } from '../http/errors.ts';
+import { agentIdParam } from '../http/params.ts';
+import { intQuery } from '../http/query.ts';
 import { ownedAgentId, ownedThread } from '../domain/access.ts';
 import {
   announceNewThread, appendUserInput, createThread, deleteThread, insertNewThread, getThread, listSteps, removeFromSchedule, schedule,
@@ -18,8 +20,8 @@ export function registerThreadRoutes(api: Api) {
 
   api.get('/threads/:id/steps', async (ctx) => {
     const { id } = await thread(ctx);
-    const limit = intQuery(ctx, 'limit', 100, 1, MAX_STEPS_PAGE);
-    const offset = intQuery(ctx, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
+    const limit = intQuery(ctx.query, 'limit', 100, 1, MAX_STEPS_PAGE);
+    const offset = intQuery(ctx.query, 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
     return listSteps(ctx.services.db, id, limit, offset);
   });
 
@@ -35,7 +37,7 @@ export function registerThreadRoutes(api: Api) {
 
   // Creates a thread for the agent with its first message, and schedules it.
   api.post('/threads/:id/create-new-thread', async (ctx) => {
-    const agentId = await ownedAgentId(ctx.services.db, ctx.user, idParam(ctx.params.id, 'Agent not found'));
+    const agentId = await agentIdParam(ctx);
     const { text, files } = userInput(await ctx.body());
     const { db, bus } = ctx.services;
     const { threadId, step } = await db.tx((q) => insertNewThread(q, bus, agentId, text, files));
@@ -73,7 +75,7 @@ export function registerThreadRoutes(api: Api) {
 
   api.post('/threads/:id/set-schedule-sequence', async (ctx) => {
     const { id, agent_id } = await thread(ctx);
-    const target = intQuery(ctx, 'target_sequence', NaN, 1, 1_000_000);
+    const target = intQuery(ctx.query, 'target_sequence', NaN, 1, 1_000_000);
     if (Number.isNaN(target)) throw invalid('target_sequence', 'target_sequence is required', 'query');
     await setScheduleSequence(ctx.services.db, ctx.services.bus, id, agent_id, target);
     return getThread(ctx.services.db, id);
@@ -117,12 +119,4 @@ function userInput(body: Record<string, unknown>): { text: string; files: string
   if (!text.trim() && files.length === 0) throw invalid('user_text', 'A message needs text or at least one file');
   if (text.length > 100_000) throw invalid('user_text', 'user_text must be at most 100000 characters');
   return { text, files: files as string[] };
-}
-
-function intQuery(ctx: Ctx, name: string, fallback: number, min: number, max: number): number {
-  const raw = ctx.query.get(name);
-  if (raw === null || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new HttpError(422, [{ loc: ['query', name], msg: `${name} must be a whole number from ${min} to ${max}`, type: 'value_error' }]);
-  return n;
 }

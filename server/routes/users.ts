@@ -2,18 +2,20 @@
 import type { Api } from '../http/api.ts';
 import { invalid } from '../http/errors.ts';
 import { findUser, publicUser } from '../auth/users.ts';
+import { searchUsers, setSpendLimit, setUserName } from '../domain/users.ts';
 
 /** $10,000,000: far above any real limit, and inside the column's integer range. */
 const MAX_LIMIT_CENTS = 1_000_000_000;
 
 export function registerUserRoutes(api: Api) {
   api.get('/users/auth-status', async (ctx) => {
-    if (!ctx.user) return { authenticated: false };
+    const { user, realUser } = ctx;
+    if (!user || !realUser) return { authenticated: false };
     return {
       authenticated: true,
-      user: publicUser(ctx.user),
-      impersonating: ctx.user.id !== ctx.realUser.id,
-      real_user: publicUser(ctx.realUser),
+      user: publicUser(user),
+      impersonating: user.id !== realUser.id,
+      real_user: publicUser(realUser),
     };
   }, 'public');
 
@@ -23,26 +25,18 @@ export function registerUserRoutes(api: Api) {
     const body = await ctx.body();
     if (body.name !== undefined && typeof body.name !== 'string') throw invalid('name', 'Name must be text');
     const name = typeof body.name === 'string' ? body.name.trim().slice(0, 200) : ctx.user.name;
-    await ctx.services.db.query('UPDATE users SET name = $2, updated_at = now() WHERE id = $1', [ctx.user.id, name]);
+    await setUserName(ctx.services.db, ctx.user.id, name);
     return publicUser((await findUser(ctx.services.db, ctx.user.id))!);
   });
 
-  api.get('/users/', async (ctx) => {
-    const search = (ctx.query.get('search') ?? '').trim().toLowerCase();
-    const escaped = search.replace(/[\\%_]/g, (c) => '\\' + c);
-    const rows = await ctx.services.db.query(
-      `SELECT id, email, role, name, monthly_spend_limit_cents FROM users
-       WHERE $1 = '' OR lower(email) LIKE '%' || $1 || '%' OR lower(name) LIKE '%' || $1 || '%'
-       ORDER BY lower(email) LIMIT 50`, [escaped]);
-    return rows;
-  }, 'admin');
+  api.get('/users/', (ctx) => searchUsers(ctx.services.db, ctx.query.get('search') ?? ''), 'admin');
 
   api.patch('/users/me/limit', async (ctx) => {
     const limit_cents = (await ctx.body<{ limit_cents?: unknown } | null>())?.limit_cents;
     if (typeof limit_cents !== 'number' || !Number.isInteger(limit_cents) || limit_cents < 0 || limit_cents > MAX_LIMIT_CENTS) {
       throw invalid('limit_cents', `limit_cents must be a whole number of cents from 0 (no limit) to ${MAX_LIMIT_CENTS}`);
     }
-    await ctx.services.db.query('UPDATE users SET monthly_spend_limit_cents = $2, updated_at = now() WHERE id = $1', [ctx.user.id, limit_cents]);
+    await setSpendLimit(ctx.services.db, ctx.user.id, limit_cents);
     return publicUser((await findUser(ctx.services.db, ctx.user.id))!);
   });
 }

@@ -28,6 +28,7 @@ import { messagesFromSteps, systemPrompt, type StoredStep } from './history.ts';
 import { refusal, spendState } from '../domain/billing-usage.ts';
 import { loadStepImages } from './step-images.ts';
 import { StepWriter } from './steps.ts';
+import { processAlive } from '../system/processes.ts';
 
 export type RunnerOptions = {
   db: Db;
@@ -352,14 +353,5 @@ export class Runner {
     }
     const next = outcome.kind === 'done' && this.running ? await claimNext(db, this.id, agentId) : null;
     if (next) this.launch(next);
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -1,5 +1,5 @@
 // Typed calls to the server, one function per endpoint of spec section 7 as screens need them.
-import { IMPERSONATE_KEY, request, TIMEOUTS } from './http.ts';
+import { request, TIMEOUTS } from './http.ts';
 import type { Agent, AgentRunState, AgentSummary, MessagePage, Step, Thread } from './types.ts';
 
 export type Role = 'admin' | 'user' | string;
@@ -8,21 +8,6 @@ export type Me = UserSummary & { impersonated_by: UserSummary | null };
 
 export const getMe = () => request<Me>('/users/me');
 export const searchUsers = (search: string) => request<UserSummary[]>('/users/', { query: { search } });
-
-export function impersonatedUserId(): string | null {
-  return localStorage.getItem(IMPERSONATE_KEY);
-}
-
-/** Impersonation is carried by local storage and takes effect on a fresh page load (spec §2). */
-export function startImpersonating(userId: number): void {
-  localStorage.setItem(IMPERSONATE_KEY, String(userId));
-  location.reload();
-}
-
-export function stopImpersonating(): void {
-  localStorage.removeItem(IMPERSONATE_KEY);
-  location.reload();
-}
 
 // --- agents (spec §7 "Agents")
 
@@ -42,6 +27,33 @@ export const getAgentText = async (id: number, key: AgentTextKey) =>
   (await request<Record<AgentTextKey, string>>(`${agentPath(id)}/${TEXT_PATHS[key]}`))[key];
 export const putAgentText = (id: number, key: AgentTextKey, value: string) =>
   request(`${agentPath(id)}/${TEXT_PATHS[key]}`, { method: 'PUT', body: { [key]: value } });
+
+export type UploadResult = { file_path: string; file_name: string; size: number };
+export type UploadOptions = {
+  /** Upload progress: bytes sent of the request body's total. */
+  onProgress?: (progress: { loaded: number; total: number; fraction: number }) => void;
+  signal?: AbortSignal;
+  /** ms. @default TIMEOUTS.long (300 s) */
+  timeout?: number;
+};
+
+/** POST /agents/{id}/upload_file as multipart with the single field `file`; rejects like any request (HttpError). */
+export async function uploadFile(agentId: number, file: Blob & { name?: string }, options: UploadOptions = {}): Promise<UploadResult> {
+  if (!(agentId > 0)) throw new TypeError('Uploads need an agent');
+  const form = new FormData();
+  form.append('file', file, file.name ?? 'file');
+  const { onProgress, signal, timeout = TIMEOUTS.long } = options;
+  return request<UploadResult>(`${agentPath(agentId)}/upload_file`, {
+    method: 'POST',
+    body: form,
+    timeout,
+    signal,
+    onUploadProgress: ({ loaded, total }) => {
+      const size = total ?? file.size;
+      onProgress?.({ loaded, total: size, fraction: size > 0 ? Math.min(1, loaded / size) : 0 });
+    },
+  });
+}
 
 /** Spec §3 "Email settings"; the server adds its MAIL_DOMAIN and the agent's full address. */
 export type EmailSettings = { email_prefix: string | null; email_accept_from_addresses: string[] | null };
@@ -73,11 +85,3 @@ export const getMessages = (agentId: number, page = 1, pageSize = 50) =>
   request<MessagePage>(`/messages/agent/${agentId}`, { query: { page, page_size: pageSize } });
 export const negotiateThread = (threadId: number) =>
   request<{ url: string; group: string }>('/realtime/negotiate', { method: 'POST', body: { thread_id: threadId, hub: 'thread_hub' } });
-/** Same-origin WebSocket URL of an agent feed; the token travels in the query. */
-export function agentSocketUrl(kind: 'messages' | 'actions', agentId: number, token: string): string {
-  const base = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/${kind}/agent/${agentId}/ws`;
-  const params = new URLSearchParams({ token });
-  const impersonate = impersonatedUserId();
-  if (impersonate) params.set('impersonate', impersonate);
-  return `${base}?${params}`;
-}

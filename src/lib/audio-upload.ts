@@ -3,10 +3,10 @@
 // refresh, HttpError). Each attempt may take 120 s; failures that may pass (network, timeout, 5xx, 408,
 // 429) are retried after 2 s, 4 s, then every 8 s, until 30 s have gone by since the first attempt
 // (counted like an exponential backoff's max elapsed time). Timers and clock are injectable for tests.
-import { HttpError, request, TimeoutError, TIMEOUTS } from './http.ts';
-import { DEFAULT_AUDIO_TYPE } from './recorder.ts';
+import { AUDIO_PATH, postAudio, type AudioReceipt } from './desktop-api.ts';
+import { HttpError, TimeoutError, TIMEOUTS } from './http.ts';
 
-export const AUDIO_PATH = '/screenshare/audio-final';
+export { AUDIO_PATH, type AudioReceipt } from './desktop-api.ts';
 export const RETRY = { firstDelay: 2000, maxDelay: 8000, giveUpAfter: 30_000 };
 
 export type UploadTimers = {
@@ -23,8 +23,6 @@ export type UploadOptions = {
   /** Called before each retry with the attempt that failed and the wait. */
   onRetry?: (attempt: number, delay: number, error: unknown) => void;
 };
-
-export type AudioReceipt = { session_id: string; received_bytes: number };
 
 const DEFAULT_TIMERS: UploadTimers = {
   setTimeout: (fn, ms) => setTimeout(fn, ms),
@@ -66,13 +64,7 @@ async function once(sessionId: string, audio: Blob, timeout: number, timers: Upl
     controller.abort(new DOMException(`Timed out after ${timeout} ms`, 'TimeoutError'));
   }, timeout);
   try {
-    return await request<AudioReceipt>(AUDIO_PATH, {
-      method: 'POST',
-      body: audio,
-      headers: { 'X-Session-Id': sessionId, 'Content-Type': audio.type || DEFAULT_AUDIO_TYPE },
-      timeout: 0,
-      signal: controller.signal,
-    });
+    return await postAudio(sessionId, audio, controller.signal);
   } catch (error) {
     if (timedOut) throw new TimeoutError(timeout, 'POST', `/api${AUDIO_PATH}`, error);
     throw error;

@@ -1,8 +1,9 @@
 // The built-in sign-in provider on the client: the access token lives in memory only and is
 // renewed from the httpOnly refresh cookie (POST /api/auth/token) shortly before it expires.
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
-import { configureHttp, HttpError, normalizeError, request } from './http.ts';
-import type { Me } from './api.ts';
+import { getMe, type Me } from './api.ts';
+import { configureHttp, HttpError, normalizeError } from './http.ts';
+import { clearImpersonation } from './impersonation.ts';
 
 export type AuthState =
   | { status: 'loading' }
@@ -65,15 +66,12 @@ export function AuthProvider({ children }: { children: ReactNode }) {
 
   const loadMe = useCallback(async () => {
     try {
-      const me = await request<Me>('/users/me');
+      const me = await getMe();
       setState({ status: 'signed-in', me });
     } catch (err) {
       const { status_code } = normalizeError(err);
       // A stale impersonation target must not lock the admin out.
-      if (status_code === 404 && localStorage.getItem('impersonateUserId')) {
-        localStorage.removeItem('impersonateUserId');
-        return loadMe();
-      }
+      if (status_code === 404 && clearImpersonation()) return loadMe();
       setState({ status: 'signed-out' });
     }
   }, []);
@@ -96,7 +94,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     signOut: async () => {
       await fetch('/api/auth/sign-out', { method: 'POST', credentials: 'same-origin', headers: JSON_HEADERS }).catch(() => {});
       token = null;
-      localStorage.removeItem('impersonateUserId');
+      clearImpersonation();
       setState({ status: 'signed-out' });
     },
     reload: loadMe,

@@ -2,9 +2,13 @@
 // typed errors and the spec §8 error normalisation. Deliberately no UI and no other retries: a 401 that
 // survives the refresh goes to the `onUnauthorized` callback, everything else to the caller.
 
-export type ApiError = { detail: string; status_code: number | string };
+import { IMPERSONATE_HEADER, impersonatedUserId } from './impersonation.ts';
+import { xhrFetch, type UploadProgress } from './xhr-fetch.ts';
 
-export const IMPERSONATE_KEY = 'impersonateUserId';
+export { IMPERSONATE_KEY } from './impersonation.ts';
+export type { UploadProgress } from './xhr-fetch.ts';
+
+export type ApiError = { detail: string; status_code: number | string };
 
 /** Spec §9: default 10 s; agent create/delete and file upload 300 s; full audio upload 120 s. */
 export const TIMEOUTS = { default: 10_000, long: 300_000, audio: 120_000 };
@@ -18,6 +22,8 @@ export type HttpConfig = {
   onUnauthorized: () => void;
   /** @default globalThis.fetch, looked up per call */
   fetch: typeof fetch;
+  /** Sends the requests that ask for upload progress. @default globalThis.XMLHttpRequest, looked up per call */
+  XMLHttpRequest: () => typeof XMLHttpRequest;
   /** Where `impersonateUserId` is read from. @default localStorage when present */
   storage: Pick<Storage, 'getItem'> | null;
   /** Quiet logger for expected failures (spec §8: a 401 is logged quietly). @default console.debug */
@@ -38,6 +44,8 @@ export type RequestOptions = {
   signal?: AbortSignal;
   /** @default 'json' (a 204 or empty body gives null; 'none' gives undefined) */
   parse?: 'json' | 'blob' | 'text' | 'none';
+  /** Upload progress of the body; such a request goes through XMLHttpRequest, fetch cannot report it. */
+  onUploadProgress?: (progress: UploadProgress) => void;
 };
 
 export const DEFAULTS: HttpConfig = {
@@ -47,15 +55,8 @@ export const DEFAULTS: HttpConfig = {
   // Looked up per call (tests register happy-dom late) and called unbound-safe: a detached
   // `window.fetch` throws "Illegal invocation" in browsers.
   fetch: (input, init) => globalThis.fetch(input, init),
-  storage: {
-    getItem(key) {
-      try {
-        return globalThis.localStorage?.getItem(key) ?? null;
-      } catch {
-        return null; // localStorage access throws SecurityError in sandboxed iframes
-      }
-    },
-  },
+  XMLHttpRequest: () => globalThis.XMLHttpRequest,
+  storage: { getItem: (key) => globalThis.localStorage?.getItem(key) ?? null },
   debug: (...args) => console.debug(...args),
 };
 
@@ -178,8 +179,8 @@ function buildHeaders(encoded: Encoded, token: string | null, custom: Record<str
   const headers: Record<string, string> = {};
   if (encoded.json) headers['Content-Type'] = 'application/json';
   if (token) headers.Authorization = `Bearer ${token}`;
-  const impersonate = config.storage?.getItem(IMPERSONATE_KEY);
-  if (impersonate) headers['X-Impersonate-User-Id'] = impersonate;
+  const impersonate = impersonatedUserId(config.storage);
+  if (impersonate) headers[IMPERSONATE_HEADER] = impersonate;
   for (const [name, value] of Object.entries(custom)) {
     for (const existing of Object.keys(headers)) {
       if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
@@ -217,7 +218,8 @@ async function attempt(url: string, method: string, encoded: Encoded, token: str
       body: encoded.body,
       signal: controller.signal,
     };
-    const response = await config.fetch(url, init).catch(fail);
+    const send = options.onUploadProgress ? xhrFetch(config.XMLHttpRequest(), options.onUploadProgress) : config.fetch;
+    const response = await send(url, init).catch(fail);
     const parse = response.ok ? (options.parse ?? 'json') : 'error';
     const raw = parse === 'none' ? undefined
       : parse === 'blob' ? await response.blob().catch(fail)

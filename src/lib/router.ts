@@ -1,10 +1,20 @@
 // History-API router in the manner of wouter: the location is an external store read with
-// useSyncExternalStore, navigate() pushes/replaces, <Link> is a plain <a>. No nested routers, no hash routing.
+// useSyncExternalStore, navigate() pushes/replaces, <Link> is a plain <a>. As in wouter, the store is
+// swappable: setLocationSource(memoryLocation('/path')) gives tests a location of their own without
+// touching window.history. No nested routers, no hash routing.
 
 import { createElement, useSyncExternalStore } from 'react';
 import type { AnchorHTMLAttributes, JSX, MouseEvent } from 'react';
 
 export type Location = { path: string; search: string };
+
+/** Where the location lives: the browser's history (default) or memory (tests). */
+export type LocationSource = {
+  subscribe: (onChange: () => void) => () => void;
+  /** The same object while the URL is unchanged (useSyncExternalStore needs a stable snapshot). */
+  getSnapshot: () => Location;
+  navigate: (to: string, options: { replace?: boolean }) => void;
+};
 
 // pushState/replaceState fire no event of their own, so each history object is patched once to dispatch one.
 // See: https://github.com/molefrog/wouter (use-browser-location.js)
@@ -24,7 +34,7 @@ function patchHistory(): void {
   }
 }
 
-function subscribe(onChange: () => void): () => void {
+function subscribeBrowser(onChange: () => void): () => void {
   patchHistory();
   for (const type of EVENTS) addEventListener(type, onChange);
   return () => {
@@ -35,13 +45,59 @@ function subscribe(onChange: () => void): () => void {
 // useSyncExternalStore needs a stable snapshot, so the same object is returned while the URL is unchanged.
 let snapshot: Location = { path: '/', search: '' };
 
-function getSnapshot(): Location {
-  const { pathname, search } = location;
-  if (snapshot.path !== pathname || snapshot.search !== search) snapshot = { path: pathname, search };
-  return snapshot;
+export const browserLocation: LocationSource = {
+  subscribe: subscribeBrowser,
+  getSnapshot() {
+    const { pathname, search } = location;
+    if (snapshot.path !== pathname || snapshot.search !== search) snapshot = { path: pathname, search };
+    return snapshot;
+  },
+  navigate(to, options) {
+    patchHistory();
+    history[options.replace ? 'replaceState' : 'pushState'](null, '', to);
+  },
+};
+
+/** A location in memory (wouter's memoryLocation): `entries` records every URL it was sent to. */
+export function memoryLocation(initial = '/'): LocationSource & { entries: string[] } {
+  const listeners = new Set<() => void>();
+  const entries = [initial];
+  let current = parse(initial);
+  return {
+    entries,
+    subscribe(onChange) {
+      listeners.add(onChange);
+      return () => void listeners.delete(onChange);
+    },
+    getSnapshot: () => current,
+    navigate(to, options) {
+      const next = parse(new URL(to, `http://memory${current.path}`).href.slice('http://memory'.length));
+      if (options.replace) entries[entries.length - 1] = next.path + next.search;
+      else entries.push(next.path + next.search);
+      current = next;
+      for (const listener of [...listeners]) listener();
+    },
+  };
+}
+
+function parse(url: string): Location {
+  const at = url.search(/[?#]/);
+  const path = at === -1 ? url : url.slice(0, at);
+  const search = at === -1 ? '' : (url.slice(at).split('#')[0] === '?' ? '' : url.slice(at).split('#')[0]);
+  return { path: path || '/', search };
+}
+
+let source: LocationSource = browserLocation;
+
+/** Swap where the location lives (tests: memoryLocation(...); browserLocation to go back), before rendering. */
+export function setLocationSource(next: LocationSource): void {
+  source = next;
 }
 
 const SERVER_SNAPSHOT: Location = { path: '/', search: '' };
+// Read the source per call, so every hook and navigate() use whichever is set.
+const subscribe = (onChange: () => void) => source.subscribe(onChange);
+const getSnapshot = () => source.getSnapshot();
 
 /** The current path and search string (`location.search`: '' or starting with '?'); re-renders on navigation. */
 export function useLocation(): Location {
@@ -49,8 +105,7 @@ export function useLocation(): Location {
 }
 
 export function navigate(to: string, options: { replace?: boolean } = {}): void {
-  patchHistory();
-  history[options.replace ? 'replaceState' : 'pushState'](null, '', to);
+  source.navigate(to, options);
 }
 
 export type LinkProps = AnchorHTMLAttributes<HTMLAnchorElement> & { href: string };

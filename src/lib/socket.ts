@@ -1,6 +1,7 @@
 // Reconnecting WebSocket after reconnecting-websocket/partysocket: optional delayed first connect, backoff on
-// abnormal closes up to maxRetries, a send queue, and a URL provider called per connect (fresh token each time).
-// Leaves out jitter, connection timeouts and partysocket's minUptime: spec §4 resets the counter on open.
+// abnormal closes up to maxRetries, a send queue, a URL provider called per connect (fresh token each time), and
+// partysocket's connection timeout (a handshake that hangs counts as a failed attempt instead of staying
+// CONNECTING forever). Leaves out jitter and partysocket's minUptime: spec §4 resets the counter on open.
 
 export type Timers = {
   setTimeout: (fn: () => void, ms: number) => unknown;
@@ -15,6 +16,8 @@ export type SocketOptions = {
   maxRetries?: number;
   /** Delay before reconnect attempt n (n starts at 1). @default exponentialBackoff */
   retryDelay?: (attempt: number) => number;
+  /** ms a connect may stay CONNECTING before it counts as a failed attempt; 0 waits forever. @default 10000 */
+  connectionTimeout?: number;
   /** @default globalThis.WebSocket */
   WebSocket?: typeof WebSocket;
   /** @default the global setTimeout/clearTimeout */
@@ -27,7 +30,25 @@ export const exponentialBackoff = (attempt: number): number => Math.min(1000 * 2
 /** The same delay for every attempt (the action socket: 2 s apart). */
 export const fixedDelay = (ms: number) => (_attempt: number): number => ms;
 
-export const DEFAULTS = { connectDelay: 0, maxRetries: 5, retryDelay: exponentialBackoff };
+export const DEFAULTS = { connectDelay: 0, maxRetries: 5, retryDelay: exponentialBackoff, connectionTimeout: 10_000 };
+
+/** The events a ReconnectingSocket dispatches; `error` may carry what failed, `giveup` ends the retries. */
+export type SocketEventMap = {
+  open: Event;
+  message: MessageEvent;
+  close: CloseEvent;
+  error: Event & { error?: unknown };
+  giveup: Event;
+};
+type Listener<K extends keyof SocketEventMap> = (this: ReconnectingSocket, ev: SocketEventMap[K]) => void;
+
+// Typed overloads on top of EventTarget's, as lib.dom does for WebSocket.
+export interface ReconnectingSocket {
+  addEventListener<K extends keyof SocketEventMap>(type: K, listener: Listener<K>, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject | null, options?: boolean | AddEventListenerOptions): void;
+  removeEventListener<K extends keyof SocketEventMap>(type: K, listener: Listener<K>, options?: boolean | EventListenerOptions): void;
+  removeEventListener(type: string, listener: EventListenerOrEventListenerObject | null, options?: boolean | EventListenerOptions): void;
+}
 
 const CONNECTING = 0;
 const OPEN = 1;
@@ -80,6 +101,8 @@ export class ReconnectingSocket extends EventTarget {
   private _protocols: string | string[] | undefined;
   private _maxRetries: number;
   private _retryDelay: (attempt: number) => number;
+  private _connectionTimeout: number;
+  private _connectTimer: unknown = undefined;
   private _WebSocket: typeof WebSocket;
   private _timers: Timers;
   private _ws: WebSocket | null = null;
@@ -97,6 +120,7 @@ export class ReconnectingSocket extends EventTarget {
     this._protocols = options.protocols;
     this._maxRetries = options.maxRetries ?? DEFAULTS.maxRetries;
     this._retryDelay = options.retryDelay ?? DEFAULTS.retryDelay;
+    this._connectionTimeout = options.connectionTimeout ?? DEFAULTS.connectionTimeout;
     const Impl = options.WebSocket ?? globalThis.WebSocket;
     if (!Impl) throw new TypeError('ReconnectingSocket: no WebSocket implementation available');
     this._WebSocket = Impl;
@@ -106,8 +130,8 @@ export class ReconnectingSocket extends EventTarget {
     };
     // The on* handlers run as the first listeners, as on a native WebSocket.
     this.addEventListener('open', (ev) => this._on.open?.(ev));
-    this.addEventListener('message', (ev) => this._on.message?.(ev as MessageEvent));
-    this.addEventListener('close', (ev) => this._on.close?.(ev as CloseEvent));
+    this.addEventListener('message', (ev) => this._on.message?.(ev));
+    this.addEventListener('close', (ev) => this._on.close?.(ev));
     this.addEventListener('error', (ev) => this._on.error?.(ev));
 
     const delay = options.connectDelay ?? DEFAULTS.connectDelay;
@@ -138,6 +162,7 @@ export class ReconnectingSocket extends EventTarget {
     this._stopped = true;
     this._queue = [];
     this._timers.clearTimeout(this._timer);
+    this._timers.clearTimeout(this._connectTimer);
     const ws = this._ws;
     if (ws && (ws.readyState === CONNECTING || ws.readyState === OPEN)) ws.close(code, reason);
   }
@@ -164,7 +189,11 @@ export class ReconnectingSocket extends EventTarget {
       return this._fail(error);
     }
     this._ws = ws;
+    if (this._connectionTimeout > 0) {
+      this._connectTimer = this._timers.setTimeout(() => this._timeout(ws), this._connectionTimeout);
+    }
     ws.onopen = () => {
+      this._timers.clearTimeout(this._connectTimer);
       this._retryCount = 0;
       for (const data of this._queue.splice(0)) ws.send(data);
       this.dispatchEvent(new EventImpl('open'));
@@ -172,6 +201,7 @@ export class ReconnectingSocket extends EventTarget {
     ws.onmessage = (ev) => this.dispatchEvent(messageEvent(ev.data));
     ws.onerror = () => this.dispatchEvent(new EventImpl('error'));
     ws.onclose = (ev) => {
+      this._timers.clearTimeout(this._connectTimer);
       this._ws = null;
       const abnormal = ev.code !== NORMAL_CLOSURE && !this._closeCalled;
       // Settle readyState before listeners run: CLOSED for good, or CONNECTING while a retry is pending.
@@ -179,6 +209,19 @@ export class ReconnectingSocket extends EventTarget {
       this.dispatchEvent(closeEvent(ev));
       if (abnormal) this._retryOrGiveUp();
     };
+  }
+
+  /** A handshake still pending after connectionTimeout: drop that socket (its events no longer reach us) and retry. */
+  private _timeout(ws: WebSocket): void {
+    if (this._ws !== ws || ws.readyState !== CONNECTING) return;
+    ws.onopen = ws.onmessage = ws.onerror = ws.onclose = null;
+    this._ws = null;
+    try {
+      ws.close();
+    } catch {
+      // some implementations refuse close() while CONNECTING; the handlers are detached either way
+    }
+    this._fail(new Error(`Connection timed out after ${this._connectionTimeout} ms`));
   }
 
   /** A URL provider or constructor failure counts as a failed attempt, like an abnormal close. */

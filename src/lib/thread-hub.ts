@@ -3,6 +3,7 @@
 // hub says `connected`, hand every step published to it to `onStep`. Each reconnect negotiates again,
 // because hub tokens expire after 10 minutes. Leaves out publishing, events and the reliable subprotocol.
 import { negotiateThread } from './api.ts';
+import { onJson } from './feed-socket.ts';
 import { ReconnectingSocket, type Timers } from './socket.ts';
 import type { Step } from './types.ts';
 
@@ -54,13 +55,8 @@ export function connectThreadHub(threadId: number, options: ThreadHubOptions): T
     { protocols: PUBSUB_PROTOCOL, WebSocket: options.WebSocket, timers: options.timers },
   );
 
-  socket.addEventListener('message', (ev) => {
-    let frame: Frame;
-    try {
-      frame = JSON.parse(String((ev as MessageEvent).data));
-    } catch (error) {
-      return log('thread hub: unreadable frame', error);
-    }
+  onJson(socket, 'thread hub', (data) => {
+    const frame = data as Frame;
     if (!frame || typeof frame !== 'object') return;
     if (frame.type === 'system' && frame.event === 'connected') {
       // ackIds must be unique per connection; one counter for the client's lifetime keeps them unique.
@@ -75,8 +71,8 @@ export function connectThreadHub(threadId: number, options: ThreadHubOptions): T
       const step = readStep(frame, log);
       if (step && !closed) options.onStep(step);
     }
-  });
-  socket.addEventListener('error', (ev) => log('thread hub: socket error', (ev as Event & { error?: unknown }).error ?? ''));
+  }, log);
+  socket.addEventListener('error', (ev) => log('thread hub: socket error', ev.error ?? ''));
   socket.addEventListener('giveup', () => log(`thread hub: gave up reconnecting to thread ${threadId}`));
 
   return {

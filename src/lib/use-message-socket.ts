@@ -4,9 +4,9 @@
 // 1000 close, counter reset on open). How an event changes the page is the caller's `apply`, so this
 // file stays free of screen logic. Parse and socket errors are logged only.
 import { useEffect, useRef } from 'react';
-import { agentSocketUrl, MESSAGE_PAGE_SIZE_CHAT } from './api.ts';
-import { getToken as authToken } from './auth.tsx';
-import { ReconnectingSocket, type Timers } from './socket.ts';
+import { MESSAGE_PAGE_SIZE_CHAT } from './api.ts';
+import { onJson, openAgentFeed } from './feed-socket.ts';
+import type { Timers } from './socket.ts';
 import type { MessageEvent as ChatMessageEvent, MessagePage } from './types.ts';
 import { useResource, type Resource } from './use-resource.ts';
 
@@ -40,29 +40,17 @@ export function useMessageSocket(agentId: number, options: MessageSocketOptions)
 
   useEffect(() => {
     if (!(agentId > 0)) return;
-    const { getToken = authToken, WebSocket, timers, log = (...args: unknown[]) => console.warn(...args) } = latest.current.options;
-    const socket = new ReconnectingSocket(
-      async () => {
-        const token = await getToken();
-        if (!token) throw new Error('No access token for the message socket');
-        return agentSocketUrl('messages', agentId, token);
-      },
-      { connectDelay: MESSAGE_SOCKET_DELAY, WebSocket, timers },
-    );
-    socket.onmessage = (ev) => {
-      let event: ChatMessageEvent;
-      try {
-        event = JSON.parse(String(ev.data));
-      } catch (error) {
-        return log('message socket: unreadable message', error);
-      }
+    const { getToken, WebSocket, timers, log = (...args: unknown[]) => console.warn(...args) } = latest.current.options;
+    const socket = openAgentFeed('messages', agentId, { connectDelay: MESSAGE_SOCKET_DELAY, getToken, WebSocket, timers });
+    onJson(socket, 'message socket', (data) => {
+      const event = data as ChatMessageEvent;
       if (!event || typeof event !== 'object' || !EVENT_TYPES.has(event.type)) return log('message socket: unknown event', event);
       const { options: current, resource: page } = latest.current;
       // Before the first page has loaded there is nothing to patch: the fetch brings the message anyway.
       if (page.data) void page.mutate((data) => (data ? current.apply(data, event) : data!));
       current.onEvent?.(event);
-    };
-    socket.onerror = (ev) => log('message socket: error', (ev as Event & { error?: unknown }).error ?? '');
+    }, log);
+    socket.addEventListener('error', (ev) => log('message socket: error', ev.error ?? ''));
     return () => socket.close(1000);
   }, [agentId]);
 

@@ -1,10 +1,15 @@
 // swr-like data hook: a module-level cache keyed by URL, one request in flight per key, last-started wins,
-// polling that skips background tabs, revalidation on focus, optional retries of a failed fetch. Leaves
-// out offline detection, suspense and cache providers.
+// polling that skips background tabs, revalidation on focus, optional retries of a failed fetch. As in swr,
+// an answer deep-equal to the cached one keeps the cached object, and a hook re-renders only when a field it
+// read (data, error, isValidating) changed, so a poll that brings nothing new re-renders nothing;
+// keepPreviousData shows the last key's data while a new key loads. Visibility, focus and timers come
+// from the injectable environment (environment.ts) instead of document and window. Leaves out offline
+// detection, suspense and cache providers.
 
 import { useCallback, useEffect, useLayoutEffect, useRef, useSyncExternalStore } from 'react';
 import { normalizeError, request } from './http.ts';
 import type { ApiError } from './http.ts';
+import { env } from './environment.ts';
 
 export type ResourceOptions<T> = {
   /** ms between polls; 0/undefined = no polling. Ticks are skipped while the tab is hidden. */
@@ -19,6 +24,8 @@ export type ResourceOptions<T> = {
   retry?: number;
   /** @default 1000 */
   retryDelay?: number;
+  /** While a new key has no data yet, keep returning the data of the key shown before. @default false */
+  keepPreviousData?: boolean;
 };
 
 export type Resource<T> = {
@@ -53,7 +60,7 @@ const defaultFetcher: Fetcher = (key) => request(key);
 function withRetry(fetcher: Fetcher, retries: number, delay: number): Fetcher {
   if (!(retries > 0)) return fetcher;
   return (key) => new Promise<unknown>((resolve) => resolve(fetcher(key))).catch(async () => {
-    await new Promise((resolve) => setTimeout(resolve, delay));
+    await new Promise<void>((resolve) => env.setTimeout(resolve, delay));
     return withRetry(fetcher, retries - 1, delay)(key);
   });
 }
@@ -68,12 +75,24 @@ function setEntry(key: string, patch: Partial<Entry>): void {
 }
 
 function isFresh(entry: Entry | undefined, freshFor: number): boolean {
-  return !!entry && entry.data !== undefined && !entry.error && Date.now() - entry.updatedAt < freshFor;
+  return !!entry && entry.data !== undefined && !entry.error && env.now() - entry.updatedAt < freshFor;
 }
 
-// A missing visibilityState counts as visible, as in swr's web preset.
-function isVisible(): boolean {
-  return typeof document === 'undefined' || document.visibilityState !== 'hidden';
+/** Structural equality of JSON-like values (swr's stable-hash compare, without the hashing). */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b) || Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
+  if (a instanceof Date) return a.getTime() === (b as Date).getTime();
+  const keysA = Object.keys(a);
+  if (keysA.length !== Object.keys(b).length) return false;
+  return keysA.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+/** An answer equal to what is cached keeps the cached object, so memos and row components see no change. */
+function stable(key: string, data: unknown): unknown {
+  const cached = cache.get(key)?.data;
+  return deepEqual(cached, data) ? cached : data;
 }
 
 function revalidate(key: string, fetcher: Fetcher, { dedupe }: { dedupe: boolean }): Promise<void> {
@@ -89,8 +108,12 @@ function revalidate(key: string, fetcher: Fetcher, { dedupe }: { dedupe: boolean
   };
   // new Promise() so a fetcher that throws synchronously becomes an error state, never a throw in render.
   const promise = new Promise<unknown>((resolve) => resolve(fetcher(key))).then(
-    (data) => settle({ data, error: undefined, updatedAt: Date.now() }),
-    (error) => settle({ error: normalizeError(error) }),
+    (data) => settle({ data: stable(key, data), error: undefined, updatedAt: env.now() }),
+    (error) => {
+      const normalized = normalizeError(error);
+      const cached = cache.get(key)?.error;
+      settle({ error: deepEqual(cached, normalized) ? cached : normalized });
+    },
   );
   inflight.set(key, { id, promise });
   setEntry(key, { isValidating: true });
@@ -99,7 +122,7 @@ function revalidate(key: string, fetcher: Fetcher, { dedupe }: { dedupe: boolean
 
 function setData(key: string, data: unknown): void {
   latest.set(key, ++lastId); // a response already on its way would overwrite this with older data
-  setEntry(key, { data, error: undefined, updatedAt: Date.now() });
+  setEntry(key, { data: stable(key, data), error: undefined, updatedAt: env.now() });
 }
 
 /** Refetch a key from anywhere (e.g. on a socket message). Without a mounted hook it only marks the key stale. */
@@ -149,7 +172,17 @@ export function useResource<T>(key: string | null, options: ResourceOptions<T> =
     },
     [key],
   );
-  const entry = useSyncExternalStore(subscribe, () => (key === null ? EMPTY : (cache.get(key) ?? EMPTY)));
+  // swr's dependency tracking: the snapshot only moves on when a field this hook has read changed.
+  const used = useRef({ data: false, error: false, isValidating: false }).current;
+  const snapshot = useRef<{ key: string | null; entry: Entry } | null>(null);
+  const getSnapshot = () => {
+    const entry = key === null ? EMPTY : (cache.get(key) ?? EMPTY);
+    const previous = snapshot.current;
+    if (previous && previous.key === key && sameForReader(used, previous.entry, entry)) return previous.entry;
+    snapshot.current = { key, entry };
+    return entry;
+  };
+  const entry = useSyncExternalStore(subscribe, getSnapshot);
 
   useEffect(() => {
     if (key === null) return;
@@ -168,48 +201,41 @@ export function useResource<T>(key: string | null, options: ResourceOptions<T> =
 
   useEffect(() => {
     if (key === null || !revalidateOnFocus) return;
-    const onFocus = () => {
-      if (!isVisible()) return;
-      const now = Date.now();
-      if (now - (lastFocus.get(key) ?? 0) < DEFAULTS.focusThrottle) return;
+    return env.onFocus(() => {
+      if (!env.isVisible()) return;
+      const now = env.now();
+      if (now - (lastFocus.get(key) ?? -Infinity) < DEFAULTS.focusThrottle) return;
       lastFocus.set(key, now);
       if (!isFresh(cache.get(key), freshFor)) void revalidate(key, fetcherRef.current, { dedupe: true });
-    };
-    document.addEventListener('visibilitychange', onFocus);
-    window.addEventListener('focus', onFocus);
-    return () => {
-      document.removeEventListener('visibilitychange', onFocus);
-      window.removeEventListener('focus', onFocus);
-    };
+    });
   }, [key, revalidateOnFocus, freshFor]);
 
   useEffect(() => {
     if (key === null || !(refreshInterval > 0)) return;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timer: unknown;
     let active = true;
     // Chained timeouts, not setInterval: the next tick waits for the current request to settle.
     const schedule = () => {
-      clearTimeout(timer);
-      if (active) timer = setTimeout(tick, refreshInterval);
+      env.clearTimeout(timer);
+      if (active) timer = env.setTimeout(tick, refreshInterval);
     };
     const tick = async () => {
-      if (isVisible()) await revalidate(key, fetcherRef.current, { dedupe: true });
-      schedule();
-    };
-    const onVisible = async () => {
-      if (!isVisible()) return;
-      const cached = cache.get(key);
-      if (cached && !cached.error && Date.now() - cached.updatedAt < refreshInterval) return;
-      clearTimeout(timer);
-      await revalidate(key, fetcherRef.current, { dedupe: true });
+      if (env.isVisible()) await revalidate(key, fetcherRef.current, { dedupe: true });
       schedule();
     };
     schedule();
-    document.addEventListener('visibilitychange', onVisible);
+    const stopListening = env.onVisibilityChange(async () => {
+      if (!env.isVisible()) return;
+      const cached = cache.get(key);
+      if (cached && !cached.error && env.now() - cached.updatedAt < refreshInterval) return;
+      env.clearTimeout(timer);
+      await revalidate(key, fetcherRef.current, { dedupe: true });
+      schedule();
+    });
     return () => {
       active = false;
-      clearTimeout(timer);
-      document.removeEventListener('visibilitychange', onVisible);
+      env.clearTimeout(timer);
+      stopListening();
     };
   }, [key, refreshInterval]);
 
@@ -225,11 +251,32 @@ export function useResource<T>(key: string | null, options: ResourceOptions<T> =
 
   const isValidating =
     entry.isValidating || (key !== null && startedFor.current !== key && !isFresh(entry, freshFor));
+  const previousData = useRef<unknown>(undefined);
+  if (entry.data !== undefined) previousData.current = entry.data;
+  const data = entry.data !== undefined || !options.keepPreviousData ? entry.data : previousData.current;
+  // Getters record what the caller reads, for getSnapshot above.
   return {
-    data: entry.data as T | undefined,
-    error: entry.error,
-    isLoading: entry.data === undefined && isValidating,
-    isValidating,
+    get data() {
+      used.data = true;
+      return data as T | undefined;
+    },
+    get error() {
+      used.error = true;
+      return entry.error;
+    },
+    get isLoading() {
+      used.data = used.isValidating = true;
+      return entry.data === undefined && isValidating;
+    },
+    get isValidating() {
+      used.isValidating = true;
+      return isValidating;
+    },
     mutate: boundMutate,
   };
+}
+
+function sameForReader(used: { data: boolean; error: boolean; isValidating: boolean }, a: Entry, b: Entry): boolean {
+  if (a === b) return true;
+  return (!used.data || a.data === b.data) && (!used.error || a.error === b.error) && (!used.isValidating || a.isValidating === b.isValidating);
 }

@@ -48,3 +48,27 @@ export function Modal({ title, onClose, children, footer, size = 'small' }: Moda
     </div>
   );
 }
+
+type FormActionsProps = {
+  /** The form the submit button submits (it sits in the modal's footer, outside the form). */
+  formId: string;
+  onCancel: () => void;
+  busy: boolean;
+  disabled?: boolean;
+  /** @default 'Save' */
+  label?: string;
+  /** @default 'Saving...' */
+  busyLabel?: string;
+};
+
+/** A modal footer's Cancel and submit buttons; the submit button says `busyLabel` while busy. */
+export function FormActions({ formId, onCancel, busy, disabled = false, label = 'Save', busyLabel = 'Saving...' }: FormActionsProps) {
+  return (
+    <>
+      <button type="button" className="button" onClick={onCancel}>Cancel</button>
+      <button type="submit" form={formId} className="button button-primary" disabled={disabled || busy}>
+        {busy ? busyLabel : label}
+      </button>
+    </>
+  );
+}

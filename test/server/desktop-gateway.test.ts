@@ -111,13 +111,19 @@ function setup(options: ConstructorParameters<typeof GuacGateway>[3] = {}) {
 }
 
 const tick = (ms = 5) => new Promise((r) => setTimeout(r, ms));
-async function until(test: () => boolean, ms = 2000) {
+/** Waits for a condition, never for a fixed time; the deadline only bounds a failure. */
+async function until(test: () => boolean, ms = 5000) {
   const deadline = Date.now() + ms;
   while (!test()) {
     if (Date.now() > deadline) throw new Error('timed out');
     await tick();
   }
 }
+/**
+ * One turn of the timer queue: every frame flush already scheduled (setTimeout 0) has run by then, so a
+ * frame that is held back (no ack, a full socket) is seen as not sent without waiting for a fixed time.
+ */
+const turn = () => new Promise((r) => setTimeout(r, 0));
 const syncs = (ws: FakeSocket) => ws.instructions().filter((i) => i.opcode === 'sync');
 const ack = (ws: FakeSocket) => ws.client(encode('sync', syncs(ws).at(-1)!.args[0]));
 
@@ -160,7 +166,7 @@ start('images use mask 14 (OVER) on layer 0 and blobs of at most 8064 base64 cha
 });
 
 start('the tunnel ticket is single use and expires', async () => {
-  const { gw } = setup({ ticketTtl: 20 });
+  const { gw } = setup();
   const { ticket } = gw.issueTicket(1, 7, 'x');
   await gw.open(ticket);
   try {
@@ -169,10 +175,10 @@ start('the tunnel ticket is single use and expires', async () => {
   } catch (err: any) {
     assert.is(err.status, 403);
   }
-  const late = gw.issueTicket(1, 7, 'x').ticket;
-  await tick(40);
+  // A ticket that lived its time (here: expired as it was issued).
+  const late = setup({ ticketTtl: -1 }).gw;
   try {
-    await gw.open(late);
+    await late.open(late.issueTicket(1, 7, 'x').ticket);
     assert.unreachable();
   } catch (err: any) {
     assert.is(err.status, 403);
@@ -197,7 +203,7 @@ keep('sends nop after a quiet period, and nothing else while the screen is idle'
   await until(() => syncs(ws).length === 1);
   ack(ws);
   const before = ws.sent.length;
-  await tick(1300);
+  await until(() => ws.sent.length > before);
   const later = ws.sent.slice(before);
   assert.ok(later.length >= 1, 'a nop arrived');
   assert.ok(later.every((m) => m === '3.nop;'), later.join(' '));
@@ -212,7 +218,7 @@ flow('no second frame before the ack; changes meanwhile arrive as one coalesced 
   const { ws } = await viewer();
   await until(() => syncs(ws).length === 1);
   for (let i = 0; i < 40; i++) desktop.paint({ x: i, y: i % 10, w: 2, h: 1 }, [200, 0, 0]);
-  await tick(50);
+  await turn();
   assert.is(syncs(ws).length, 1, 'waits for the ack');
   ack(ws);
   await until(() => syncs(ws).length === 2);
@@ -228,7 +234,7 @@ flow('a socket with too much unsent data gets no frames until it drains', async 
   ws.bufferedAmount = 5000;
   ack(ws);
   desktop.paint({ x: 0, y: 0, w: 4, h: 4 }, [0, 255, 0]);
-  await tick(120);
+  await turn();
   assert.is(syncs(ws).length, 1);
   ws.bufferedAmount = 0;
   await until(() => syncs(ws).length === 2);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { desktopEnv, processesOf } from '../../server/desktop/agent-process.ts';
 import { AGENT_UID_BASE, DesktopHomes } from '../../server/desktop/desktop-homes.ts';
 import { findBinary } from '../../server/desktop/host.ts';
-import { alive } from '../../server/desktop/x-displays.ts';
+import { processAlive as alive } from '../../server/system/processes.ts';
 import { XvncProvider } from '../../server/desktop/xvnc-provider.ts';
 
 const isolation = suite('desktop isolation: the agent as an attacker');

@@ -8,7 +8,7 @@ feed('pushes created messages for the agent to its owner', async () => {
   const user = await newUser();
   const agent = await newAgent(user.id);
   const socket = await openSocket(`/api/messages/agent/${agent.id}/ws?token=${user.token}`);
-  await new Promise((r) => setTimeout(r, 50)); // let the server finish authenticating
+  // No wait: the server authenticates and subscribes before it completes the upgrade.
   await call(`/api/threads/${agent.id}/create-new-thread`, { token: user.token, body: { user_text: 'over the socket' } });
   const event = await socket.next((f) => f.type === 'created');
   assert.is(event.agent_id, agent.id);

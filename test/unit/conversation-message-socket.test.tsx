@@ -8,7 +8,9 @@ import { clearResourceCache } from '../../src/lib/use-resource.ts';
 import { messagesKey, useMessageSocket } from '../../src/lib/use-message-socket.ts';
 import type { ChatMessage, MessageEvent, MessagePage } from '../../src/lib/types.ts';
 import { applyMessageEvent, refreshesAgent } from '../../src/screens/agent/conversation/message-events.ts';
+import { FakeClock } from './helpers/fake-clock.ts';
 import { FakeSocket } from './helpers/fake-socket.ts';
+import { waitFor } from './helpers/screen-harness.tsx';
 
 // --- fakes
 
@@ -29,18 +31,27 @@ function Probe({ agentId }: { agentId: number }) {
     onEvent: (e) => refreshesAgent(e) && refreshes++,
     getToken: async () => 'tok',
     WebSocket: FakeSocket as unknown as typeof WebSocket,
+    timers: clock,
     log: (...args) => logs.push(args),
   }).data;
   return null;
 }
 
-const sleep = (ms: number) => act(() => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+// The socket's connect delay runs on a manual clock; the page load is waited for by condition.
+let clock = new FakeClock();
+const tick = (ms: number) => act(() => clock.tick(ms));
+/** Past the 100 ms connect delay, with the socket created and page 1 loaded. */
+async function connected(): Promise<void> {
+  await tick(100);
+  await waitFor(() => FakeSocket.instances.length > 0 && page !== undefined, 'the socket and page 1');
+}
 const last = () => FakeSocket.instances[FakeSocket.instances.length - 1];
 
 const socket = suite('conversation: message socket');
 socket.before.each(() => {
   reset();
   clearResourceCache();
+  clock = new FakeClock();
   FakeSocket.instances = [];
   page = undefined;
   refreshes = 0;
@@ -72,16 +83,17 @@ socket('loads page 1 of 100 messages and connects after 100 ms with the token in
   await mount();
   assert.equal(urls, ['/api/messages/agent/7?page=1&page_size=100']);
   assert.is(messagesKey(7), '/messages/agent/7?page=1&page_size=100');
-  await sleep(50);
+  await tick(99);
   assert.is(FakeSocket.instances.length, 0, 'not before 100 ms');
-  await sleep(80);
+  await tick(1);
+  await waitFor(() => FakeSocket.instances.length > 0, 'the socket');
   assert.is(FakeSocket.instances.length, 1);
   assert.match(last().url, /\/api\/messages\/agent\/7\/ws\?token=tok$/);
 });
 
 socket('applies created, updated and deleted to the cached page; an assistant message refreshes the agent', async () => {
   await mount();
-  await sleep(130);
+  await connected();
   last().accept();
   await act(async () => last().push(event('created', message(3, 'assistant'))));
   assert.equal(page?.messages.map((m) => m.id), [3, 2, 1]);
@@ -97,7 +109,7 @@ socket('applies created, updated and deleted to the cached page; an assistant me
 
 socket('bad frames are logged only', async () => {
   await mount();
-  await sleep(130);
+  await connected();
   await act(async () => last().push('{oops'));
   await act(async () => last().push({ type: 'weird' }));
   assert.is(logs.length, 2);
@@ -106,14 +118,15 @@ socket('bad frames are logged only', async () => {
 
 socket('closes with 1000 on unmount and does nothing for agent 0', async () => {
   await mount();
-  await sleep(130);
+  await connected();
   await act(async () => root!.unmount());
   root = null;
   assert.is(last().closedWith, 1000);
   urls.length = 0;
   FakeSocket.instances = [];
   await mount(0);
-  await sleep(130);
+  await tick(60_000);
+  assert.is(clock.pending, 0);
   assert.equal(urls, []);
   assert.is(FakeSocket.instances.length, 0);
 });

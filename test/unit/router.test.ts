@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { act, createElement } from 'react';
 import { createRoot } from 'react-dom/client';
 import type { Root } from 'react-dom/client';
-import { Link, matchPath, navigate, useLocation } from '../../src/lib/router.ts';
+import { browserLocation, Link, matchPath, memoryLocation, navigate, setLocationSource, useLocation } from '../../src/lib/router.ts';
 import { resolveRoute } from '../../src/lib/routes.ts';
 
 // ---
@@ -109,6 +109,32 @@ location('re-renders when code outside the router calls history.pushState or fir
 });
 
 location.run();
+
+// ---
+
+const memory = suite('router: memory location (wouter-style, for tests)');
+memory.before.each(cleanup);
+memory.after.each(() => {
+  cleanup();
+  setLocationSource(browserLocation);
+});
+
+memory('useLocation, navigate and Link work on a memory location and leave window.history alone', async () => {
+  const mem = memoryLocation('/agent/3?thread=1');
+  setLocationSource(mem);
+  const before = history.length;
+  await render(createElement('div', null, createElement(Link, { href: '/reports' }, 'Reports'), createElement(ShowLocation)));
+  assert.is(container().textContent, 'Reports/agent/3|?thread=1');
+  await act(async () => navigate('/llm-traces?page=2'));
+  assert.is(container().textContent, 'Reports/llm-traces|?page=2');
+  await act(async () => container().querySelector('a')!.dispatchEvent(new MouseEvent('click', { bubbles: true, cancelable: true, button: 0 })));
+  assert.is(container().textContent, 'Reports/reports|');
+  await act(async () => navigate('settings', { replace: true }));
+  assert.equal(mem.entries, ['/agent/3?thread=1', '/llm-traces?page=2', '/settings']);
+  assert.is(window.location.pathname, '/');
+  assert.is(history.length, before);
+});
+memory.run();
 
 // ---
 

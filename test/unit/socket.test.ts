@@ -1,40 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ReconnectingSocket, exponentialBackoff, fixedDelay } from '../../src/lib/socket.ts';
-import type { SocketOptions, Timers } from '../../src/lib/socket.ts';
+import type { SocketOptions } from '../../src/lib/socket.ts';
+import { FakeClock } from './helpers/fake-clock.ts';
 
 // --- fakes
-
-/** Timers that only move when the test says so. */
-class FakeClock implements Timers {
-  now = 0;
-  private timers = new Map<number, { at: number; fn: () => void }>();
-  private lastId = 0;
-  setTimeout = (fn: () => void, ms: number) => {
-    this.timers.set(++this.lastId, { at: this.now + ms, fn });
-    return this.lastId;
-  };
-  clearTimeout = (id: unknown) => {
-    this.timers.delete(id as number);
-  };
-  get pending(): number {
-    return this.timers.size;
-  }
-  /** Advance by ms, running due timers in order and letting promise callbacks run after each. */
-  async tick(ms: number): Promise<void> {
-    const end = this.now + ms;
-    for (;;) {
-      const due = [...this.timers].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at)[0];
-      if (!due) break;
-      this.timers.delete(due[0]);
-      this.now = due[1].at;
-      due[1].fn();
-      await settle();
-    }
-    this.now = end;
-    await settle();
-  }
-}
 
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -163,6 +133,38 @@ connect('forwards open, message and close to the on* handlers and to listeners',
   last().drop(1000, 'bye');
   assert.equal(seen, ['onopen', 'onmessage:{"type":"created"}', 'onclose:1000:bye']);
   assert.equal(events, ['open', 'message', 'error', 'close']);
+});
+
+connect('a handshake that hangs past connectionTimeout counts as a failed attempt and is retried', async () => {
+  const { clock, socket, sockets, events } = setup({ connectionTimeout: 4000 });
+  await clock.tick(3999);
+  assert.is(socket.readyState, ReconnectingSocket.CONNECTING);
+  assert.equal(events, []);
+  await clock.tick(1);
+  assert.equal(sockets[0].closedWith, [undefined, undefined], 'the hung socket is closed');
+  assert.equal(events, ['error']);
+  assert.is(socket.retryCount, 1);
+  await clock.tick(1000);
+  assert.is(sockets.length, 2);
+  // the dropped socket's late events reach nobody
+  sockets[0].accept();
+  assert.equal(events, ['error']);
+  sockets[1].accept();
+  await clock.tick(60_000);
+  assert.is(socket.readyState, ReconnectingSocket.OPEN, 'no timeout once open');
+  assert.equal(events, ['error', 'open']);
+});
+
+connect('hung handshakes end in giveup after maxRetries, and the event map types it', async () => {
+  const { clock, socket, sockets } = setup({ connectionTimeout: 100, maxRetries: 2, retryDelay: () => 10 });
+  const seen: string[] = [];
+  socket.addEventListener('giveup', (ev) => seen.push(ev.type));
+  socket.addEventListener('error', (ev) => seen.push(String((ev.error as Error).message)));
+  await clock.tick(1000);
+  assert.is(sockets.length, 3);
+  assert.equal(seen, ['Connection timed out after 100 ms', 'Connection timed out after 100 ms', 'Connection timed out after 100 ms', 'giveup']);
+  assert.is(socket.readyState, ReconnectingSocket.CLOSED);
+  assert.is(clock.pending, 0);
 });
 
 connect.run();

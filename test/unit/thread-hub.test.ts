@@ -2,33 +2,12 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connectThreadHub, PUBSUB_PROTOCOL } from '../../src/lib/thread-hub.ts';
 import type { ThreadHubOptions } from '../../src/lib/thread-hub.ts';
-import type { Timers } from '../../src/lib/socket.ts';
+import { FakeClock } from './helpers/fake-clock.ts';
 import type { Step } from '../../src/lib/types.ts';
 
 // --- fakes
 
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-class FakeClock implements Timers {
-  private timers = new Map<number, { at: number; fn: () => void }>();
-  private now = 0;
-  private lastId = 0;
-  setTimeout = (fn: () => void, ms: number) => (this.timers.set(++this.lastId, { at: this.now + ms, fn }), this.lastId);
-  clearTimeout = (id: unknown) => void this.timers.delete(id as number);
-  async tick(ms: number) {
-    const end = this.now + ms;
-    for (;;) {
-      const due = [...this.timers].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at)[0];
-      if (!due) break;
-      this.timers.delete(due[0]);
-      this.now = due[1].at;
-      due[1].fn();
-      await settle();
-    }
-    this.now = end;
-    await settle();
-  }
-}
 
 type Handler = ((ev: any) => void) | null;
 

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   formatCost, formatDateTime, formatLatency, formatTime, formatTokens, NO_DATA, prettyJson, threadMarker,
-} from '../../src/screens/agent/traces/format.ts';
+} from '../../src/ui/trace-format.ts';
 import { costByDayPath, threadNamesPath, traceListPath } from '../../src/lib/traces-api.ts';
 
 const format = suite('trace formats');

@@ -1,6 +1,8 @@
 import {
-  byRole, cleanup, click, deferred, FakeApi, getRole, json, renderScreen, settle, text, USER, type Call,
+  byRole, cleanup, click, deferred, FakeApi, getRole, json, renderScreen, settle, text, USER, waitFor, type Call,
 } from './helpers/screen-harness.tsx';
+import { fakeResourceEnvironment } from './helpers/fake-clock.ts';
+import { BROWSER_ENVIRONMENT, configureEnvironment } from '../../src/lib/environment.ts';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { act, useState } from 'react';
@@ -64,32 +66,36 @@ function store(traces: Trace[]) {
 }
 
 const POLL = 20;
-const sleep = (ms: number) => act(() => new Promise<void>((resolve) => setTimeout(resolve, ms)));
 const rows = () => [...document.querySelectorAll<HTMLElement>('.trace-row')];
 const rowIds = () => rows().map((r) => Number(r.dataset.traceId));
 const openIds = () => rows().filter((r) => r.querySelector('[aria-expanded="true"]')).map((r) => Number(r.dataset.traceId));
 const toggleOf = (id: number) => document.querySelector<HTMLElement>(`.trace-row[data-trace-id="${id}"] .trace-row-toggle`)!;
 const checkbox = () => document.querySelector<HTMLInputElement>('.traces-single input')!;
 
-let visibility: DocumentVisibilityState = 'visible';
-async function setVisibility(state: DocumentVisibilityState) {
-  visibility = state;
-  await act(async () => void document.dispatchEvent(new Event('visibilitychange')));
-}
+// Poll timers and visibility come from an injected environment on a manual clock: a poll happens when the
+// test moves the clock, and the test then waits for its request by condition, never for a fixed time.
+let fake = fakeResourceEnvironment();
+const setVisibility = (state: 'visible' | 'hidden') => fake.setVisible(state === 'visible');
 
 function setupSuite(name: string) {
   const s = suite(name);
-  s.before(() => {
-    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => visibility });
-  });
-  s.after(() => {
-    delete (document as { visibilityState?: unknown }).visibilityState;
+  s.before.each(() => {
+    fake = fakeResourceEnvironment();
+    configureEnvironment(fake.env);
   });
   s.after.each(async () => {
-    visibility = 'visible';
     await cleanup();
+    configureEnvironment(BROWSER_ENVIRONMENT);
   });
   return s;
+}
+
+/** Moves the clock to the next poll and waits until its request has been answered and rendered. */
+async function nextPoll(threadCalls: () => string[]): Promise<void> {
+  const before = threadCalls().length;
+  await fake.tick(POLL);
+  await waitFor(() => threadCalls().length > before, 'a poll request');
+  await settle();
 }
 
 // ---
@@ -221,60 +227,67 @@ const polling = setupSuite('traces panel: polling');
 polling('polls with after_trace_id = last id and verbose=true, and auto-expands a new trace', async () => {
   const { api, state, threadCalls } = store([trace(1), trace(2)]);
   await renderScreen(api, <TracesPanel threadId={THREAD} pollInterval={POLL} />);
-  await sleep(POLL * 3);
-  assert.ok(threadCalls().slice(1).every((q) => q === '?after_trace_id=2&limit=100&verbose=true'), threadCalls().join(' '));
-  assert.ok(threadCalls().length >= 2);
+  await fake.tick(POLL - 1);
+  assert.is(threadCalls().length, 1, 'no poll before the interval');
+  await nextPoll(threadCalls);
+  await nextPoll(threadCalls);
+  assert.equal(threadCalls().slice(1), ['?after_trace_id=2&limit=100&verbose=true', '?after_trace_id=2&limit=100&verbose=true']);
   state.traces.push(trace(3, { thread_name: 'Sub: check' }));
-  await sleep(POLL * 3);
+  await nextPoll(threadCalls);
   assert.equal(rowIds(), [1, 2, 3]);
   assert.equal(openIds(), [3]);
   // The polled trace came with its body: nothing more to fetch for its details.
   assert.match(document.querySelector('.trace-row-body')!.textContent!, 'answer 3');
   assert.not.ok(api.calls.some((c) => c.path === '/api/llm_traces/3'));
-  assert.ok(threadCalls().at(-1) === '?after_trace_id=3&limit=100&verbose=true');
+  await nextPoll(threadCalls);
+  assert.is(threadCalls().at(-1), '?after_trace_id=3&limit=100&verbose=true');
 });
 
 polling('with Single expand on a newer arrival closes the previous one; with it off both stay open', async () => {
-  const { api, state } = store([trace(1)]);
+  const { api, state, threadCalls } = store([trace(1)]);
   await renderScreen(api, <TracesPanel threadId={THREAD} pollInterval={POLL} />);
   state.traces.push(trace(2));
-  await sleep(POLL * 3);
+  await nextPoll(threadCalls);
   state.traces.push(trace(3));
-  await sleep(POLL * 3);
+  await nextPoll(threadCalls);
   assert.equal(openIds(), [3]);
   await click(checkbox());
   state.traces.push(trace(4), trace(5));
-  await sleep(POLL * 3);
+  await nextPoll(threadCalls);
   assert.equal(openIds(), [3, 4, 5]);
 });
 
 polling('ignores poll errors silently and keeps polling', async () => {
-  const { api, state } = store([trace(1)]);
+  const { api, state, threadCalls } = store([trace(1)]);
   await renderScreen(api, <TracesPanel threadId={THREAD} pollInterval={POLL} />);
   state.fail = true;
-  await sleep(POLL * 3);
+  await nextPoll(threadCalls);
+  await nextPoll(threadCalls);
   assert.equal(byRole('alert'), []);
   assert.equal(rowIds(), [1]);
   state.fail = false;
   state.traces.push(trace(2));
-  await sleep(POLL * 3);
+  await nextPoll(threadCalls);
   assert.equal(rowIds(), [1, 2]);
 });
 
 polling('stops polling while the tab is hidden and polls again once it is visible', async () => {
   const { api, state, threadCalls } = store([trace(1)]);
   await renderScreen(api, <TracesPanel threadId={THREAD} pollInterval={POLL} />);
-  await sleep(POLL * 2);
+  await nextPoll(threadCalls);
   await setVisibility('hidden');
-  await sleep(POLL * 2);
+  await fake.tick(POLL);
+  await settle();
   const hiddenAt = threadCalls().length;
   state.traces.push(trace(2));
-  await sleep(POLL * 5);
+  await fake.tick(POLL * 5);
+  await settle();
   assert.is(threadCalls().length, hiddenAt);
+  assert.is(fake.clock.pending, 0, 'no poll is scheduled while hidden');
   assert.equal(rowIds(), [1]);
   await setVisibility('visible');
-  await settle();
-  assert.ok(threadCalls().length > hiddenAt);
+  await waitFor(() => rowIds().length === 2, 'the poll on becoming visible');
+  assert.is(threadCalls().length, hiddenAt + 1);
   assert.equal(rowIds(), [1, 2]);
 });
 

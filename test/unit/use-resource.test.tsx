@@ -4,7 +4,9 @@ import * as assert from 'uvu/assert';
 import { act } from 'react';
 import { createRoot } from 'react-dom/client';
 import type { Root } from 'react-dom/client';
-import { clearResourceCache, mutate, useResource } from '../../src/lib/use-resource.ts';
+import { BROWSER_ENVIRONMENT, configureEnvironment } from '../../src/lib/environment.ts';
+import { clearResourceCache, deepEqual, mutate, useResource } from '../../src/lib/use-resource.ts';
+import { fakeResourceEnvironment } from './helpers/fake-clock.ts';
 import type { Resource, ResourceOptions } from '../../src/lib/use-resource.ts';
 import { DEFAULTS as HTTP_DEFAULTS, HttpError, configureHttp } from '../../src/lib/http.ts';
 
@@ -66,34 +68,27 @@ async function unmount(): Promise<void> {
 }
 
 const text = (id = 'a') => document.getElementById(id)?.textContent ?? '';
-/** Lets real time pass inside act(), so timers, fetches and re-renders all land before the assertions. */
-const sleep = (ms: number) => act(() => new Promise<void>((resolve) => setTimeout(resolve, ms)));
 const flush = () => act(async () => {});
 
-let visibility: DocumentVisibilityState = 'visible';
-async function setVisibility(state: DocumentVisibilityState): Promise<void> {
-  visibility = state;
-  await act(async () => document.dispatchEvent(new Event('visibilitychange')));
-}
+// Time, visibility and focus come from the injected environment: the tests move them by hand.
+let fake = fakeResourceEnvironment();
+const tick = (ms: number) => fake.tick(ms);
+const setVisibility = (state: 'visible' | 'hidden') => fake.setVisible(state === 'visible');
 
 async function cleanup(): Promise<void> {
   await unmount();
   clearResourceCache();
   reset();
-  visibility = 'visible';
+  fake = fakeResourceEnvironment();
+  configureEnvironment(fake.env);
   for (const id of Object.keys(hooks)) delete hooks[id];
 }
 
 function setupSuite(name: string) {
   const s = suite(name);
-  s.before(() => {
-    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => visibility });
-  });
-  s.after(() => {
-    delete (document as { visibilityState?: unknown }).visibilityState;
-  });
   s.before.each(cleanup);
   s.after.each(cleanup);
+  s.after(() => configureEnvironment(BROWSER_ENVIRONMENT));
   return s;
 }
 
@@ -205,7 +200,7 @@ fetching('retry: one failed fetch is tried again before the error shows', async 
   await render(<Probe k={createKey()} options={{ fetcher: flaky, retry: 1, retryDelay: 5 }} />);
   await flush();
   assert.match(text(), 'error=- loading=true');
-  await sleep(30);
+  await tick(5);
   assert.is(calls, 2);
   assert.is(text(), 'data=second try error=- loading=false validating=false');
   await unmount();
@@ -216,7 +211,7 @@ fetching('retry: one failed fetch is tried again before the error shows', async 
     throw new Error('down');
   };
   await render(<Probe k={createKey()} options={{ fetcher: broken, retry: 1, retryDelay: 5 }} />);
-  await sleep(30);
+  await tick(5);
   assert.is(failures, 2, 'one try and one retry, no more');
   assert.is(text(), 'data=- error=down/500 loading=false validating=false');
 });
@@ -314,26 +309,34 @@ const polling = setupSuite('useResource: polling and focus');
 polling('polls at the refresh interval', async () => {
   const { fetcher, calls } = counter();
   await render(<Probe k={createKey()} options={{ fetcher, refreshInterval: 20 }} />);
-  await sleep(110);
-  assert.ok(calls.length >= 3, `expected several polls, got ${calls.length}`);
-  assert.match(text(), `data=v${calls.length}`);
+  await flush();
+  await tick(19);
+  assert.is(calls.length, 1, 'not before the interval');
+  await tick(1);
+  assert.is(calls.length, 2);
+  await tick(60);
+  assert.is(calls.length, 5);
+  assert.match(text(), 'data=v5');
 });
 
 polling('does not poll without a refresh interval', async () => {
   const { fetcher, calls } = counter();
   await render(<Probe k={createKey()} options={{ fetcher }} />);
-  await sleep(60);
+  await tick(60_000);
   assert.is(calls.length, 1);
+  assert.is(fake.clock.pending, 0);
 });
 
 polling('schedules the next tick only after the current request settles', async () => {
   const { fetcher, calls } = manual();
   await render(<Probe k={createKey()} options={{ fetcher, refreshInterval: 10 }} />);
-  await sleep(80);
-  assert.is(calls.length, 1);
+  await tick(10);
+  assert.is(calls.length, 1, 'the tick joins the request in flight');
+  await tick(80);
+  assert.is(calls.length, 1, 'no tick is scheduled while it is in flight');
   await act(async () => calls[0].resolve('done'));
-  await sleep(40);
-  assert.ok(calls.length >= 2);
+  await tick(10);
+  assert.is(calls.length, 2);
 });
 
 polling('skips ticks while the tab is hidden and revalidates when it is visible again', async () => {
@@ -342,24 +345,27 @@ polling('skips ticks while the tab is hidden and revalidates when it is visible 
   await flush();
   await setVisibility('hidden');
   const hiddenAt = calls.length;
-  await sleep(100);
+  await tick(100);
   assert.is(calls.length, hiddenAt);
   await setVisibility('visible');
   assert.is(calls.length, hiddenAt + 1, 'revalidates on becoming visible');
-  await sleep(80);
-  assert.ok(calls.length >= hiddenAt + 3, `polling resumes, got ${calls.length - hiddenAt}`);
+  await tick(60);
+  assert.is(calls.length, hiddenAt + 4, 'polling resumes');
 });
 
 polling('revalidates on focus, throttled to once per 5 s', async () => {
   const { fetcher, calls } = counter();
   await render(<Probe k={createKey()} options={{ fetcher, freshFor: 0 }} />);
   await flush();
-  await act(async () => void window.dispatchEvent(new Event('focus')));
-  await act(async () => void window.dispatchEvent(new Event('focus')));
+  await fake.focus();
+  await fake.focus();
   await setVisibility('hidden');
   await setVisibility('visible');
   assert.is(calls.length, 2);
   assert.match(text(), 'data=v2');
+  await tick(5000);
+  await fake.focus();
+  assert.is(calls.length, 3, 'again once the 5 s have passed');
 });
 
 polling('skips focus revalidation while fresh or when turned off', async () => {
@@ -370,9 +376,84 @@ polling('skips focus revalidation while fresh or when turned off', async () => {
     <Probe id="b" k={createKey()} options={{ fetcher: off.fetcher, freshFor: 0, revalidateOnFocus: false }} />
   </>);
   await flush();
-  await act(async () => void window.dispatchEvent(new Event('focus')));
+  await fake.focus();
   assert.is(fresh.calls.length, 1);
   assert.is(off.calls.length, 1);
 });
 
 polling.run();
+
+// ---
+
+const equality = setupSuite('useResource: equal data and keepPreviousData (swr)');
+
+/** Reads only `data` and counts its renders. */
+let renders = 0;
+let dataOnly: Resource<unknown> | null = null;
+function DataOnly({ k, options }: { k: string | null; options?: ResourceOptions<unknown> }) {
+  renders++;
+  dataOnly = useResource<unknown>(k, options);
+  return <p id="a">{JSON.stringify(dataOnly.data ?? null)}</p>;
+}
+
+/** The cached object itself, read through mutate(fn) (which an equal value leaves as it is). */
+async function cached(): Promise<unknown> {
+  let current: unknown;
+  await act(() => dataOnly!.mutate((value: unknown) => (current = value)));
+  return current;
+}
+
+equality('a poll that returns equal data re-renders nothing and keeps the cached object', async () => {
+  const answers = [{ rows: [1, 2], total: 2 }, { rows: [1, 2], total: 2 }, { rows: [1, 2, 3], total: 3 }];
+  let n = 0;
+  const fetcher = async () => structuredClone(answers[Math.min(n++, answers.length - 1)]);
+  const key = createKey();
+  renders = 0;
+  await render(<DataOnly k={key} options={{ fetcher, refreshInterval: 20 }} />);
+  await flush();
+  const first = await cached();
+  const afterLoad = renders;
+  await tick(20);
+  assert.is(n, 2);
+  assert.is(renders, afterLoad, 'an equal answer does not render');
+  assert.is(await cached(), first, 'the cached object stays the same');
+  await tick(20);
+  assert.is(n, 3);
+  assert.is(renders, afterLoad + 1, 'a different answer renders once');
+  assert.is(text(), '{"rows":[1,2,3],"total":3}');
+});
+
+equality('a hook that reads isValidating still sees each request of an equal answer', async () => {
+  const { fetcher, calls } = manual();
+  await render(<Probe k={createKey()} options={{ fetcher }} />);
+  await act(async () => calls[0].resolve('same'));
+  let refetch!: Promise<void>;
+  await act(async () => void (refetch = hooks.a.mutate()));
+  assert.is(text(), 'data=same error=- loading=false validating=true');
+  await act(async () => (calls[1].resolve('same'), await refetch));
+  assert.is(text(), 'data=same error=- loading=false validating=false');
+});
+
+equality('keepPreviousData shows the last key\'s data until the new key has its own', async () => {
+  const { fetcher, calls } = manual();
+  const first = createKey();
+  const second = createKey();
+  await render(<Probe k={first} options={{ fetcher, keepPreviousData: true }} />);
+  await act(async () => calls[0].resolve('page 1'));
+  await render(<Probe k={second} options={{ fetcher, keepPreviousData: true }} />);
+  assert.is(text(), 'data=page 1 error=- loading=true validating=true');
+  await act(async () => calls[1].resolve('page 2'));
+  assert.is(text(), 'data=page 2 error=- loading=false validating=false');
+  await render(<Probe k={createKey()} options={{ fetcher }} />);
+  assert.match(text(), 'data=- ', 'without the option a new key starts empty');
+});
+
+equality('deepEqual compares JSON values by structure', () => {
+  assert.ok(deepEqual({ a: [1, { b: null }] }, { a: [1, { b: null }] }));
+  assert.not.ok(deepEqual({ a: [1] }, { a: [1, 2] }));
+  assert.not.ok(deepEqual({ a: 1 }, { b: 1 }));
+  assert.not.ok(deepEqual([1], { 0: 1 }));
+  assert.not.ok(deepEqual(null, {}));
+});
+
+equality.run();

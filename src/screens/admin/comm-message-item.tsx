@@ -6,8 +6,8 @@ import {
   deleteCommMessage, queueCommMessage, updateCommMessageText, type CommMessage, type OutboundState,
 } from '../../lib/admin-api.ts';
 import { normalizeError } from '../../lib/http.ts';
-import { formatDateTime } from '../agent/traces/format.ts';
-import { FileIcon } from '../agent/conversation/icons.tsx';
+import { formatDateTime } from '../../ui/trace-format.ts';
+import { FileIcon } from '../../ui/icons.tsx';
 
 export const STATE_LABELS: Record<OutboundState, string> = {
   requires_approval: 'Requires approval',

@@ -2,6 +2,7 @@
 // setting (kept in localStorage 'chatWide'), and a 50px strip in control mode (spec §2, §9).
 import { useState } from 'react';
 import type { Agent } from '../../lib/types.ts';
+import { ArrowsIcon } from '../../ui/icons.tsx';
 import { ConversationPanel } from './conversation/conversation-panel.tsx';
 
 export const CHAT_WIDE_KEY = 'chatWide';
@@ -63,15 +64,4 @@ function useStoredFlag(key: string): [boolean, (value: boolean) => void] {
     }
   };
   return [value, set];
-}
-
-function ArrowsIcon() {
-  return (
-    <svg width="18" height="18" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth={1.8}
-      strokeLinecap="round" strokeLinejoin="round" aria-hidden="true" focusable="false">
-      <path d="M3 12h18" />
-      <path d="M7 8l-4 4 4 4" />
-      <path d="M17 8l4 4-4 4" />
-    </svg>
-  );
 }

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { setAgentRunState } from '../../lib/api.ts';
 import { normalizeError } from '../../lib/http.ts';
 import type { AgentRunState } from '../../lib/types.ts';
+import { FastForwardIcon } from '../../ui/icons.tsx';
 
 type PlaybackToggleProps = {
   agentId: number;
@@ -37,9 +38,7 @@ export function PlaybackToggle({ agentId, state, onChange }: PlaybackToggleProps
       onClick={toggle}
       title={fast ? 'Fast playback is on: click to stop' : 'Run all scheduled threads in fast playback'}
     >
-      <svg width="16" height="16" viewBox="0 0 24 24" fill="currentColor" aria-hidden="true" focusable="false">
-        <path d="M3 5.5v13a.5.5 0 0 0 .8.4L12 12.4v6.1a.5.5 0 0 0 .8.4l8.6-6.5a.5.5 0 0 0 0-.8l-8.6-6.5a.5.5 0 0 0-.8.4v6.1L3.8 5.1a.5.5 0 0 0-.8.4z" />
-      </svg>
+      <FastForwardIcon />
       Fast
     </button>
   );

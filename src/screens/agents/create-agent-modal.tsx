@@ -4,7 +4,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { createAgent } from '../../lib/api.ts';
 import { normalizeError } from '../../lib/http.ts';
 import type { Agent } from '../../lib/types.ts';
-import { Modal } from '../../ui/modal.tsx';
+import { FormActions, Modal } from '../../ui/modal.tsx';
 
 type CreateAgentModalProps = {
   onClose: () => void;
@@ -33,14 +33,7 @@ export function CreateAgentModal({ onClose, onCreated }: CreateAgentModalProps) 
     <Modal
       title="Create Agent"
       onClose={onClose}
-      footer={
-        <>
-          <button type="button" className="button" onClick={onClose}>Cancel</button>
-          <button type="submit" form={formId} className="button button-primary" disabled={!trimmed || busy}>
-            {busy ? 'Creating...' : 'Create'}
-          </button>
-        </>
-      }
+      footer={<FormActions formId={formId} onCancel={onClose} busy={busy} disabled={!trimmed} label="Create" busyLabel="Creating..." />}
     >
       <form id={formId} onSubmit={submit}>
         <label className="field">

@@ -2,7 +2,7 @@
 // (src/ui/day-chart.tsx draws it). A range shorter than a week is widened backwards to one.
 import type { CostByDay } from '../../lib/traces-api.ts';
 import { DayChart, fillDays } from '../../ui/day-chart.tsx';
-import { formatCost } from '../agent/traces/format.ts';
+import { formatCost } from '../../ui/trace-format.ts';
 
 const calls = (count: number) => `${count.toLocaleString('en-US')} ${count === 1 ? 'call' : 'calls'}`;
 

@@ -1,7 +1,7 @@
 // The LLM Traces page (/llm-traces, admin; spec §2): filters, a cost-per-day chart, a table of 20
 // traces a page with Prev/Next and a reload button; a row opens the trace on its response tab.
 // Invalid filters show a message and send nothing: the last valid query stays on screen.
-import { useMemo, useRef, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useTitle } from '../../lib/title.tsx';
 import {
   costByDayPath, modelStatusPath, TABLE_PAGE_SIZE, threadNamesPath, traceListPath, traceOwnersPath,
@@ -10,8 +10,9 @@ import {
 import { useDebouncedValue } from '../../lib/use-debounced-value.ts';
 import { useIsAdmin } from '../../lib/use-is-admin.ts';
 import { useResource } from '../../lib/use-resource.ts';
+import { ReloadIcon } from '../../ui/icons.tsx';
 import { Pager } from '../../ui/pager.tsx';
-import { TraceModal } from '../agent/traces/trace-modal.tsx';
+import { TraceModal } from '../../ui/trace-modal.tsx';
 import { CostChart } from './cost-chart.tsx';
 import { EMPTY_DRAFT, parseFilters, type FilterDraft } from './trace-filters.ts';
 import { TraceFiltersForm } from './trace-filters-form.tsx';
@@ -51,16 +52,14 @@ export function LlmTracesPage({ isAdmin, debounceMs = FILTER_DEBOUNCE_MS }: LlmT
 
   const [openId, setOpenId] = useState<number | null>(null);
 
-  const list = useResource<TracePage>(traceListPath(applied, page, TABLE_PAGE_SIZE));
+  // The previous page stays on screen while the next one loads, instead of flashing an empty table.
+  const list = useResource<TracePage>(traceListPath(applied, page, TABLE_PAGE_SIZE), { keepPreviousData: true });
   const cost = useResource<CostByDay[]>(costByDayPath(applied));
   const owners = useResource<TraceOwner[]>(isAdmin ? traceOwnersPath : null, STATIC);
   const names = useResource<string[]>(threadNamesPath(applied.owner_id));
   const { data: status } = useResource<ModelStatus>(modelStatusPath, STATIC);
 
-  // Keep the previous page on screen while the next one loads, instead of flashing an empty table.
-  const lastPage = useRef<TracePage | undefined>(undefined);
-  if (list.data) lastPage.current = list.data;
-  const shown = list.data ?? lastPage.current;
+  const shown = list.data;
   const totalPages = shown ? Math.max(1, Math.ceil(shown.total_count / (shown.page_size || TABLE_PAGE_SIZE))) : 1;
 
   const offlineModel = status?.offline ? status.model : null;
@@ -76,15 +75,12 @@ export function LlmTracesPage({ isAdmin, debounceMs = FILTER_DEBOUNCE_MS }: LlmT
     void names.mutate();
   };
 
+  // Only admins filter by owner; for everyone else the owner field is left out.
+  const ownerChoices = isAdmin ? (owners.data ?? []) : null;
+
   return (
     <div className="llm-traces">
-      <TraceFiltersForm
-        draft={draft}
-        errors={errors}
-        onChange={setDraft}
-        owners={isAdmin ? (owners.data ?? []) : null}
-        threadNames={names.data ?? []}
-      />
+      <TraceFiltersForm draft={draft} errors={errors} onChange={setDraft} owners={ownerChoices} threadNames={names.data ?? []} />
 
       {cost.data && <CostChart points={cost.data} />}
 
@@ -94,7 +90,7 @@ export function LlmTracesPage({ isAdmin, debounceMs = FILTER_DEBOUNCE_MS }: LlmT
             {shown ? countLabel(shown) : ''}
           </span>
           <button type="button" className="button button-small" onClick={reload} disabled={list.isValidating} aria-label="Reload traces">
-            <ReloadIcon spinning={list.isValidating} /> Reload
+            <ReloadIcon className="reload-icon" data-spinning={list.isValidating || undefined} /> Reload
           </button>
         </div>
 
@@ -114,14 +110,4 @@ export function LlmTracesPage({ isAdmin, debounceMs = FILTER_DEBOUNCE_MS }: LlmT
 
 function countLabel({ total_count: n, total_count_estimated: estimated }: TracePage): string {
   return `${estimated ? 'about ' : ''}${n.toLocaleString('en-US')} ${n === 1 ? 'trace' : 'traces'}`;
-}
-
-function ReloadIcon({ spinning }: { spinning: boolean }) {
-  return (
-    <svg className="reload-icon" data-spinning={spinning || undefined} width="14" height="14" viewBox="0 0 24 24" fill="none"
-      stroke="currentColor" strokeWidth={2} strokeLinecap="round" strokeLinejoin="round" aria-hidden="true" focusable="false">
-      <path d="M21 12a9 9 0 1 1-2.6-6.4" />
-      <path d="M21 4v5h-5" />
-    </svg>
-  );
 }

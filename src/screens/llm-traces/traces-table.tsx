@@ -1,7 +1,7 @@
 // The LLM Traces page's table (spec §2): ID, Owner, Timestamp, Thread, Cache, In, Out, Cost, Latency.
 // A click anywhere on a row opens the trace; the ID is also a button for keyboard users.
 import type { TraceRow } from '../../lib/traces-api.ts';
-import { formatCost, formatDateTime, formatLatency, formatTokens, NO_DATA } from '../agent/traces/format.ts';
+import { formatCost, formatDateTime, formatLatency, formatTokens, NO_DATA } from '../../ui/trace-format.ts';
 
 type TracesTableProps = {
   rows: TraceRow[];

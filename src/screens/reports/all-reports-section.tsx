@@ -1,21 +1,18 @@
 // 'All reports' (spec §2): newest or oldest first, 20 a page with Prev/Next; a row opens the report.
-import { useRef, useState } from 'react';
+import { useState } from 'react';
 import { REPORTS_PAGE_SIZE, reportsPath, type ReportPage, type SortOrder } from '../../lib/reports-api.ts';
 import { Link, navigate } from '../../lib/router.ts';
 import { useResource } from '../../lib/use-resource.ts';
 import { pageCount, Pager } from '../../ui/pager.tsx';
-import { formatDateTime } from '../agent/traces/format.ts';
+import { formatDateTime } from '../../ui/trace-format.ts';
 import { cut, LIST_DESCRIPTION_CHARS } from './format.ts';
 import { TableHead } from './table-head.tsx';
 
 export function AllReportsSection() {
   const [order, setOrder] = useState<SortOrder>('desc');
   const [page, setPage] = useState(1);
-  const { data, error, isValidating } = useResource<ReportPage>(reportsPath(page, order));
   // The previous page stays on screen while the next one loads.
-  const last = useRef<ReportPage | undefined>(undefined);
-  if (data) last.current = data;
-  const shown = data ?? last.current;
+  const { data: shown, error, isValidating } = useResource<ReportPage>(reportsPath(page, order), { keepPreviousData: true });
   const totalPages = pageCount(shown?.total_count ?? 0, REPORTS_PAGE_SIZE);
 
   return (

@@ -4,7 +4,7 @@ import { reportPath, type Report } from '../../lib/reports-api.ts';
 import { navigate } from '../../lib/router.ts';
 import { useTitle } from '../../lib/title.tsx';
 import { useResource } from '../../lib/use-resource.ts';
-import { formatDateTime } from '../agent/traces/format.ts';
+import { formatDateTime } from '../../ui/trace-format.ts';
 import { percent } from './format.ts';
 import { TableHead } from './table-head.tsx';
 

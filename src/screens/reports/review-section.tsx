@@ -6,7 +6,7 @@ import { markReviewed, REVIEW_PAGE_SIZE, reviewPath, type ReviewEntry } from '..
 import { Link, navigate } from '../../lib/router.ts';
 import { useResource } from '../../lib/use-resource.ts';
 import { pageCount, Pager } from '../../ui/pager.tsx';
-import { formatDateTime } from '../agent/traces/format.ts';
+import { formatDateTime } from '../../ui/trace-format.ts';
 import { cut, percent, REVIEW_DESCRIPTION_CHARS } from './format.ts';
 import { TableHead } from './table-head.tsx';
 

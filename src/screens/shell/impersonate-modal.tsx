@@ -1,7 +1,8 @@
 // Admin picks a user to act as: search debounced 300 ms, choosing stores the id and reloads.
 import { useEffect, useState } from 'react';
 import { useMe } from '../../lib/auth.tsx';
-import { searchUsers, startImpersonating, type UserSummary } from '../../lib/api.ts';
+import { searchUsers, type UserSummary } from '../../lib/api.ts';
+import { startImpersonating } from '../../lib/impersonation.ts';
 import { useDebouncedValue } from '../../lib/use-debounced-value.ts';
 import { useResource } from '../../lib/use-resource.ts';
 import { Modal } from '../../ui/modal.tsx';

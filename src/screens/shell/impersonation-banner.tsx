@@ -1,5 +1,6 @@
 // While impersonating, the shell says whom you act as and offers the way back.
-import { stopImpersonating, type Me } from '../../lib/api.ts';
+import type { Me } from '../../lib/api.ts';
+import { stopImpersonating } from '../../lib/impersonation.ts';
 
 export function ImpersonationBanner({ me }: { me: Me }) {
   if (!me.impersonated_by) return null;
@@ -8,7 +9,7 @@ export function ImpersonationBanner({ me }: { me: Me }) {
       <span>
         Acting as <strong>{me.email}</strong> (signed in as {me.impersonated_by.email})
       </span>
-      <button type="button" className="button button-small" onClick={stopImpersonating}>Stop impersonating</button>
+      <button type="button" className="button button-small" onClick={() => stopImpersonating()}>Stop impersonating</button>
     </div>
   );
 }

@@ -1,7 +1,7 @@
 // The round avatar with the first letter of the e-mail; it opens the profile modal.
 import { useState } from 'react';
 import { useAuth, useMe } from '../../lib/auth.tsx';
-import { stopImpersonating } from '../../lib/api.ts';
+import { stopImpersonating } from '../../lib/impersonation.ts';
 import { Modal } from '../../ui/modal.tsx';
 
 export function UserMenu() {
@@ -28,7 +28,7 @@ function ProfileModal({ onClose }: { onClose: () => void }) {
       footer={
         <>
           {me.impersonated_by && (
-            <button type="button" className="button" onClick={stopImpersonating}>Stop impersonating</button>
+            <button type="button" className="button" onClick={() => stopImpersonating()}>Stop impersonating</button>
           )}
           <button type="button" className="button button-primary" onClick={signOut} data-autofocus>Sign out</button>
         </>

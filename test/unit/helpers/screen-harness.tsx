@@ -112,6 +112,15 @@ export async function settle(rounds = 8): Promise<void> {
   for (let i = 0; i < rounds; i++) await act(() => new Promise<void>((resolve) => setTimeout(resolve, 0)));
 }
 
+/** Settles until `condition` holds: a condition wait, never a fixed sleep; fails after `rounds` rounds. */
+export async function waitFor(condition: () => boolean, message = 'the condition', rounds = 200): Promise<void> {
+  for (let i = 0; i < rounds; i++) {
+    if (condition()) return;
+    await settle(1);
+  }
+  throw new Error(`waitFor: ${message} did not hold`);
+}
+
 export async function cleanup(): Promise<void> {
   if (root) await act(async () => root!.unmount());
   root = null;

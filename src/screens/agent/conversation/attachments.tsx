@@ -2,9 +2,9 @@
 // XHR's upload progress) → done, keeping the server's file_path; a failed upload returns to pending
 // (logged only) and can be retried. Files over 100 MB are refused with a message shown for 5 s.
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { uploadFile, type UploadOptions, type UploadResult } from '../../../lib/upload.ts';
+import { uploadFile, type UploadOptions, type UploadResult } from '../../../lib/api.ts';
 import { FILE_ERROR_MS, oversizeMessage, splitBySize } from './file-limits.ts';
-import { CheckIcon, CloseSmallIcon, FileIcon, RetryIcon } from './icons.tsx';
+import { CheckIcon, CloseIcon, FileIcon, RetryIcon } from '../../../ui/icons.tsx';
 
 export type FileItem = {
   id: number;
@@ -120,7 +120,7 @@ export function AttachmentList({ items, onRemove, onRetry }: AttachmentListProps
             )}
             <button type="button" className="icon-button attachment-action" aria-label={`Remove ${name}`} title="Remove"
               onClick={() => onRemove(item.id)}>
-              <CloseSmallIcon size={14} />
+              <CloseIcon size={14} strokeWidth={1.9} />
             </button>
             {item.status === 'uploading' && (
               <span className="attachment-progress" role="progressbar" aria-label={`Uploading ${name}`}

@@ -3,7 +3,7 @@
 // are sent with the text 'Files uploaded'.
 import { useLayoutEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { AttachmentList, useAttachments } from './attachments.tsx';
-import { PaperclipIcon, SendIcon } from './icons.tsx';
+import { PaperclipIcon, SendIcon } from '../../../ui/icons.tsx';
 
 export const FILES_ONLY_TEXT = 'Files uploaded';
 export const MAX_INPUT_HEIGHT = 120;

@@ -10,7 +10,7 @@ import type { Agent, Thread } from '../../../lib/types.ts';
 import { useMessageSocket } from '../../../lib/use-message-socket.ts';
 import { ChatInput } from './chat-input.tsx';
 import { createDraft, isDraft, replaceDraft, withLocal } from './drafts.ts';
-import { StopIcon } from './icons.tsx';
+import { StopIcon } from '../../../ui/icons.tsx';
 import { applyMessageEvent, refreshesAgent } from './message-events.ts';
 import { MessageList } from './message-list.tsx';
 import { dropSequence } from './reorder.ts';

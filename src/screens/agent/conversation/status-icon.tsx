@@ -1,6 +1,6 @@
 // The status icon of a thread (spec §2): warning, spinner, hourglass or drag handle, check.
 import type { StatusIcon as IconName } from './thread-status.ts';
-import { CheckIcon, DragIcon, HourglassIcon, WarningIcon } from './icons.tsx';
+import { CheckIcon, DragIcon, HourglassIcon, WarningIcon } from '../../../ui/icons.tsx';
 
 const LABELS: Record<IconName, string> = {
   warning: 'Failed',

@@ -2,7 +2,7 @@
 // (Markdown, rendered safely by MarkdownView) and its tool calls.
 import type { Step } from '../../../lib/types.ts';
 import { MarkdownView } from '../../../ui/markdown-view.tsx';
-import { FileIcon } from './icons.tsx';
+import { FileIcon } from '../../../ui/icons.tsx';
 import { visibleToolCalls } from './steps.ts';
 import { ToolCallGroup } from './tool-call-group.tsx';
 

@@ -5,7 +5,7 @@ import { useState, type DragEvent, type KeyboardEvent } from 'react';
 import type { Thread } from '../../../lib/types.ts';
 import { ageLabel } from './age-label.ts';
 import { isDraft } from './drafts.ts';
-import { TrashIcon, UnscheduleIcon } from './icons.tsx';
+import { TrashIcon, UnscheduleIcon } from '../../../ui/icons.tsx';
 import { neighbour, sortScheduled } from './reorder.ts';
 import { ThreadStatusIcon } from './status-icon.tsx';
 import { threadIcon, threadStatus } from './thread-status.ts';

@@ -2,7 +2,7 @@
 // threads (a popover list that closes on Escape or an outside click), and one that starts a draft.
 import { useEffect, useId, useRef } from 'react';
 import type { Thread } from '../../../lib/types.ts';
-import { ChevronIcon, PlusIcon } from './icons.tsx';
+import { ChevronIcon, PlusIcon } from '../../../ui/icons.tsx';
 import { ThreadStatusIcon } from './status-icon.tsx';
 import { ThreadList, threadTitle, type ThreadListProps } from './thread-list.tsx';
 import { threadIcon } from './thread-status.ts';

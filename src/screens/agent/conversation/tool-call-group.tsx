@@ -2,7 +2,7 @@
 // 'Completed N action(s)' when done; N counts the calls shown (status 'pending' is hidden).
 import { useId } from 'react';
 import type { ToolCall } from '../../../lib/types.ts';
-import { CheckIcon, ChevronIcon, ToolIcon, UnscheduleIcon, WarningIcon } from './icons.tsx';
+import { CheckIcon, ChevronIcon, ToolIcon, UnscheduleIcon, WarningIcon } from '../../../ui/icons.tsx';
 
 export function toolGroupTitle(count: number, active: boolean): string {
   return active ? `Completing ${count} actions` : `Completed ${count} action(s)`;

@@ -4,7 +4,7 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { getEmailSettings, putEmailSettings } from '../../../lib/api.ts';
 import { HttpError, normalizeError } from '../../../lib/http.ts';
-import { Modal } from '../../../ui/modal.tsx';
+import { FormActions, Modal } from '../../../ui/modal.tsx';
 import { fromForm, toForm, type EmailForm } from './email-form.ts';
 
 type EmailSettingsModalProps = { agentId: number; onClose: () => void; onSaved?: () => void };
@@ -59,14 +59,7 @@ export function EmailSettingsModal({ agentId, onClose, onSaved }: EmailSettingsM
       title="Email settings"
       onClose={onClose}
       size="medium"
-      footer={
-        <>
-          <button type="button" className="button" onClick={onClose}>Cancel</button>
-          <button type="submit" form={formId} className="button button-primary" disabled={!form || saving}>
-            {saving ? 'Saving...' : 'Save'}
-          </button>
-        </>
-      }
+      footer={<FormActions formId={formId} onCancel={onClose} busy={saving} disabled={!form} />}
     >
       {loadFailed ? (
         <div className="editor-error" role="alert">

@@ -3,9 +3,9 @@
 // clicks. The action socket retries 5 times, 2 s apart (spec §4, §9). Input from users is not drawn:
 // a user in control has the real pointer.
 import { useEffect, useState } from 'react';
-import { agentSocketUrl } from '../../../lib/api.ts';
-import { getToken } from '../../../lib/auth.tsx';
-import { fixedDelay, ReconnectingSocket } from '../../../lib/socket.ts';
+import { onJson, openAgentFeed } from '../../../lib/feed-socket.ts';
+import { fixedDelay } from '../../../lib/socket.ts';
+import { PointerIcon } from '../../../ui/icons.tsx';
 
 export const ACTION_SOCKET_RETRIES = 5;
 export const ACTION_SOCKET_DELAY_MS = 2000;
@@ -16,23 +16,16 @@ export type ActionEvent = { kind: string; x: number; y: number; source?: string 
 export function useAgentActions(agentId: number, options: { WebSocket?: typeof WebSocket } = {}): { event: ActionEvent | null; seq: number } {
   const [state, setState] = useState<{ event: ActionEvent | null; seq: number }>({ event: null, seq: 0 });
   useEffect(() => {
-    const socket = new ReconnectingSocket(
-      async () => {
-        const token = await getToken();
-        if (!token) throw new Error('No access token for the action socket');
-        return agentSocketUrl('actions', agentId, token);
-      },
-      { maxRetries: ACTION_SOCKET_RETRIES, retryDelay: fixedDelay(ACTION_SOCKET_DELAY_MS), WebSocket: options.WebSocket },
-    );
-    socket.onmessage = (ev) => {
-      try {
-        const event = JSON.parse(String(ev.data)) as ActionEvent;
-        if (!event || typeof event.x !== 'number' || typeof event.y !== 'number' || event.source === 'user') return;
-        setState((s) => ({ event, seq: s.seq + 1 }));
-      } catch (error) {
-        console.debug('action socket: unreadable message', error);
-      }
-    };
+    const socket = openAgentFeed('actions', agentId, {
+      maxRetries: ACTION_SOCKET_RETRIES,
+      retryDelay: fixedDelay(ACTION_SOCKET_DELAY_MS),
+      WebSocket: options.WebSocket,
+    });
+    onJson(socket, 'action socket', (data) => {
+      const event = data as ActionEvent;
+      if (!event || typeof event.x !== 'number' || typeof event.y !== 'number' || event.source === 'user') return;
+      setState((s) => ({ event, seq: s.seq + 1 }));
+    }, (...args) => console.debug(...args));
     return () => socket.close();
   }, [agentId, options.WebSocket]);
   return state;
@@ -49,9 +42,7 @@ export function AgentCursor({ event, seq }: { event: ActionEvent | null; seq: nu
       aria-hidden="true"
     >
       {click && <span key={seq} className="agent-cursor-pulse" />}
-      <svg width="22" height="22" viewBox="0 0 24 24">
-        <path d="M4 2l15 11.5-6.6 1 3.9 7.2-2.9 1.5-3.8-7.3L4 20z" />
-      </svg>
+      <PointerIcon />
     </div>
   );
 }

@@ -11,7 +11,7 @@ import type { AgentSummary } from '../../../lib/types.ts';
 import { useScreenshot } from '../../../lib/use-screenshot.ts';
 import { Spinner } from '../../../ui/spinner.tsx';
 import { AgentCursor, useAgentActions } from './agent-cursor.tsx';
-import { isRecording, RECORDING_EVENT } from './desktop-api.ts';
+import { isRecording, RECORDING_EVENT } from './recording-flag.ts';
 import { resumeSoundOnGesture } from './desktop-sound.ts';
 import { GuacamoleView } from './guacamole-view.tsx';
 import { LiveSession, type ViewerState } from './live-session.ts';

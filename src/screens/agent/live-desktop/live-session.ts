@@ -6,7 +6,7 @@
 // No DOM here beyond what guacamole-common-js creates; the view attaches the display element.
 import Guacamole from 'guacamole-common-js';
 import { normalizeError } from '../../../lib/http.ts';
-import { enterDesktop, setControl, type Enter } from './desktop-api.ts';
+import { enterDesktop, setControl, type Enter } from '../../../lib/desktop-api.ts';
 
 /** Guacamole.Client.State, by index (spec §4 "Viewer connection"). */
 export const VIEWER_STATES = ['IDLE', 'CONNECTING', 'WAITING', 'CONNECTED', 'DISCONNECTING', 'DISCONNECTED'] as const;

@@ -11,7 +11,8 @@ import { DEFAULT_AUDIO_TYPE, recordMicrophone, type Recording } from '../../../l
 import type { ChatMessage } from '../../../lib/types.ts';
 import { useMessageSocket, type MessageSocketOptions } from '../../../lib/use-message-socket.ts';
 import { applyMessageEvent } from '../conversation/message-events.ts';
-import { readStoredRecording, startScreenshare, stopScreenshare, storeRecording } from './desktop-api.ts';
+import { startScreenshare, stopScreenshare } from '../../../lib/desktop-api.ts';
+import { readStoredRecording, storeRecording } from './recording-flag.ts';
 
 export type RecordingPhase = 'idle' | 'starting' | 'recording' | 'stopping' | 'summarizing';
 

@@ -3,7 +3,7 @@
 // attaches each upload to the agent and copies it into the desktop's ~/Desktop.
 import { useCallback, useEffect, useRef, useState, type DragEvent, type ReactNode } from 'react';
 import { normalizeError } from '../../../lib/http.ts';
-import { uploadFile } from '../../../lib/upload.ts';
+import { uploadFile } from '../../../lib/api.ts';
 import { FILE_ERROR_MS, oversizeMessage, splitBySize } from '../conversation/file-limits.ts';
 
 type Upload = { id: number; name: string; fraction: number; done: boolean };

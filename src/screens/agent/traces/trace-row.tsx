@@ -4,9 +4,10 @@
 import { useId } from 'react';
 import { tracePath, type Trace } from '../../../lib/traces-api.ts';
 import { useResource } from '../../../lib/use-resource.ts';
-import { formatCost, formatLatency, formatTime, formatTokens, NO_DATA, threadMarker } from './format.ts';
-import { TraceContent } from './trace-content.tsx';
-import { TRACE_RESOURCE } from './trace-modal.tsx';
+import { ChevronRightIcon, OpenIcon } from '../../../ui/icons.tsx';
+import { formatCost, formatLatency, formatTime, formatTokens, NO_DATA, threadMarker } from '../../../ui/trace-format.ts';
+import { TraceContent } from '../../../ui/trace-content.tsx';
+import { TRACE_RESOURCE } from '../../../ui/trace-modal.tsx';
 
 type TraceRowProps = {
   trace: Trace;
@@ -30,7 +31,7 @@ export function TraceRow({ trace, expanded, onToggle, onOpenDetails, offlineMode
           onClick={() => onToggle(trace.id)}
         >
           <span className="trace-row-line">
-            <ChevronIcon />
+            <ChevronRightIcon className="trace-chevron" />
             <span className="trace-row-id">#{trace.id}</span>
             <span className="trace-marker" data-kind={marker?.toLowerCase()} title={trace.thread_name ?? undefined}>
               {marker ?? trace.thread_name ?? NO_DATA}
@@ -82,24 +83,4 @@ function RowBody({ trace }: { trace: Trace }) {
   if (error) return <p className="error-text">{error.detail}</p>;
   if (!data) return <p className="muted" role="status"><span className="spinner trace-spinner" aria-hidden="true" /> Loading…</p>;
   return <TraceContent response={data.response} />;
-}
-
-function ChevronIcon() {
-  return (
-    <svg className="trace-chevron" width="14" height="14" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth={2.2}
-      strokeLinecap="round" strokeLinejoin="round" aria-hidden="true" focusable="false">
-      <path d="M9 6l6 6-6 6" />
-    </svg>
-  );
-}
-
-function OpenIcon() {
-  return (
-    <svg width="16" height="16" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth={1.8}
-      strokeLinecap="round" strokeLinejoin="round" aria-hidden="true" focusable="false">
-      <path d="M14 4h6v6" />
-      <path d="M20 4l-9 9" />
-      <path d="M18 14v5a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V7a1 1 0 0 1 1-1h5" />
-    </svg>
-  );
 }

@@ -5,7 +5,7 @@ import { useCallback, useLayoutEffect, useRef, useState } from 'react';
 import { modelStatusPath, type ModelStatus, type Trace } from '../../../lib/traces-api.ts';
 import { useResource } from '../../../lib/use-resource.ts';
 import { CloseIcon } from '../../../ui/icons.tsx';
-import { TraceModal } from './trace-modal.tsx';
+import { TraceModal } from '../../../ui/trace-modal.tsx';
 import { TraceRow } from './trace-row.tsx';
 import { useThreadTraces } from './use-thread-traces.ts';
 

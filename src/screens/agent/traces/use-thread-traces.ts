@@ -1,7 +1,9 @@
 // One thread's traces for the panel (spec §7 "Traces", §9): the newest 100 without bodies, then a
 // poll every second for newer ones with bodies (after_trace_id = last id), and older pages on demand
 // (before_trace_id = first id). Poll errors are ignored (spec §8); polling pauses while the tab is hidden.
+// Timers and visibility come from lib/environment.ts, as for useResource.
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { env } from '../../../lib/environment.ts';
 import { getThreadTraces, PANEL_PAGE_SIZE, TRACE_POLL_MS, type Trace } from '../../../lib/traces-api.ts';
 
 export type ThreadTracesState = {
@@ -22,9 +24,6 @@ type Options = {
 };
 
 const INITIAL: ThreadTracesState = { status: 'loading', traces: [], hasMore: false, loadingMore: false, loadMoreFailed: false };
-
-// A missing visibilityState counts as visible, as in swr's web preset.
-const isVisible = () => typeof document === 'undefined' || document.visibilityState !== 'hidden';
 
 /** Incoming records win over held ones: a verbose poll result replaces a bodiless first-load row. */
 function merge(held: Trace[], incoming: Trace[]): Trace[] {
@@ -55,7 +54,7 @@ export function useThreadTraces(threadId: number, options: Options = {}) {
     const gen = ++generation.current;
     const controller = new AbortController();
     const current = () => gen === generation.current;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timer: unknown;
     let polling = false;
     let started = false; // no polls before the first page has landed
     held.current = [];
@@ -63,13 +62,13 @@ export function useThreadTraces(threadId: number, options: Options = {}) {
 
     // Chained timeouts, not setInterval: the next poll waits for the current one to settle.
     const schedule = () => {
-      clearTimeout(timer);
-      timer = current() && isVisible() ? setTimeout(poll, pollInterval) : undefined;
+      env.clearTimeout(timer);
+      timer = current() && env.isVisible() ? env.setTimeout(poll, pollInterval) : undefined;
     };
     const poll = async () => {
       timer = undefined;
       // A tick that fires just after the tab went hidden waits for visibilitychange instead.
-      if (!current() || polling || !isVisible()) return;
+      if (!current() || polling || !env.isVisible()) return;
       polling = true;
       try {
         const after = held.current.at(-1)?.id ?? 0;
@@ -87,9 +86,6 @@ export function useThreadTraces(threadId: number, options: Options = {}) {
       }
       schedule();
     };
-    const onVisibility = () => {
-      if (isVisible() && timer === undefined && !polling && started) void poll();
-    };
 
     getThreadTraces(threadId, { limit: PANEL_PAGE_SIZE, verbose: false }, controller.signal).then(
       (page) => {
@@ -104,12 +100,14 @@ export function useThreadTraces(threadId: number, options: Options = {}) {
         if (current()) setState({ ...INITIAL, status: 'error' });
       },
     );
-    document.addEventListener('visibilitychange', onVisibility);
+    const stopListening = env.onVisibilityChange(() => {
+      if (env.isVisible() && timer === undefined && !polling && started) void poll();
+    });
     return () => {
       generation.current++;
-      clearTimeout(timer);
+      env.clearTimeout(timer);
       controller.abort();
-      document.removeEventListener('visibilitychange', onVisibility);
+      stopListening();
     };
   }, [threadId, attempt, pollInterval, commit]);
 

@@ -1,6 +1,6 @@
 // A modal around one form, with Cancel and a Save button that submits it ('Saving...' while busy).
 import { useId, type FormEvent, type ReactNode } from 'react';
-import { Modal } from '../../../ui/modal.tsx';
+import { FormActions, Modal } from '../../../ui/modal.tsx';
 
 type FormModalProps = { title: string; busy: boolean; onClose: () => void; onSubmit: (e: FormEvent) => void; className?: string; children: ReactNode };
 
@@ -10,12 +10,7 @@ export function FormModal({ title, busy, onClose, onSubmit, className, children 
     <Modal
       title={title}
       onClose={onClose}
-      footer={
-        <>
-          <button type="button" className="button" onClick={onClose}>Cancel</button>
-          <button type="submit" form={formId} className="button button-primary" disabled={busy}>{busy ? 'Saving...' : 'Save'}</button>
-        </>
-      }
+      footer={<FormActions formId={formId} onCancel={onClose} busy={busy} />}
     >
       <form id={formId} className={className} onSubmit={onSubmit}>{children}</form>
     </Modal>

@@ -1,14 +1,5 @@
-// The live desktop's calls (spec §7): entering an agent's desktop for a tunnel, taking or handing back
-// control of its input, and the recording flag the rings read (session storage, per agent).
-import { request } from '../../../lib/http.ts';
-
-export type Enter = { guacamole_tunnel_url: string; session_id: string; width: number; height: number };
-
-/** Starts the desktop if needed; the tunnel URL holds a single-use ticket, so ask again per connect. */
-export const enterDesktop = (agentId: number) => request<Enter>('/agents/enter', { method: 'POST', body: { agent_id: agentId }, timeout: 30_000 });
-
-export const setControl = (agentId: number, sessionId: string, take: boolean) =>
-  request<{ session_id: string; control: boolean }>(`/agents/${agentId}/control`, { method: 'POST', body: { session_id: sessionId, take } });
+// The recording flag the rings read (spec §3 "Session storage, per agent": is_recording, the session id
+// and the start), kept in session storage per agent; the endpoint calls are in src/lib/desktop-api.ts.
 
 /** Session-storage key of the per-agent recording flag (spec §3 "Session storage, per agent: is_recording"). */
 export const recordingKey = (agentId: number) => `is_recording_${agentId}`;
@@ -20,24 +11,6 @@ export function isRecording(agentId: number): boolean {
     return false;
   }
 }
-
-// --- screenshare (spec §7): recording a demonstration
-
-export type RecordingSession = {
-  session_id: string;
-  agent_id: number;
-  thread_id: number | null;
-  is_recording: boolean;
-  started_at: string;
-  stopped_at: string | null;
-};
-
-/** `threadId`: the thread the summary goes to (the server makes a new one without). */
-export const startScreenshare = (agentId: number, threadId: number | null) =>
-  request<RecordingSession>('/screenshare/start-recording', { method: 'POST', body: { agent_id: agentId, thread_id: threadId } });
-
-export const stopScreenshare = (agentId: number, sessionId: string | null) =>
-  request<RecordingSession>('/screenshare/stop-recording', { method: 'POST', body: { agent_id: agentId, ...(sessionId ? { session_id: sessionId } : {}) } });
 
 /** Session-storage keys of the recording's session id and its start (server time), per agent. */
 export const sessionIdKey = (agentId: number) => `session_id_${agentId}`;

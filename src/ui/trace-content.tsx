@@ -1,7 +1,7 @@
 // A model response made readable: thinking, text and tool_use items of `response.content` in order,
 // each labelled; unknown item types fall back to their JSON. Used by the panel rows and the modal.
-import type { TraceResponse } from '../../../lib/traces-api.ts';
-import { NO_DATA, prettyJson } from './format.ts';
+import type { TraceResponse } from '../lib/traces-api.ts';
+import { NO_DATA, prettyJson } from './trace-format.ts';
 
 type Item = NonNullable<TraceResponse['content']>[number];
 

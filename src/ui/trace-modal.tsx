@@ -2,11 +2,11 @@
 // pretty JSON (the response tab also renders its content items readably), and a Close button.
 // Shared by the agent screen's traces panel and the LLM Traces page (which opens it on response).
 import { useId, useState } from 'react';
-import { tracePath, type Trace } from '../../../lib/traces-api.ts';
-import { useResource } from '../../../lib/use-resource.ts';
-import { Modal } from '../../../ui/modal.tsx';
-import { Tabs, type Tab } from '../../../ui/tabs.tsx';
-import { formatCost, formatDateTime, formatLatency, formatTokens, NO_DATA, prettyJson } from './format.ts';
+import { tracePath, type Trace } from '../lib/traces-api.ts';
+import { useResource } from '../lib/use-resource.ts';
+import { Modal } from './modal.tsx';
+import { Tabs, type Tab } from './tabs.tsx';
+import { formatCost, formatDateTime, formatLatency, formatTokens, NO_DATA, prettyJson } from './trace-format.ts';
 import { TraceContent } from './trace-content.tsx';
 
 export type TraceTab = 'parameters' | 'request' | 'response';

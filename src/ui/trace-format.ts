@@ -1,4 +1,4 @@
-// Display formats for trace values, shared by the traces panel and the LLM Traces page.
+// Display formats for trace values (and dates), shared by the traces panel, the LLM Traces page and reports.
 // Every formatter answers 'No data' for a missing value (spec §2).
 
 export const NO_DATA = 'No data';

@@ -1,0 +1,19 @@
+// Users as the /api/users routes change and search them (sign-in and the user record itself: auth/users.ts).
+import type { Queryable } from '../db/db.ts';
+
+export async function setUserName(db: Queryable, id: number, name: string): Promise<void> {
+  await db.query('UPDATE users SET name = $2, updated_at = now() WHERE id = $1', [id, name]);
+}
+
+export async function setSpendLimit(db: Queryable, id: number, limitCents: number): Promise<void> {
+  await db.query('UPDATE users SET monthly_spend_limit_cents = $2, updated_at = now() WHERE id = $1', [id, limitCents]);
+}
+
+/** Up to 50 users whose e-mail or name contains `search` (case-insensitive; '' lists the first 50). */
+export async function searchUsers(db: Queryable, search: string) {
+  const escaped = search.trim().toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c);
+  return db.query(
+    `SELECT id, email, role, name, monthly_spend_limit_cents FROM users
+     WHERE $1 = '' OR lower(email) LIKE '%' || $1 || '%' OR lower(name) LIKE '%' || $1 || '%'
+     ORDER BY lower(email) LIMIT 50`, [escaped]);
+}
