@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 register('../test/setup/ts-loader.mjs', import.meta.url);
+const { benchResult } = await import('./bench-result.mjs');
 
 const { findBinary } = await import('../server/desktop/host.ts');
 if (!findBinary('Xvnc')) {
@@ -90,6 +91,7 @@ try {
       samples.push(client.syncTimes[frames] - t);
     }
     console.log(`1. input-to-pixel latency (key → frame at the viewer, loopback): median ${ms(median(samples))}, max ${ms(Math.max(...samples))}  [budget < 100 ms]`);
+    benchResult('desktop: input-to-pixel, our gateway (median)', median(samples), 'ms', '< 100 ms, ≤ noVNC');
   }
 
   // 2. idle
@@ -100,6 +102,7 @@ try {
     await sleep(10_000);
     const got = client.log.slice(count).map((i) => i.opcode || 'ping-echo');
     const kinds = [...new Set(got)].join(', ');
+    benchResult('desktop: idle traffic, our gateway', (client.bytes - bytes) / 10, 'B/s', 'keep-alives only');
     console.log(`2. idle desktop: ${((client.bytes - bytes) / 10).toFixed(0)} bytes/s to the viewer over 10 s (${got.length} instructions: ${kinds || 'none'})  [expect keep-alives only]`);
   }
 
@@ -139,6 +142,7 @@ try {
       await desktop.settle(200, 2000);
     }
     full.kill();
+    benchResult('desktop: full-screen change 1280x800 (median)', median(arrived), 'ms', '< 150 ms');
     console.log(`3. full-screen change 1280x800 (server update → all of it at the viewer): median ${ms(median(arrived))}, max ${ms(Math.max(...arrived))}, ${kb(median(sizes))} per change  [budget < 150 ms]`);
     console.log(`   with this Node test client's own JS PNG decode (a browser decodes natively): median ${ms(median(samples))}, of which decoding ${ms(median(decodes))}`);
     await sleep(500);
@@ -162,6 +166,8 @@ try {
       await api(`/api/agents/${agent.id}/screenshot`, { token: admin });
       changed.push(performance.now() - t);
     }
+    benchResult('desktop: GET screenshot, unchanged (median)', median(idle), 'ms', '< 50 ms');
+    benchResult('desktop: GET screenshot, after change (median)', median(changed), 'ms', '< 50 ms');
     console.log(`4. GET /api/agents/{id}/screenshot: median ${ms(median(idle))} unchanged screen, ${ms(median(changed))} right after a change  [budget < 50 ms]`);
   }
 
@@ -194,6 +200,7 @@ try {
     client.send('key', 0x63, 0);
     client.send('key', 0xffe3, 0);
     const fps = (client.frames - frames) / seconds;
+    benchResult('desktop: scrolling terminal, our gateway', (client.bytes - bytes) / seconds / 1024, 'KiB/s', 'report');
     console.log(`5. scrolling terminal: ${kb((client.bytes - bytes) / seconds)}/s to the viewer, ${fps.toFixed(1)} frames/s, ${(imgs / Math.max(1, client.frames - frames)).toFixed(1)} images per frame (max ${maxImgs}); Xvnc sent up to ${rfbRects} rects per update`);
   }
   clearInterval(pinger);

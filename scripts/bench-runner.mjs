@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs';
 register('../test/setup/ts-loader.mjs', import.meta.url);
 
 const { ADMIN, PG_URL, api, bootServer, pgAvailable } = await import('./bench-server.mjs');
+const { benchResult } = await import('./bench-result.mjs');
 const { Runner } = await import('../server/runner/runner.ts');
 
 const only = process.argv[2];
@@ -115,6 +116,7 @@ async function benchRunner(engine) {
   await runner.stop();
   await close();
   const overhead = turns.map((t, i) => t - (actionTimes[i] ?? 0));
+  benchResult(`runner overhead per computer action (${engine}, ${parts.label.startsWith('real') ? 'Xvnc' : 'fake desktop'})`, median(overhead), 'ms', '< 100 ms median');
   console.log(`runner overhead per computer action, desktop time excluded (${engine}, ${parts.label}): median ${ms(median(overhead))}; ` +
     `the screenshot action itself (performAction: settle + PNG): median ${ms(median(actionTimes))}`);
   console.log(`  whole loop turn per computer action (${engine}, ${parts.label}): median ${ms(median(turns))}, ` +
@@ -163,6 +165,7 @@ async function benchTraces() {
       times.push(performance.now() - t);
     }
     const note = Array.isArray(body) ? `${body.length} items` : `${body.traces.length} rows, total_count ${body.total_count}${body.total_count_estimated ? ' (estimated)' : ''}`;
+    benchResult(`scale: GET /api/llm_traces ${label}, 1M traces (median)`, median(times.slice(5)), 'ms', '< 50 ms');
     console.log(`GET ${label}: median ${ms(median(times.slice(5)))} (${note})${label.startsWith('page 1,') ? ' — budget 50 ms' : ''}`);
   }
   for (const [label, path] of [['cost_by_day, no filter (all 1,000,000)', '/api/llm_traces/cost_by_day'], ['cost_by_day, one owner', `/api/llm_traces/cost_by_day?owner_id=${owners[3]}`]]) {
