@@ -1,6 +1,6 @@
 // Agents: the list and detail shapes of spec section 3, creation, deletion, texts, run state.
 import { rm } from 'node:fs/promises';
-import type { Db, Queryable } from '../db/db.ts';
+import { prepared, type Db, type Queryable } from '../db/db.ts';
 import type { Bus } from '../realtime/bus.ts';
 
 export const RUN_STATES = ['run', 'run_all', 'stop'] as const;
@@ -23,11 +23,12 @@ function present(row: AgentRow) {
   };
 }
 
+const LIST_AGENTS = prepared('agents.list', `SELECT ${SUMMARY} FROM agents a WHERE a.owner_id = $1 AND ($2 = '' OR lower(a.name) LIKE '%' || $2 || '%')
+  ORDER BY a.created_at, a.id`);
+
 export async function listAgents(db: Queryable, ownerId: number, search: string) {
   const escaped = search.trim().toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c);
-  const rows = await db.query<AgentRow>(
-    `SELECT ${SUMMARY} FROM agents a WHERE a.owner_id = $1 AND ($2 = '' OR lower(a.name) LIKE '%' || $2 || '%')
-     ORDER BY a.created_at, a.id`, [ownerId, escaped]);
+  const rows = await db.query<AgentRow>(LIST_AGENTS, [ownerId, escaped]);
   return rows.map(present);
 }
 

@@ -24,6 +24,7 @@ export function registerUserRoutes(api: Api) {
     if (body.name !== undefined && typeof body.name !== 'string') throw invalid('name', 'Name must be text');
     const name = typeof body.name === 'string' ? body.name.trim().slice(0, 200) : ctx.user.name;
     await ctx.services.db.query('UPDATE users SET name = $2, updated_at = now() WHERE id = $1', [ctx.user.id, name]);
+    ctx.services.auth.forget(ctx.user.id);
     return publicUser((await findUser(ctx.services.db, ctx.user.id))!);
   });
 
@@ -43,6 +44,7 @@ export function registerUserRoutes(api: Api) {
       throw invalid('limit_cents', `limit_cents must be a whole number of cents from 0 (no limit) to ${MAX_LIMIT_CENTS}`);
     }
     await ctx.services.db.query('UPDATE users SET monthly_spend_limit_cents = $2, updated_at = now() WHERE id = $1', [ctx.user.id, limit_cents]);
+    ctx.services.auth.forget(ctx.user.id);
     return publicUser((await findUser(ctx.services.db, ctx.user.id))!);
   });
 }
