@@ -10,8 +10,10 @@ import type { Runner } from './runner/runner.ts';
 import type { BillingProvider } from './billing/types.ts';
 import type { SmtpIntake } from './mail/smtp-intake.ts';
 import type { MailSender } from './mail/sender.ts';
+import type { Metrics } from './ops/metrics.ts';
 
-export type Log = { info: (msg: string) => void; error: (msg: string) => void };
+/** `fields` (request_id, route, …) become JSON keys with LOG_FORMAT=json. */
+export type Log = { info: (msg: string, fields?: Record<string, unknown>) => void; error: (msg: string, fields?: Record<string, unknown>) => void };
 
 export type Services = {
   config: Config;
@@ -37,4 +39,6 @@ export type Services = {
   mailSender?: MailSender;
   /** Teaching by demonstration: recordings of the desktop and their summaries (server/recording). */
   recordings?: Recordings;
+  /** Request counts, latencies and gauges for GET /api/metrics (server/ops). */
+  metrics?: Metrics;
 };

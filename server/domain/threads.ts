@@ -160,3 +160,11 @@ export async function deleteThread(db: Db, bus: Bus, threadId: number, agentId: 
 function changed(bus: Bus, agentId: number): void {
   bus.publish(`agent:${agentId}:changed`, { agent_id: agentId });
 }
+
+const RUN_COUNTS = prepared('threads.run-counts', `SELECT count(*) FILTER (WHERE thread_running)::int AS running,
+  count(*) FILTER (WHERE schedule_sequence IS NOT NULL AND NOT thread_running)::int AS queued FROM threads`);
+
+/** Threads running now and threads waiting in a queue, over all agents (and all server instances). */
+export async function runCounts(db: Queryable): Promise<{ running: number; queued: number }> {
+  return (await db.query<{ running: number; queued: number }>(RUN_COUNTS))[0];
+}

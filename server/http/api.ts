@@ -8,6 +8,7 @@ import type { User } from '../auth/users.ts';
 import { readJson } from './body.ts';
 import { HttpError, sendError, sendJson } from './errors.ts';
 import { Router, type Params } from './router.ts';
+import { requestId } from '../ops/request-id.ts';
 
 export type AuthLevel = 'public' | 'user' | 'admin';
 
@@ -30,14 +31,20 @@ export type Ctx = {
 };
 
 export type Handler = (ctx: Ctx) => unknown | Promise<unknown>;
-type Route = { handler: Handler; auth: AuthLevel };
+type Route = { handler: Handler; auth: AuthLevel; pattern: string };
 
 export class Api {
   private router = new Router<Route>();
+  /** The matched route pattern per request, for metrics and logs ('/agents/:id', not the raw path). */
+  private patterns = new WeakMap<IncomingMessage, string>();
   constructor(private services: Services) {}
 
+  routeOf(req: IncomingMessage): string | undefined {
+    return this.patterns.get(req);
+  }
+
   route(method: string, path: string, handler: Handler, auth: AuthLevel = 'user'): this {
-    this.router.add(method, path, { handler, auth });
+    this.router.add(method, path, { handler, auth, pattern: path });
     return this;
   }
   get = (path: string, h: Handler, auth?: AuthLevel) => this.route('GET', path, h, auth);
@@ -49,6 +56,7 @@ export class Api {
   async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     try {
       const { handler, params } = this.router.match(req.method ?? 'GET', url.pathname.slice('/api'.length) || '/');
+      this.patterns.set(req, handler.pattern);
       const { user, realUser, sessionId } = await this.authenticate(req, handler.auth);
       const ctx: Ctx = {
         req, res, url, params, query: url.searchParams, user: user!, realUser: realUser!, sessionId: sessionId ?? null,
@@ -63,7 +71,7 @@ export class Api {
       }
       sendJson(res, ctx.status, result, ctx.headers);
     } catch (err) {
-      sendError(res, err, this.services.log.error);
+      sendError(res, err, (msg) => this.services.log.error(msg, { request_id: requestId(req) }));
     }
   }
 
