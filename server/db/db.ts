@@ -42,7 +42,8 @@ async function openPglite(dataDir: string | null): Promise<Db> {
     path = join(dataDir, 'pg');
     mkdirSync(path, { recursive: true, mode: 0o700 });
     chmodSync(path, 0o700); // the signing keys are in here: also for data directories made before
-
+    const { initInChild, needsInit } = await import('./pglite-init.ts');
+    if (needsInit(path)) await initInChild(path);
   }
   const pg = new PGlite(path);
   await pg.waitReady;
