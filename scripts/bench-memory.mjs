@@ -3,13 +3,11 @@
 // Target ≤ 450 MB both. Reference: a bare `node -e` process holding a server socket.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureBuild } from './bench-build.mjs';
+import { ADMIN, call, ensureBuild, freePort, startServer, stop } from './bench-build.mjs';
 import { benchResult } from './bench-result.mjs';
 
-const ADMIN = { email: 'bench-admin@example.test', password: 'bench-password-123' };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const mb = (kb) => kb / 1024;
 
@@ -17,51 +15,6 @@ function status(pid) {
   const text = readFileSync(`/proc/${pid}/status`, 'utf8');
   const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN);
   return { rss: field('VmRSS'), peak: field('VmHWM') };
-}
-
-async function freePort() {
-  const s = createServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address();
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
-/** Starts the built server; resolves once it listens. */
-async function startServer(dist, dataDir, port) {
-  const child = spawn(process.execPath, [join(dist, 'server.mjs')], {
-    env: {
-      ...process.env, DATA_DIR: dataDir, PORT: String(port), SMTP_PORT: '0', ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password,
-      STATIC_DIR: join(dist, 'public'), LOG_REQUESTS: '0', DESKTOP_PROVIDER: 'none', DATABASE_URL: '',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const started = performance.now();
-  await new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      if (out.includes('listening on')) resolve();
-    });
-    child.on('exit', (code) => reject(new Error(`server exited ${code}: ${out}`)));
-  });
-  return { child, startMs: performance.now() - started };
-}
-
-async function stop(child) {
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-async function call(base, path, { token, body } = {}) {
-  const res = await fetch(base + path, {
-    method: body ? 'POST' : 'GET',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  if (!res.ok) throw new Error(`${res.status} ${path}`);
-  return res.json();
 }
 
 /** RSS once the process has settled: a few API calls like a page load, then idle. */
