@@ -27,7 +27,7 @@ function run(script) {
     const results = [];
     const started = performance.now();
     console.log(`\n=== ${script}`);
-    const child = spawn(process.execPath, [join(here, script)], { stdio: ['ignore', 'pipe', 'inherit'], env: process.env });
+    const child = spawn(process.execPath, ['--expose-gc', join(here, script)], { stdio: ['ignore', 'pipe', 'inherit'], env: process.env });
     let buffered = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk) => {
