@@ -6,6 +6,8 @@
 //      the viewer (median; budget < 150 ms); also with the Node test client's slow JS PNG decode included
 //   4. GET /api/agents/{id}/screenshot median, unchanged screen and after a change (budget < 50 ms)
 //   5. a scrolling terminal: bytes/s, frames/s and images per frame at the viewer
+//   6. in headless Chromium, the app's live view (our gateway) next to Debian's noVNC + websockify on the
+//      same Xvnc: input-to-pixel latency, idle and scrolling bytes/s (scripts/bench-desktop-browser.mjs)
 // A real server (PGlite in memory, temporary DATA_DIR) with one Xvnc desktop running only a terminal.
 import { register } from 'node:module';
 import { spawn } from 'node:child_process';
@@ -30,6 +32,9 @@ const { openDb } = await import('../server/db/db.ts');
 const { start } = await import('../server/start.ts');
 const { keysymsForText } = await import('../server/desktop/keysyms.ts');
 const { GuacTestClient, diffPixels } = await import('../test/server/desktop-helpers.ts');
+const { shortSocketPath } = await import('../server/desktop/host.ts');
+const { ensureBuild } = await import('./bench-build.mjs');
+const { browserBenchAvailable, compareInBrowsers } = await import('./bench-desktop-browser.mjs');
 
 const ADMIN = { email: 'bench-admin@example.test', password: 'bench-password-123' };
 const quiet = { info: () => {}, error: (m) => process.env.BENCH_VERBOSE && console.error(m) };
@@ -42,7 +47,9 @@ const ms = (v) => `${v.toFixed(1)} ms`;
 const kb = (v) => `${(v / 1024).toFixed(1)} KiB`;
 
 const db = await openDb({ dataDir: null });
-const running = await start({ ...loadConfig({}), port: 0, smtpPort: 0, dataDir, staticDir: null, logRequests: false, adminEmail: ADMIN.email, adminPassword: ADMIN.password }, db, quiet);
+// The built app is served too: the browser half (6.) opens the live view.
+const staticDir = browserBenchAvailable() ? join(ensureBuild(), 'public') : null;
+const running = await start({ ...loadConfig({}), port: 0, smtpPort: 0, dataDir, staticDir, logRequests: false, adminEmail: ADMIN.email, adminPassword: ADMIN.password }, db, quiet);
 const base = running.url;
 
 async function api(path, { token, body, method } = {}) {
@@ -204,6 +211,16 @@ try {
     console.log(`5. scrolling terminal: ${kb((client.bytes - bytes) / seconds)}/s to the viewer, ${fps.toFixed(1)} frames/s, ${(imgs / Math.max(1, client.frames - frames)).toFixed(1)} images per frame (max ${maxImgs}); Xvnc sent up to ${rfbRects} rects per update`);
   }
   clearInterval(pinger);
+
+  // 6. the same in Chromium, ours against noVNC
+  if (!browserBenchAvailable()) console.log('6. browser comparison skipped: needs /usr/bin/chromium, /usr/share/novnc and websockify');
+  else {
+    const socketPath = shortSocketPath(join(dataDir, 'desktops', `agent-${agent.id}`), '.rfb.sock');
+    const r = await compareInBrowsers({ base, admin: ADMIN, agentId: agent.id, socketPath, log: console.log });
+    benchResult('desktop: input-to-pixel in Chromium, ours vs noVNC (median)', r.ours.latency, 'ms', '≤ noVNC', r.novnc.latency);
+    benchResult('desktop: idle traffic in Chromium, ours vs noVNC', r.ours.idle, 'B/s', 'keep-alives only', r.novnc.idle);
+    benchResult('desktop: scrolling terminal in Chromium, ours vs noVNC', r.ours.scrolling / 1024, 'KiB/s', 'report', r.novnc.scrolling / 1024);
+  }
 } finally {
   client?.close();
   await running.close();
