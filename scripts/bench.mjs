@@ -3,7 +3,7 @@
 // figure | value | reference | target and writes bench/results.json.
 // Usage: node scripts/bench.mjs [name-filter...] — e.g. `npm run bench -- api memory`.
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -16,6 +16,7 @@ const SCRIPTS = [
   'bench-desktop.mjs',
   'bench-runner.mjs',
   'bench-mail.mjs',
+  'bench-scheduler.mjs',
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -23,6 +24,10 @@ const filters = process.argv.slice(2);
 const chosen = filters.length ? SCRIPTS.filter((s) => filters.some((f) => s.includes(f))) : SCRIPTS;
 
 function run(script) {
+  if (!existsSync(join(here, script))) {
+    console.log(`\n=== ${script}: not in this checkout, skipped`);
+    return { script, code: 0, results: [] };
+  }
   return new Promise((resolve) => {
     const results = [];
     const started = performance.now();
