@@ -216,7 +216,12 @@ try {
   if (!browserBenchAvailable()) console.log('6. browser comparison skipped: needs /usr/bin/chromium, /usr/share/novnc and websockify');
   else {
     const socketPath = shortSocketPath(join(dataDir, 'desktops', `agent-${agent.id}`), '.rfb.sock');
-    const r = await compareInBrowsers({ base, admin: ADMIN, agentId: agent.id, socketPath, log: console.log });
+    // Bounded: a stuck browser must not hold up `npm run bench`.
+    let timer;
+    const r = await Promise.race([
+      compareInBrowsers({ base, admin: ADMIN, agentId: agent.id, socketPath, log: console.log }),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('browser comparison took over 4 minutes')), 240_000))),
+    ]).finally(() => clearTimeout(timer));
     benchResult('desktop: input-to-pixel in Chromium, ours vs noVNC (median)', r.ours.latency, 'ms', '≤ noVNC', r.novnc.latency);
     benchResult('desktop: idle traffic in Chromium, ours vs noVNC', r.ours.idle, 'B/s', 'keep-alives only', r.novnc.idle);
     benchResult('desktop: scrolling terminal in Chromium, ours vs noVNC', r.ours.scrolling / 1024, 'KiB/s', 'report', r.novnc.scrolling / 1024);
