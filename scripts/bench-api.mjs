@@ -2,7 +2,7 @@
 // GET /api/agents/ (10 agents) and GET /api/threads/{id}/steps?limit=500 (500 steps), over PGlite and
 // PostgreSQL, next to a bare node:http server answering a fixed JSON body in the same run.
 // Targets: ≥ 10 % of the bare server's requests/s on PGlite, ≥ 25 % on PostgreSQL.
-// Usage: node scripts/bench-api.mjs [seconds per run, default 4]
+// Usage: node scripts/bench-api.mjs [seconds per run, default 3]
 import { register } from 'node:module';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -12,7 +12,7 @@ register('../test/setup/ts-loader.mjs', import.meta.url);
 const { ADMIN, PG_URL, api, bootServer, pgAvailable } = await import('./bench-server.mjs');
 const { benchResult } = await import('./bench-result.mjs');
 
-const SECONDS = Number(process.argv[2]) || 4;
+const SECONDS = Number(process.argv[2]) || 3;
 const CONNECTIONS = [1, 16, 64];
 const WRK = '/usr/bin/wrk';
 if (!existsSync(WRK)) {

@@ -17,6 +17,7 @@ const { benchResult } = await import('./bench-result.mjs');
 const { Runner } = await import('../server/runner/runner.ts');
 
 const only = process.argv[2];
+const quiet = { info: () => {}, error: (m) => console.error(m) };
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
