@@ -6,6 +6,8 @@
 //      the viewer (median; budget < 150 ms); also with the Node test client's slow JS PNG decode included
 //   4. GET /api/agents/{id}/screenshot median, unchanged screen and after a change (budget < 50 ms)
 //   5. a scrolling terminal: bytes/s, frames/s and images per frame at the viewer
+//   6. in headless Chromium, the app's live view (our gateway) next to Debian's noVNC + websockify on the
+//      same Xvnc: input-to-pixel latency, idle and scrolling bytes/s (scripts/bench-desktop-browser.mjs)
 // A real server (PGlite in memory, temporary DATA_DIR) with one Xvnc desktop running only a terminal.
 import { register } from 'node:module';
 import { spawn } from 'node:child_process';
@@ -14,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 register('../test/setup/ts-loader.mjs', import.meta.url);
+const { benchResult } = await import('./bench-result.mjs');
 
 const { findBinary } = await import('../server/desktop/host.ts');
 if (!findBinary('Xvnc')) {
@@ -29,6 +32,9 @@ const { openDb } = await import('../server/db/db.ts');
 const { start } = await import('../server/start.ts');
 const { keysymsForText } = await import('../server/desktop/keysyms.ts');
 const { GuacTestClient, diffPixels } = await import('../test/server/desktop-helpers.ts');
+const { shortSocketPath } = await import('../server/desktop/host.ts');
+const { ensureBuild } = await import('./bench-build.mjs');
+const { browserBenchAvailable, compareInBrowsers } = await import('./bench-desktop-browser.mjs');
 
 const ADMIN = { email: 'bench-admin@example.test', password: 'bench-password-123' };
 const quiet = { info: () => {}, error: (m) => process.env.BENCH_VERBOSE && console.error(m) };
@@ -41,7 +47,9 @@ const ms = (v) => `${v.toFixed(1)} ms`;
 const kb = (v) => `${(v / 1024).toFixed(1)} KiB`;
 
 const db = await openDb({ dataDir: null });
-const running = await start({ ...loadConfig({}), port: 0, smtpPort: 0, dataDir, staticDir: null, logRequests: false, adminEmail: ADMIN.email, adminPassword: ADMIN.password }, db, quiet);
+// The built app is served too: the browser half (6.) opens the live view.
+const staticDir = browserBenchAvailable() ? join(ensureBuild(), 'public') : null;
+const running = await start({ ...loadConfig({}), port: 0, smtpPort: 0, dataDir, staticDir, logRequests: false, adminEmail: ADMIN.email, adminPassword: ADMIN.password }, db, quiet);
 const base = running.url;
 
 async function api(path, { token, body, method } = {}) {
@@ -90,6 +98,7 @@ try {
       samples.push(client.syncTimes[frames] - t);
     }
     console.log(`1. input-to-pixel latency (key → frame at the viewer, loopback): median ${ms(median(samples))}, max ${ms(Math.max(...samples))}  [budget < 100 ms]`);
+    benchResult('desktop: input-to-pixel, our gateway (median)', median(samples), 'ms', '< 100 ms, ≤ noVNC');
   }
 
   // 2. idle
@@ -100,6 +109,7 @@ try {
     await sleep(10_000);
     const got = client.log.slice(count).map((i) => i.opcode || 'ping-echo');
     const kinds = [...new Set(got)].join(', ');
+    benchResult('desktop: idle traffic, our gateway', (client.bytes - bytes) / 10, 'B/s', 'keep-alives only');
     console.log(`2. idle desktop: ${((client.bytes - bytes) / 10).toFixed(0)} bytes/s to the viewer over 10 s (${got.length} instructions: ${kinds || 'none'})  [expect keep-alives only]`);
   }
 
@@ -139,6 +149,7 @@ try {
       await desktop.settle(200, 2000);
     }
     full.kill();
+    benchResult('desktop: full-screen change 1280x800 (median)', median(arrived), 'ms', '< 150 ms');
     console.log(`3. full-screen change 1280x800 (server update → all of it at the viewer): median ${ms(median(arrived))}, max ${ms(Math.max(...arrived))}, ${kb(median(sizes))} per change  [budget < 150 ms]`);
     console.log(`   with this Node test client's own JS PNG decode (a browser decodes natively): median ${ms(median(samples))}, of which decoding ${ms(median(decodes))}`);
     await sleep(500);
@@ -162,6 +173,8 @@ try {
       await api(`/api/agents/${agent.id}/screenshot`, { token: admin });
       changed.push(performance.now() - t);
     }
+    benchResult('desktop: GET screenshot, unchanged (median)', median(idle), 'ms', '< 50 ms');
+    benchResult('desktop: GET screenshot, after change (median)', median(changed), 'ms', '< 50 ms');
     console.log(`4. GET /api/agents/{id}/screenshot: median ${ms(median(idle))} unchanged screen, ${ms(median(changed))} right after a change  [budget < 50 ms]`);
   }
 
@@ -194,9 +207,25 @@ try {
     client.send('key', 0x63, 0);
     client.send('key', 0xffe3, 0);
     const fps = (client.frames - frames) / seconds;
+    benchResult('desktop: scrolling terminal, our gateway', (client.bytes - bytes) / seconds / 1024, 'KiB/s', 'report');
     console.log(`5. scrolling terminal: ${kb((client.bytes - bytes) / seconds)}/s to the viewer, ${fps.toFixed(1)} frames/s, ${(imgs / Math.max(1, client.frames - frames)).toFixed(1)} images per frame (max ${maxImgs}); Xvnc sent up to ${rfbRects} rects per update`);
   }
   clearInterval(pinger);
+
+  // 6. the same in Chromium, ours against noVNC
+  if (!browserBenchAvailable()) console.log('6. browser comparison skipped: needs /usr/bin/chromium, /usr/share/novnc and websockify');
+  else {
+    const socketPath = shortSocketPath(join(dataDir, 'desktops', `agent-${agent.id}`), '.rfb.sock');
+    // Bounded: a stuck browser must not hold up `npm run bench`.
+    let timer;
+    const r = await Promise.race([
+      compareInBrowsers({ base, admin: ADMIN, agentId: agent.id, socketPath, log: console.log }),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('browser comparison took over 4 minutes')), 240_000))),
+    ]).finally(() => clearTimeout(timer));
+    benchResult('desktop: input-to-pixel in Chromium, ours vs noVNC (median)', r.ours.latency, 'ms', '≤ noVNC', r.novnc.latency);
+    benchResult('desktop: idle traffic in Chromium, ours vs noVNC', r.ours.idle, 'B/s', 'keep-alives only', r.novnc.idle);
+    benchResult('desktop: scrolling terminal in Chromium, ours vs noVNC', r.ours.scrolling / 1024, 'KiB/s', 'report', r.novnc.scrolling / 1024);
+  }
 } finally {
   client?.close();
   await running.close();

@@ -12,6 +12,7 @@ import { connect } from 'node:net';
 register('../test/setup/ts-loader.mjs', import.meta.url);
 
 const { ADMIN, PG_URL, api, bootServer, pgAvailable } = await import('./bench-server.mjs');
+const { benchResult } = await import('./bench-result.mjs');
 
 const CLIENTS = 10;
 const MESSAGES = 1000;
@@ -89,6 +90,8 @@ async function bench(engine) {
   }));
   const seconds = (performance.now() - started) / 1000;
   const threads = (await Promise.all(agents.map((id) => api(base, `/api/agents/${id}`, { token: admin })))).reduce((n, a) => n + a.threads.length, 0);
+  benchResult(`mail: SMTP intake (${engine})`, MESSAGES / seconds, 'msg/s', 'report');
+  benchResult(`mail: "." → thread visible (${engine}, p99)`, pct(toVisible, 99), 'ms', 'report');
   console.log(`SMTP intake (${engine}): ${MESSAGES} messages of 10 KB from ${CLIENTS} clients in ${seconds.toFixed(1)} s = ${(MESSAGES / seconds).toFixed(0)} messages/s; ${threads} threads`);
   console.log(`  final "." → 250: p50 ${ms(pct(toAccepted, 50))}, p99 ${ms(pct(toAccepted, 99))}`);
   console.log(`  final "." → thread visible through the API: p50 ${ms(pct(toVisible, 50))}, p99 ${ms(pct(toVisible, 99))}`);

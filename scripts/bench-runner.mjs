@@ -4,7 +4,8 @@
 //      on the real desktop too when Xvnc and the desktop module are there.
 //   2. GET /api/llm_traces/ page median with 1,000,000 traces in PostgreSQL (throwaway schema,
 //      rows from generate_series), unfiltered, by owner, by thread name and by a date range.
-// Usage: node scripts/bench-runner.mjs [runner|traces] — BENCH_DATABASE_URL or TEST_DATABASE_URL
+//   3. GET /api/threads/{id}/steps with 100,000 steps in one thread, in PostgreSQL.
+// Usage: node scripts/bench-runner.mjs [runner|traces|steps] — BENCH_DATABASE_URL or TEST_DATABASE_URL
 // (default postgres://postgres@127.0.0.1:5432/test) names the PostgreSQL to use.
 import { register } from 'node:module';
 import { existsSync } from 'node:fs';
@@ -12,9 +13,11 @@ import { existsSync } from 'node:fs';
 register('../test/setup/ts-loader.mjs', import.meta.url);
 
 const { ADMIN, PG_URL, api, bootServer, pgAvailable } = await import('./bench-server.mjs');
+const { benchResult } = await import('./bench-result.mjs');
 const { Runner } = await import('../server/runner/runner.ts');
 
 const only = process.argv[2];
+const quiet = { info: () => {}, error: (m) => console.error(m) };
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -115,6 +118,7 @@ async function benchRunner(engine) {
   await runner.stop();
   await close();
   const overhead = turns.map((t, i) => t - (actionTimes[i] ?? 0));
+  benchResult(`runner overhead per computer action (${engine}, ${parts.label.startsWith('real') ? 'Xvnc' : 'fake desktop'})`, median(overhead), 'ms', '< 100 ms median');
   console.log(`runner overhead per computer action, desktop time excluded (${engine}, ${parts.label}): median ${ms(median(overhead))}; ` +
     `the screenshot action itself (performAction: settle + PNG): median ${ms(median(actionTimes))}`);
   console.log(`  whole loop turn per computer action (${engine}, ${parts.label}): median ${ms(median(turns))}, ` +
@@ -163,6 +167,7 @@ async function benchTraces() {
       times.push(performance.now() - t);
     }
     const note = Array.isArray(body) ? `${body.length} items` : `${body.traces.length} rows, total_count ${body.total_count}${body.total_count_estimated ? ' (estimated)' : ''}`;
+    benchResult(`scale: GET /api/llm_traces ${label}, 1M traces (median)`, median(times.slice(5)), 'ms', '< 50 ms');
     console.log(`GET ${label}: median ${ms(median(times.slice(5)))} (${note})${label.startsWith('page 1,') ? ' — budget 50 ms' : ''}`);
   }
   for (const [label, path] of [['cost_by_day, no filter (all 1,000,000)', '/api/llm_traces/cost_by_day'], ['cost_by_day, one owner', `/api/llm_traces/cost_by_day?owner_id=${owners[3]}`]]) {
@@ -177,6 +182,37 @@ async function benchTraces() {
   await close();
 }
 
+// --- 3. steps page with 100,000 steps in one thread
+
+async function benchSteps() {
+  const ROWS = 100_000;
+  const { running, db, close } = await boot('postgres');
+  const base = running.url;
+  const admin = (await api(base, '/api/auth/sign-in', { body: ADMIN })).token;
+  const agent = await api(base, '/api/agents/', { token: admin, body: { name: 'Scale' } });
+  const thread = await api(base, '/api/threads/', { token: admin, body: { agent_id: agent.id } });
+  const t0 = performance.now();
+  await db.query(
+    `INSERT INTO thread_steps (thread_id, sequence, assistant_text, user_text, tool_calls)
+     SELECT $1, g, CASE WHEN g % 2 = 0 THEN 'Step ' || g || ': clicked the button' ELSE '' END, CASE WHEN g % 2 = 1 THEN 'continue ' || g ELSE '' END,
+            CASE WHEN g % 2 = 0 THEN '[{"id":"t","name":"computer","input":{"action":"left_click","coordinate":[1,2]}}]'::jsonb ELSE '[]'::jsonb END
+     FROM generate_series(1, $2) g`, [thread.id, ROWS]);
+  await db.query('VACUUM ANALYZE thread_steps');
+  console.log(`inserted ${ROWS.toLocaleString('en')} steps in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  for (const [label, path] of [['newest 100', `?limit=100`], ['newest 500', `?limit=500`], ['page at offset 50,000', `?limit=100&offset=50000`]]) {
+    const times = [];
+    let body;
+    for (let i = 0; i < 25; i++) {
+      const t = performance.now();
+      body = await api(base, `/api/threads/${thread.id}/steps${path}`, { token: admin });
+      times.push(performance.now() - t);
+    }
+    console.log(`GET steps ${label}: median ${ms(median(times.slice(5)))} (${body.steps.length} steps of ${body.total_count})`);
+    benchResult(`scale: GET /api/threads/{id}/steps ${label}, 100k steps (median)`, median(times.slice(5)), 'ms', '< 50 ms');
+  }
+  await close();
+}
+
 if (!only || only === 'runner') {
   await benchRunner('pglite');
   if (await pgAvailable()) await benchRunner('postgres');
@@ -185,5 +221,9 @@ if (!only || only === 'runner') {
 if (!only || only === 'traces') {
   if (await pgAvailable()) await benchTraces();
   else console.log(`trace list with 1,000,000 traces: skipped, no PostgreSQL at ${PG_URL}`);
+}
+if (!only || only === 'steps') {
+  if (await pgAvailable()) await benchSteps();
+  else console.log(`steps with 100,000 steps: skipped, no PostgreSQL at ${PG_URL}`);
 }
 process.exit(0);

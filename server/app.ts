@@ -22,6 +22,8 @@ import { registerAdminMailRoutes } from './routes/admin-mail.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
 import { registerScreenshareRoutes } from './routes/screenshare.ts';
 import { registerSchedulerRoutes } from './routes/scheduler.ts';
+import { registerMetricsRoutes } from './routes/metrics.ts';
+import { assignRequestId } from './ops/request-id.ts';
 import type { Services } from './services.ts';
 
 export function createApp(services: Services) {
@@ -43,23 +45,30 @@ export function createApp(services: Services) {
   registerAdminMailRoutes(api);
   registerScreenshareRoutes(api);
   registerSchedulerRoutes(api);
+  registerMetricsRoutes(api);
 
   const handle = async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
+    const request_id = assignRequestId(req);
     setSecurityHeaders(res);
-    if (services.config.logRequests) {
-      res.on('finish', () => {
-        const ms = (performance.now() - started).toFixed(1);
-        services.log.info(`${req.method} ${req.url?.split('?')[0]} ${res.statusCode} ${ms}ms`);
-      });
-    }
+    res.setHeader('X-Request-Id', request_id);
+    res.on('finish', () => {
+      const seconds = (performance.now() - started) / 1000;
+      const path = req.url?.split('?')[0] ?? '/';
+      // Unmatched API paths share one label, so scanners cannot grow the series without bound.
+      const route = api.routeOf(req) ?? (path === '/api' || path.startsWith('/api/') ? 'unmatched' : 'static');
+      services.metrics?.observe(req.method ?? 'GET', route, res.statusCode, seconds);
+      if (!services.config.logRequests) return;
+      const ms = Math.round(seconds * 10000) / 10;
+      services.log.info(`${req.method} ${path} ${res.statusCode} ${ms}ms`, { request_id, method: req.method, path, route, status: res.statusCode, ms });
+    });
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
       if (url.pathname === '/api' || url.pathname.startsWith('/api/')) return await api.handle(req, res, url);
       if (!services.config.staticDir) return sendError(res, new HttpError(404, 'Not found'));
       await serveStatic(services.config.staticDir, req, res, url.pathname);
     } catch (err) {
-      sendError(res, err, services.log.error);
+      sendError(res, err, (msg) => services.log.error(msg, { request_id }));
     }
   };
   return Object.assign(handle, {

@@ -24,6 +24,10 @@ export type Config = {
   /** Where the built SPA lives; null serves no static files (API-only tests). */
   staticDir: string | null;
   logRequests: boolean;
+  /** LOG_FORMAT=json: one JSON object per log line, with request ids. */
+  logFormat: 'text' | 'json';
+  /** METRICS_TOKEN: a bearer token that may read GET /api/metrics besides admins. */
+  metricsToken: string | null;
   /** Bytes of uploads each agent may keep (AGENT_STORAGE_MB, default 2048). */
   agentStorageBytes: number;
   /** BILLING_PROVIDER: 'local' (built-in test-mode portal) or 'stripe'. */
@@ -54,6 +58,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: env.PUBLIC_URL ? publicOrigin(env.PUBLIC_URL) : null,
     staticDir: env.STATIC_DIR === '' ? null : resolve(env.STATIC_DIR || 'dist/public'),
     logRequests: env.LOG_REQUESTS !== '0',
+    logFormat: env.LOG_FORMAT === 'json' ? 'json' : 'text',
+    metricsToken: env.METRICS_TOKEN || null,
     agentStorageBytes: intOr(env.AGENT_STORAGE_MB, 2048) * 1024 * 1024,
     billingProvider: env.BILLING_PROVIDER === 'stripe' ? 'stripe' : 'local',
     testCreditsCents: intOr(env.BILLING_TEST_CREDITS_CENTS, 500),

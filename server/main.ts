@@ -2,15 +2,12 @@
 import { loadConfig } from './config.ts';
 import { openDb } from './db/db.ts';
 import { start } from './start.ts';
-
-const log = {
-  info: (msg: string) => console.log(`${new Date().toISOString()} ${msg}`),
-  error: (msg: string) => console.error(`${new Date().toISOString()} ERROR ${msg}`),
-};
+import { createLog } from './ops/log.ts';
 
 // Everything the server writes (database, keys, uploads) is for its own user only.
 process.umask(0o077);
 const config = loadConfig();
+const log = createLog(config.logFormat);
 const db = await openDb({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
 const running = await start(config, db, log);
 log.info(`Agent Workspace listening on ${running.url} (database: ${db.engine}${db.engine === 'pglite' ? ` in ${config.dataDir}` : ''})`);

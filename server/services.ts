@@ -13,8 +13,10 @@ import type { BillingProvider } from './billing/types.ts';
 import type { SmtpIntake } from './mail/smtp-intake.ts';
 import type { MailSender } from './mail/sender.ts';
 import type { Scheduler } from './scheduler/scheduler.ts';
+import type { Metrics } from './ops/metrics.ts';
 
-export type Log = { info: (msg: string) => void; error: (msg: string) => void };
+/** `fields` (request_id, route, …) become JSON keys with LOG_FORMAT=json. */
+export type Log = { info: (msg: string, fields?: Record<string, unknown>) => void; error: (msg: string, fields?: Record<string, unknown>) => void };
 
 export type Services = {
   config: Config;
@@ -46,4 +48,6 @@ export type Services = {
   recordings?: Recordings;
   /** Starts threads from the agents' schedules (server/scheduler). */
   scheduler?: Scheduler;
+  /** Request counts, latencies and gauges for GET /api/metrics (server/ops). */
+  metrics?: Metrics;
 };

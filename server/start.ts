@@ -21,6 +21,8 @@ import { filesDir } from './files/storage.ts';
 import { Recordings } from './recording/recordings.ts';
 import { transcriberFromEnv } from './recording/transcriber.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
+import { Metrics } from './ops/metrics.ts';
+import { runCounts } from './domain/threads.ts';
 
 export type Running = { server: Server; url: string; services: Services; close: () => Promise<void> };
 
@@ -34,6 +36,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     config, port: config.port, db, auth: new Auth(db, tokens), bus, log, models: chooseProvider(config.modelProvider), desktops, screenshots,
     gateway: createGateway({ get desktops() { return services.desktops; }, bus, log }),
   };
+  services.metrics = new Metrics();
   services.onUpload = desktopUploadHook(desktops, log);
   services.billing = chooseBillingProvider(config, db);
   services.recordings = new Recordings({
@@ -46,6 +49,12 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   const app = createApp(services);
   const server = createServer(app);
   const sockets = createSocketServer(services, app.upgrade);
+  services.metrics
+    .gauge({ name: 'aw_open_sockets', help: 'WebSockets open on this instance (message feeds, hubs, desktop tunnels).', read: () => sockets.count() })
+    .gauge({ name: 'aw_runs_in_progress', help: 'Threads running now, on all instances.', read: async () => (await runCounts(db)).running })
+    .gauge({ name: 'aw_queue_depth', help: 'Scheduled threads waiting to run, on all instances.', read: async () => (await runCounts(db)).queued })
+    .gauge({ name: 'aw_runner_active_threads', help: 'Threads this instance is running.', read: () => services.runner?.activeThreads().length ?? 0 })
+    .gauge({ name: 'aw_desktops_running', help: 'Virtual desktops running on this instance.', read: () => desktops.list?.().length ?? 0 });
   server.on('upgrade', (req, socket, head) => {
     socket.on('error', () => socket.destroy());
     sockets.upgrade(req, socket, head).catch((err) => {

@@ -10,12 +10,39 @@ import { findUser, type User } from './users.ts';
 export type Identity = { user: User; realUser: User; sessionId: number | null; expiresAt: number };
 export const IMPERSONATE_HEADER = 'x-impersonate-user-id';
 
+/** How long a verified token and its user rows are reused: a second, so role and name changes show quickly. */
+const IDENTITY_TTL_MS = 1000;
+const IDENTITY_CACHE_MAX = 10_000;
+
 export class Auth {
+  // Who is asking, per (token, impersonation) pair: saves the ES256 verify and the user lookups
+  // on every request of a busy client. Entries never outlive the token.
+  private cache = new Map<string, { identity: Identity; until: number }>();
+
   constructor(private db: Db, readonly tokens: TokenIssuer) {}
 
   async identify(req: IncomingMessage, options: { allowQueryToken?: boolean } = {}): Promise<Identity> {
     const token = bearer(req) ?? (options.allowQueryToken ? queryToken(req) : null);
     if (!token) throw unauthorized();
+    const raw = header(req, IMPERSONATE_HEADER) ?? (options.allowQueryToken ? new URL(req.url ?? '/', 'http://x').searchParams.get('impersonate') : null);
+    const key = raw ? `${token}\n${raw}` : token;
+    const now = Date.now();
+    const hit = this.cache.get(key);
+    if (hit && hit.until > now) return hit.identity;
+    const identity = await this.lookup(token, raw);
+    if (this.cache.size >= IDENTITY_CACHE_MAX) this.cache.clear();
+    this.cache.set(key, { identity, until: Math.min(now + IDENTITY_TTL_MS, identity.expiresAt) });
+    return identity;
+  }
+
+  /** Drops cached identities of a user (as the real or the impersonated one) after their row or session changed. */
+  forget(userId: number): void {
+    for (const [key, { identity }] of this.cache) {
+      if (identity.user.id === userId || identity.realUser.id === userId) this.cache.delete(key);
+    }
+  }
+
+  private async lookup(token: string, raw: string | null): Promise<Identity> {
     let claims: Awaited<ReturnType<TokenIssuer['verify']>>;
     try {
       claims = await this.tokens.verify(token);
@@ -26,8 +53,6 @@ export class Auth {
     const realUser = Number.isInteger(sub) ? await findUser(this.db, sub) : null;
     if (!realUser) throw unauthorized('Invalid or expired token');
     const session = { sessionId: Number.isInteger(claims.sid) ? (claims.sid as number) : null, expiresAt: claims.exp * 1000 };
-
-    const raw = header(req, IMPERSONATE_HEADER) ?? (options.allowQueryToken ? new URL(req.url ?? '/', 'http://x').searchParams.get('impersonate') : null);
     if (!raw) return { user: realUser, realUser, ...session };
     if (realUser.role !== 'admin') throw new HttpError(403, 'Impersonation is for admins only');
     const id = Number(raw);

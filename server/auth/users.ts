@@ -1,5 +1,5 @@
 // User records: lookups, creation and the public shape the API returns.
-import type { Queryable } from '../db/db.ts';
+import { prepared, type Queryable } from '../db/db.ts';
 import { hashPassword } from './passwords.ts';
 
 export type Role = 'admin' | 'user';
@@ -17,8 +17,10 @@ export function publicUser(u: User) {
   return { id: u.id, email: u.email, role: u.role, name: u.name, monthly_spend_limit_cents: u.monthly_spend_limit_cents };
 }
 
+const FIND_USER = prepared('users.find', `SELECT ${COLUMNS} FROM users WHERE id = $1`);
+
 export async function findUser(db: Queryable, id: number): Promise<User | null> {
-  return (await db.query<User>(`SELECT ${COLUMNS} FROM users WHERE id = $1`, [id]))[0] ?? null;
+  return (await db.query<User>(FIND_USER, [id]))[0] ?? null;
 }
 
 export async function findUserByEmail(db: Queryable, email: string): Promise<(User & { password_hash: string | null }) | null> {

@@ -4,11 +4,14 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 export type Row = Record<string, any>;
+/** A hot query kept prepared under its name on each connection (see `prepared`). */
+export type Statement = { readonly name: string; readonly text: string };
+export type Sql = string | Statement;
 export type Queryable = {
-  query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T[]>;
+  query<T extends Row = Row>(sql: Sql, params?: unknown[]): Promise<T[]>;
 };
 export type Db = Queryable & {
-  one<T extends Row = Row>(sql: string, params?: unknown[]): Promise<T | null>;
+  one<T extends Row = Row>(sql: Sql, params?: unknown[]): Promise<T | null>;
   /** Runs fn inside BEGIN/COMMIT on one connection; rolls back if it throws. */
   tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -16,6 +19,15 @@ export type Db = Queryable & {
   /** PostgreSQL only: a dedicated connection that LISTENs on a channel. */
   listen?(channel: string, onPayload: (payload: string) => void): Promise<void>;
 };
+
+const statementNames = new Set<string>();
+/** Names a fixed SQL text so both engines parse and plan it once per connection, not per call. */
+export function prepared(name: string, text: string): Statement {
+  if (statementNames.has(name)) throw new Error(`duplicate statement name ${name}`);
+  statementNames.add(name);
+  return { name, text };
+}
+const textOf = (sql: Sql) => (typeof sql === 'string' ? sql : sql.text);
 
 export type DbOptions = { dataDir?: string | null; databaseUrl?: string | null; schema?: string };
 
@@ -30,15 +42,19 @@ async function openPglite(dataDir: string | null): Promise<Db> {
     path = join(dataDir, 'pg');
     mkdirSync(path, { recursive: true, mode: 0o700 });
     chmodSync(path, 0o700); // the signing keys are in here: also for data directories made before
-
+    const { initInChild, needsInit } = await import('./pglite-init.ts');
+    if (needsInit(path)) await initInChild(path);
   }
   const pg = new PGlite(path);
   await pg.waitReady;
-  const query = async <T extends Row>(sql: string, params?: unknown[]) => (await pg.query<T>(sql, params as any[])).rows;
+  const { preparedQuery } = await import('./pglite-prepared.ts');
+  const run = preparedQuery(pg);
+  const query = async <T extends Row>(sql: Sql, params?: unknown[]) =>
+    typeof sql === 'string' ? (await pg.query<T>(sql, params as any[])).rows : run<T>(sql, params ?? []);
   return withOne({
     engine: 'pglite',
     query,
-    tx: (fn) => pg.transaction((t) => fn({ query: async <T extends Row>(s: string, p?: unknown[]) => (await t.query<T>(s, p as any[])).rows })),
+    tx: (fn) => pg.transaction((t) => fn({ query: async <T extends Row>(s: Sql, p?: unknown[]) => (await t.query<T>(textOf(s), p as any[])).rows })),
     close: () => pg.close(),
   });
 }
@@ -53,7 +69,8 @@ async function openPostgres(url: string, schema?: string): Promise<Db> {
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   pool.on('error', (err: Error) => console.error('postgres pool error:', err.message));
-  const query = async <T extends Row>(sql: string, params?: unknown[]) => (await pool.query(sql, params as any[])).rows as T[];
+  const query = async <T extends Row>(sql: Sql, params?: unknown[]) =>
+    (await (typeof sql === 'string' ? pool.query(sql, params as any[]) : pool.query({ name: sql.name, text: sql.text, values: params as any[] }))).rows as T[];
   const listeners = new Set<InstanceType<typeof pg.Client>>();
   let closed = false;
   // A LISTEN connection that PostgreSQL drops (restart, failover) is opened again, with backoff, for as
@@ -100,7 +117,10 @@ async function openPostgres(url: string, schema?: string): Promise<Db> {
       client.on('error', onError);
       try {
         await client.query('BEGIN');
-        const result = await fn({ query: async <T extends Row>(s: string, p?: unknown[]) => (await client.query(s, p as any[])).rows as T[] });
+        const result = await fn({
+          query: async <T extends Row>(s: Sql, p?: unknown[]) =>
+            (await (typeof s === 'string' ? client.query(s, p as any[]) : client.query({ name: s.name, text: s.text, values: p as any[] }))).rows as T[],
+        });
         await client.query('COMMIT');
         return result;
       } catch (err) {

@@ -67,6 +67,8 @@ export interface DesktopManager {
   acquire(agentId: number): Promise<Desktop>;
   /** The running desktop, if any, without starting one. */
   running(agentId: number): Desktop | null;
+  /** The running desktops (metrics, status). */
+  list?(): Desktop[];
   stopAll(): Promise<void>;
   /** For a deleted agent: stops its desktop and removes what it kept on this machine (its home). */
   remove?(agentId: number): Promise<void>;

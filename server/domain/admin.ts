@@ -38,7 +38,8 @@ export async function getAdminThread(db: Queryable, threadId: number) {
     `SELECT ${THREAD_COLUMNS.replace(/(\w+)/g, 't.$1')}, a.name AS agent_name, u.email AS owner_email
      FROM threads t JOIN agents a ON a.id = t.agent_id JOIN users u ON u.id = a.owner_id WHERE t.id = $1`, [threadId]);
   if (!thread) return null;
-  const { steps, total_count } = await listSteps(db, threadId, HISTORY_LIMIT, 0);
+  // listSteps answers JSON text built by the database (the hot chat path); here it joins other fields.
+  const { steps, total_count } = JSON.parse((await listSteps(db, threadId, HISTORY_LIMIT, 0)).text);
   return { ...thread, steps, total_steps: total_count };
 }
 

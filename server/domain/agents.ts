@@ -1,6 +1,7 @@
 // Agents: the list and detail shapes of spec section 3, creation, deletion, texts, run state.
 import { rm } from 'node:fs/promises';
-import type { Db, Queryable } from '../db/db.ts';
+import { prepared, type Db, type Queryable } from '../db/db.ts';
+import { JsonText } from '../http/json-text.ts';
 import type { Bus } from '../realtime/bus.ts';
 
 export const RUN_STATES = ['run', 'run_all', 'stop'] as const;
@@ -23,12 +24,25 @@ function present(row: AgentRow) {
   };
 }
 
-export async function listAgents(db: Queryable, ownerId: number, search: string) {
+// The list as JSON the database writes (the grid polls it): the same shape present() gives, with
+// timestamps as Date#toJSON writes them.
+const isoMs = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const LIST_AGENTS = prepared('agents.list', `SELECT coalesce(json_agg(json_build_object(
+    'id', a.id, 'owner_id', a.owner_id, 'name', a.name, 'file_path', a.file_path, 'agent_running', a.agent_running,
+    'target_run_state', a.target_run_state, 'cua_client_connected', a.cua_client_connected, 'running_state', a.running_state,
+    'updated_at', ${isoMs('a.updated_at')}, 'created_at', ${isoMs('a.created_at')}, 'email_prefix', a.email_prefix,
+    'email_accept_from_addresses', a.email_accept_from_addresses,
+    'number_scheduled_threads', (SELECT count(*)::int FROM threads t WHERE t.agent_id = a.id AND t.schedule_sequence IS NOT NULL),
+    'number_threads_requiring_approval', (SELECT count(*)::int FROM threads t WHERE t.agent_id = a.id AND t.approval_required),
+    'screenshot_url', CASE WHEN a.screenshot_at IS NULL THEN NULL
+      ELSE '/api/agents/' || a.id || '/screenshot?v=' || floor(extract(epoch FROM a.screenshot_at) * 1000)::bigint END
+  ) ORDER BY a.created_at, a.id), '[]')::text AS agents
+  FROM agents a WHERE a.owner_id = $1 AND ($2 = '' OR lower(a.name) LIKE '%' || $2 || '%')`);
+
+export async function listAgents(db: Queryable, ownerId: number, search: string): Promise<JsonText> {
   const escaped = search.trim().toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c);
-  const rows = await db.query<AgentRow>(
-    `SELECT ${SUMMARY} FROM agents a WHERE a.owner_id = $1 AND ($2 = '' OR lower(a.name) LIKE '%' || $2 || '%')
-     ORDER BY a.created_at, a.id`, [ownerId, escaped]);
-  return rows.map(present);
+  const [{ agents }] = await db.query<{ agents: string }>(LIST_AGENTS, [ownerId, escaped]);
+  return new JsonText(agents);
 }
 
 export async function getAgent(db: Queryable, id: number) {

@@ -11,6 +11,7 @@ import { badText, readJsonObject } from './body.ts';
 import { HttpError, invalid, sendError, sendJson } from './errors.ts';
 import { Router, type Params } from './router.ts';
 import { databaseUnavailable } from '../db/unavailable.ts';
+import { requestId } from '../ops/request-id.ts';
 
 export type AuthLevel = 'public' | 'user' | 'admin';
 
@@ -34,7 +35,7 @@ export type Ctx = {
 };
 
 export type Handler = (ctx: Ctx) => unknown | Promise<unknown>;
-type Route = { handler: Handler; auth: AuthLevel; socket?: SocketRoute };
+type Route = { handler: Handler; auth: AuthLevel; pattern: string; socket?: SocketRoute };
 
 /** A public route sees who is asking only when a valid token came along: the users may be missing. */
 export type PublicCtx = Omit<Ctx, 'user' | 'realUser'> & { user: User | undefined; realUser: User | undefined };
@@ -56,13 +57,19 @@ export type RouteInfo = { method: string; path: string; auth: AuthLevel };
 
 export class Api {
   private router = new Router<Route>();
+  /** The matched route pattern per request, for metrics and logs ('/agents/:id', not the raw path). */
+  private patterns = new WeakMap<IncomingMessage, string>();
   constructor(private services: Services) {}
+
+  routeOf(req: IncomingMessage): string | undefined {
+    return this.patterns.get(req);
+  }
 
   route(method: string, path: string, handler: Handler, auth?: 'user' | 'admin'): this;
   route(method: string, path: string, handler: PublicHandler, auth: 'public'): this;
   route(method: string, path: string, handler: Handler | PublicHandler, auth: AuthLevel = 'user'): this {
     // The one place a PublicHandler is stored as a Handler: handle() passes public routes possibly no user.
-    this.router.add(method, path, { handler: handler as Handler, auth });
+    this.router.add(method, path, { handler: handler as Handler, auth, pattern: path });
     return this;
   }
   private register = (method: string): Register => ((path: string, h: Handler, auth?: AuthLevel) => this.route(method, path, h, auth as 'user')) as Register;
@@ -82,7 +89,7 @@ export class Api {
     const plainGet: Handler = () => {
       throw new HttpError(426, 'Upgrade Required', { Upgrade: 'websocket' });
     };
-    this.router.add('GET', path, { handler: plainGet, auth, socket: { handler: handler as WsHandler, protocol: options.protocol } });
+    this.router.add('GET', path, { handler: plainGet, auth, pattern: path, socket: { handler: handler as WsHandler, protocol: options.protocol } });
     return this;
   }
 
@@ -127,6 +134,7 @@ export class Api {
   async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     try {
       const { handler, params } = this.router.match(req.method ?? 'GET', url.pathname.slice('/api'.length) || '/');
+      this.patterns.set(req, handler.pattern);
       const { user, realUser, sessionId } = await this.authenticate(req, handler.auth);
       for (const [name, value] of url.searchParams) {
         const bad = badText(value, ['query', name]);
@@ -145,7 +153,7 @@ export class Api {
       }
       sendJson(res, ctx.status, result, ctx.headers);
     } catch (err) {
-      sendError(res, err, this.services.log.error);
+      sendError(res, err, (msg) => this.services.log.error(msg, { request_id: requestId(req) }));
     }
   }
 

@@ -1,6 +1,7 @@
 // HttpError carries a status and the spec's {detail}; sendError writes it and hides internals.
 import type { ServerResponse } from 'node:http';
 import { databaseUnavailable } from '../db/unavailable.ts';
+import { JsonText } from './json-text.ts';
 
 export type ValidationIssue = { loc: (string | number)[]; msg: string; type?: string };
 export type Detail = string | ValidationIssue[];
@@ -28,7 +29,7 @@ export const forbidden = (what = 'Forbidden') => new HttpError(403, what);
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return void res.end();
-  const text = body === undefined ? '' : JSON.stringify(body);
+  const text = body === undefined ? '' : body instanceof JsonText ? body.text : JSON.stringify(body);
   res.writeHead(status, {
     'Content-Type': 'application/json; charset=utf-8',
     'Cache-Control': 'no-store',

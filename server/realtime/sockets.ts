@@ -64,6 +64,7 @@ export function createSocketServer(services: Services, resolve: ResolveUpgrade) 
 
   return {
     upgrade,
+    count: () => wss.clients.size,
     close() {
       clearInterval(heartbeat);
       for (const ws of wss.clients) ws.close(1001, 'Server shutting down');

@@ -26,6 +26,7 @@ export function registerUserRoutes(api: Api) {
     if (body.name !== undefined && typeof body.name !== 'string') throw invalid('name', 'Name must be text');
     const name = typeof body.name === 'string' ? body.name.trim().slice(0, 200) : ctx.user.name;
     await setUserName(ctx.services.db, ctx.user.id, name);
+    ctx.services.auth.forget(ctx.user.id);
     return publicUser((await findUser(ctx.services.db, ctx.user.id))!);
   });
 
@@ -37,6 +38,7 @@ export function registerUserRoutes(api: Api) {
       throw invalid('limit_cents', `limit_cents must be a whole number of cents from 0 (no limit) to ${MAX_LIMIT_CENTS}`);
     }
     await setSpendLimit(ctx.services.db, ctx.user.id, limit_cents);
+    ctx.services.auth.forget(ctx.user.id);
     return publicUser((await findUser(ctx.services.db, ctx.user.id))!);
   });
 }

@@ -1,0 +1,156 @@
+// The desktop bench's browser half (run by bench-desktop.mjs): our Guacamole gateway in the app's
+// live view and Debian's noVNC (vnc_lite.html) through websockify, both in headless Chromium and both
+// against the same Xvnc, in the same run.
+//   - input-to-pixel: a key pressed in the page (take-control mode for ours) until the page's canvas
+//     shows it — from the page's own keydown to the first animation frame whose canvas differs
+//   - bytes/s each page's WebSocket receives while the desktop is idle and while a terminal scrolls
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chromium } from '@playwright/test';
+import { freePort } from './bench-build.mjs';
+import { median } from './bench-result.mjs';
+
+const CHROMIUM = '/usr/bin/chromium';
+const FLAGS = ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const NOVNC = '/usr/share/novnc';
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export const browserBenchAvailable = () => existsSync(CHROMIUM) && existsSync(`${NOVNC}/vnc_lite.html`) && existsSync('/usr/bin/websockify');
+
+// In the page: resolves with ms from the next keydown to the first animation frame whose canvas differs.
+const ARM = (selector) => new Promise((resolve) => {
+  const canvas = document.querySelector(selector);
+  const ctx = canvas.getContext('2d', { willReadFrequently: true });
+  const snap = () => {
+    const data = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+    let h = 0;
+    for (let i = 0; i < data.length; i += 4) h = (h * 31 + data[i] + data[i + 1] * 7 + data[i + 2] * 13) | 0;
+    return h;
+  };
+  const before = snap();
+  setTimeout(() => resolve(null), 5000); // a key that never shows: counted as missed
+  window.addEventListener('keydown', () => {
+    const t0 = performance.now();
+    // Once per animation frame, when the browser would show it: polling faster would starve the
+    // page's own work (image decoding) and measure the probe instead.
+    const poll = () => (snap() !== before ? resolve(performance.now() - t0) : requestAnimationFrame(poll));
+    requestAnimationFrame(poll);
+  }, { capture: true, once: true });
+});
+
+async function latency(page, selector, keys, samples = 20) {
+  const times = [];
+  let missed = 0;
+  for (let i = 0; i < samples; i++) {
+    await sleep(250); // the previous key's echo has landed everywhere
+    const armed = page.evaluate(ARM, selector);
+    await sleep(20);
+    await page.keyboard.press(keys[i % keys.length]);
+    const t = await armed;
+    if (t === null) missed++;
+    else times.push(t);
+  }
+  if (missed) console.log(`   ${missed} of ${samples} keys never showed within 5 s`);
+  return times;
+}
+
+function countBytes(page, match) {
+  const counter = { bytes: 0 };
+  page.on('websocket', (ws) => {
+    if (!match(ws.url())) return;
+    ws.on('framereceived', (f) => (counter.bytes += typeof f.payload === 'string' ? Buffer.byteLength(f.payload) : f.payload.length));
+  });
+  return counter;
+}
+
+/** { ours: {latency, idle, scrolling}, novnc: {…} } in ms and bytes/s. */
+export async function compareInBrowsers({ base, admin, agentId, socketPath, log }) {
+  const port = await freePort();
+  const websockify = spawn('/usr/bin/websockify', ['--web', NOVNC, `--unix-target=${socketPath}`, `127.0.0.1:${port}`], { stdio: 'ignore' });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+  try {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    const ours = await context.newPage();
+    const oursBytes = countBytes(ours, (u) => u.includes('/api/desktop/tunnel/'));
+    // BENCH_VERBOSE: when each key left the page and each frame's first image and sync came back.
+    const trace = [];
+    if (process.env.BENCH_VERBOSE) {
+      ours.on('websocket', (ws) => {
+        ws.on('framesent', (f) => typeof f.payload === 'string' && /(^|;)3\.key,/.test(f.payload) && trace.push(['key', performance.now()]));
+        ws.on('framereceived', (f) => typeof f.payload === 'string' && /3\.img,/.test(f.payload) && trace.push(['img', performance.now()]));
+      });
+    }
+    await ours.goto(base + '/');
+    await ours.evaluate(async (a) => {
+      const res = await fetch('/api/auth/sign-in', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(a) });
+      if (!res.ok) throw new Error(`sign-in ${res.status}`);
+    }, admin);
+    await ours.goto(`${base}/agent/${agentId}`);
+    await ours.waitForSelector('.live-frame[data-state="connected"]', { timeout: 30_000 });
+    await ours.locator('.live-frame').hover();
+    await ours.getByRole('button', { name: 'Take control' }).click();
+    await ours.getByText('You have control').waitFor();
+
+    const novnc = await context.newPage();
+    const novncBytes = countBytes(novnc, (u) => u.includes(`:${port}/`));
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await novnc.goto(`http://127.0.0.1:${port}/vnc_lite.html?host=127.0.0.1&port=${port}&path=websockify`);
+        await novnc.waitForFunction(() => /Connected/.test(document.querySelector('#status')?.textContent ?? ''), null, { timeout: 10_000 });
+        break;
+      } catch (err) {
+        if (attempt >= 5) throw err; // websockify may still be starting
+        await sleep(500);
+      }
+    }
+    await sleep(1500);
+
+    // Focus the terminal (left half) in each, through each client.
+    const oursCanvas = '.live-display canvas';
+    const novncCanvas = '#screen canvas';
+    const clickIn = async (page, selector) => {
+      const box = await page.locator(selector).first().boundingBox();
+      await page.mouse.click(box.x + box.width * 0.25, box.y + box.height * 0.5);
+    };
+    await ours.bringToFront();
+    await clickIn(ours, oursCanvas);
+    await sleep(500);
+    const oursLatency = await latency(ours, oursCanvas, ['x', 'Backspace']);
+    if (trace.length) {
+      const gaps = [];
+      trace.forEach(([kind, t], i) => kind === 'key' && trace[i + 1]?.[0] === 'img' && gaps.push(trace[i + 1][1] - t));
+      log(`   ours: key sent → first image received at the page: median ${median(gaps).toFixed(1)} ms over ${gaps.length}; page latencies ${oursLatency.map((t) => t.toFixed(0)).join(' ')}`);
+    }
+    await novnc.bringToFront();
+    await clickIn(novnc, novncCanvas);
+    await sleep(500);
+    const novncLatency = await latency(novnc, novncCanvas, ['y', 'Backspace']);
+
+    // Idle: both connected, nothing changes on the desktop.
+    await sleep(1500);
+    let [o, n] = [oursBytes.bytes, novncBytes.bytes];
+    await sleep(10_000);
+    const idle = { ours: (oursBytes.bytes - o) / 10, novnc: (novncBytes.bytes - n) / 10 };
+
+    // A scrolling terminal, typed through noVNC; both watch the same output.
+    await novnc.keyboard.type('while :; do ls -la /usr/bin; done');
+    await novnc.keyboard.press('Enter');
+    await sleep(1500);
+    [o, n] = [oursBytes.bytes, novncBytes.bytes];
+    await sleep(5000);
+    const scrolling = { ours: (oursBytes.bytes - o) / 5, novnc: (novncBytes.bytes - n) / 5 };
+    await novnc.keyboard.press('Control+C');
+
+    const result = {
+      ours: { latency: median(oursLatency), idle: idle.ours, scrolling: scrolling.ours },
+      novnc: { latency: median(novncLatency), idle: idle.novnc, scrolling: scrolling.novnc },
+    };
+    log(`6. in Chromium, same Xvnc — input-to-pixel median: ours ${result.ours.latency.toFixed(1)} ms, noVNC ${result.novnc.latency.toFixed(1)} ms; ` +
+      `idle: ours ${result.ours.idle.toFixed(0)} B/s, noVNC ${result.novnc.idle.toFixed(0)} B/s; ` +
+      `scrolling terminal: ours ${(result.ours.scrolling / 1024).toFixed(1)} KiB/s, noVNC ${(result.novnc.scrolling / 1024).toFixed(1)} KiB/s`);
+    return result;
+  } finally {
+    await browser.close();
+    websockify.kill();
+  }
+}

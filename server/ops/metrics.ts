@@ -1,0 +1,54 @@
+// Prometheus text-format metrics: request counts and latency histograms by route pattern (kept
+// here as requests finish), and gauges read when scraped (open sockets, runs, queue, desktops).
+const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+type Histogram = { counts: number[]; sum: number; count: number };
+export type Gauge = { name: string; help: string; read: () => number | Promise<number> };
+
+export class Metrics {
+  private requests = new Map<string, number>();
+  private durations = new Map<string, Histogram>();
+  private gauges: Gauge[] = [];
+
+  /** One finished HTTP request; `route` is the pattern ('/agents/:id'), never the raw path. */
+  observe(method: string, route: string, status: number, seconds: number): void {
+    const counter = `method="${method}",route="${escape(route)}",status="${status}"`;
+    this.requests.set(counter, (this.requests.get(counter) ?? 0) + 1);
+    const key = `method="${method}",route="${escape(route)}"`;
+    let h = this.durations.get(key);
+    if (!h) this.durations.set(key, (h = { counts: BUCKETS.map(() => 0), sum: 0, count: 0 }));
+    for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]) h.counts[i]++;
+    h.sum += seconds;
+    h.count++;
+  }
+
+  gauge(gauge: Gauge): this {
+    this.gauges.push(gauge);
+    return this;
+  }
+
+  async render(): Promise<string> {
+    const out: string[] = [
+      '# HELP aw_http_requests_total HTTP requests answered, by method, route pattern and status.',
+      '# TYPE aw_http_requests_total counter',
+    ];
+    for (const [labels, n] of this.requests) out.push(`aw_http_requests_total{${labels}} ${n}`);
+    out.push('# HELP aw_http_request_duration_seconds Time from request to response end, by method and route pattern.');
+    out.push('# TYPE aw_http_request_duration_seconds histogram');
+    for (const [labels, h] of this.durations) {
+      BUCKETS.forEach((le, i) => out.push(`aw_http_request_duration_seconds_bucket{${labels},le="${le}"} ${h.counts[i]}`));
+      out.push(`aw_http_request_duration_seconds_bucket{${labels},le="+Inf"} ${h.count}`);
+      out.push(`aw_http_request_duration_seconds_sum{${labels}} ${h.sum}`);
+      out.push(`aw_http_request_duration_seconds_count{${labels}} ${h.count}`);
+    }
+    for (const g of this.gauges) {
+      const value = await Promise.resolve().then(g.read).catch(() => NaN);
+      out.push(`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} gauge`, `${g.name} ${value}`);
+    }
+    return out.join('\n') + '\n';
+  }
+}
+
+function escape(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
