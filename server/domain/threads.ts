@@ -146,10 +146,15 @@ export function announceScheduled(bus: Bus, agentId: number): void {
   bus.publish('runner:wake', { agent_id: agentId });
 }
 
-export async function removeFromSchedule(db: Db, bus: Bus, threadId: number, agentId: number): Promise<void> {
+export function removeFromSchedule(db: Db, bus: Bus, threadId: number, agentId: number): Promise<void> {
+  return leaveQueue(db, bus, threadId, agentId, 'UPDATE threads SET schedule_sequence = NULL, updated_at = now() WHERE id = $1');
+}
+
+/** Runs `statement` on the thread (taking it off the queue or deleting it) and renumbers the rest 1..n. */
+async function leaveQueue(db: Db, bus: Bus, threadId: number, agentId: number, statement: string): Promise<void> {
   await db.tx(async (q) => {
     const ids = await queueOf(q, agentId);
-    await q.query('UPDATE threads SET schedule_sequence = NULL, updated_at = now() WHERE id = $1', [threadId]);
+    await q.query(statement, [threadId]);
     await writeQueue(q, ids.filter((id) => id !== threadId));
   });
   changed(bus, agentId);
@@ -176,13 +181,8 @@ export async function setThreadRunState(db: Queryable, bus: Bus, threadId: numbe
   changed(bus, agentId);
 }
 
-export async function deleteThread(db: Db, bus: Bus, threadId: number, agentId: number): Promise<void> {
-  await db.tx(async (q) => {
-    const ids = await queueOf(q, agentId);
-    await q.query('DELETE FROM threads WHERE id = $1', [threadId]);
-    await writeQueue(q, ids.filter((id) => id !== threadId));
-  });
-  changed(bus, agentId);
+export function deleteThread(db: Db, bus: Bus, threadId: number, agentId: number): Promise<void> {
+  return leaveQueue(db, bus, threadId, agentId, 'DELETE FROM threads WHERE id = $1');
 }
 
 function changed(bus: Bus, agentId: number): void {

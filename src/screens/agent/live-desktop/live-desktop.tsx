@@ -19,10 +19,11 @@ import { RecordButton } from './record-button.tsx';
 import { useRecording } from './use-recording.ts';
 import { VmDropZone } from './vm-drop.tsx';
 
-type LiveDesktopProps = {
+export type LiveDesktopProps = {
   agent: AgentSummary;
   /** The thread selected in the chat (a recording's summary goes there). */
   threadId?: number | null;
+  /** Control mode: the user's input goes to the desktop and the chat is collapsed (spec §4). */
   controlMode: boolean;
   onControlModeChange: (control: boolean) => void;
 };
