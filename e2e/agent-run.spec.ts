@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { accessToken, ADMIN, screenshotBothThemes, signIn } from './fixtures.ts';
+import { accessToken, ADMIN, screenshotBothThemes, signIn, terminalDrawn } from './fixtures.ts';
 
 const DATA_DIR = process.env.E2E_DATA_DIR!;
 
@@ -40,7 +40,7 @@ test('an agent on the offline model opens a terminal, types hello, fills the tra
   const agent = await api.post('/agents/', { name: `Worker ${Date.now().toString(36)}` });
   await page.goto(`/agent/${agent.id}`);
   await expect(page.locator('.live-frame')).toHaveAttribute('data-state', 'connected', { timeout: 30_000 });
-  await page.waitForTimeout(2500); // the desktop's terminal maps
+  await terminalDrawn(page);
 
   // The traces panel, from the admin's menu.
   await page.getByRole('button', { name: 'More options' }).click();

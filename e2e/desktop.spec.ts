@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { accessToken, ADMIN, screenshotBothThemes, signUp } from './fixtures.ts';
+import { accessToken, ADMIN, screenshotBothThemes, signUp, terminalDrawn } from './fixtures.ts';
 
 const DATA_DIR = process.env.E2E_DATA_DIR!;
 const desktopFile = (agentId: number, name: string) => join(DATA_DIR, 'desktops', `agent-${agentId}`, 'Desktop', name);
@@ -61,8 +61,7 @@ test('live desktop: connect, take control, type, hand back, paste, drop files', 
   // The tunnel URL carries its ticket in the path: the client appends '?' itself.
   expect(new URL(tunnels[0]).pathname).toMatch(/^\/api\/desktop\/tunnel\/[\w-]+$/);
   await expect(page.locator('.live-display canvas').first()).toBeVisible();
-  // Give the desktop's apps a moment to draw, then picture it.
-  await page.waitForTimeout(3000);
+  await terminalDrawn(page);
   await screenshotBothThemes(page, 'live-desktop');
 
   // The screenshot endpoint's PNG decodes in Chromium too.
@@ -96,9 +95,9 @@ test('live desktop: connect, take control, type, hand back, paste, drop files', 
   await page.keyboard.type('echo hello > ~/Desktop/hello.txt');
   await page.keyboard.press('Enter');
   await waitForFile(desktopFile(agent.id, 'hello.txt'), 'hello\n');
-  await page.waitForTimeout(500);
-  const after = await (await page.request.get(`/api/agents/${agent.id}/screenshot`, { headers: auth })).body();
-  expect(after.equals(before)).toBe(false);
+  // What was typed shows in the server's screenshot too.
+  const screenshot = async () => (await page.request.get(`/api/agents/${agent.id}/screenshot`, { headers: auth })).body();
+  await expect.poll(async () => (await screenshot()).equals(before)).toBe(false);
   await screenshotBothThemes(page, 'live-desktop-control');
 
   // Sound: a desktop program plays half a second of noise; the page's Guacamole client gets an audio
@@ -153,6 +152,7 @@ test('live desktop: connect, take control, type, hand back, paste, drop files', 
   await page.locator('.live-view').focus();
   await page.keyboard.type('echo nope > ~/Desktop/nope.txt');
   await page.keyboard.press('Enter');
+  // A negative: nothing to wait for but time, as long as the positive case above took at most.
   await page.waitForTimeout(1500);
   expect(existsSync(desktopFile(agent.id, 'nope.txt'))).toBe(false);
 
@@ -194,7 +194,7 @@ test('live desktop: connect, take control, type, hand back, paste, drop files', 
 
   await page.setViewportSize({ width: 375, height: 740 });
   await expect(frame).toHaveAttribute('data-state', 'connected');
-  await page.waitForTimeout(300);
+  await expect.poll(async () => (await page.locator('.live-display').boundingBox())?.width ?? Infinity).toBeLessThanOrEqual(375);
   await screenshotBothThemes(page, 'live-desktop-375');
   expect(errors).toEqual([]);
 });
@@ -240,7 +240,7 @@ test("the agent's cursor follows its actions on the live view", async ({ page, r
   expect(status.available, status.reason).toBe(true); // CI installs Xvnc (.ci/run)
   await page.goto(`/agent/${agent.id}`);
   await expect(page.locator('.live-frame')).toHaveAttribute('data-state', 'connected', { timeout: 30_000 });
-  await page.waitForTimeout(2500); // the terminal maps
+  await terminalDrawn(page);
   // The offline model turns this into a click on the terminal, typing and Enter on the real desktop.
   const thread = await page.request.post(`/api/threads/${agent.id}/create-new-thread`, {
     headers: auth, data: { user_text: 'open a terminal, type "echo by-the-agent > agent.txt" and press enter', user_files: [] },

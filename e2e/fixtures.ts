@@ -50,6 +50,23 @@ export async function accessToken(page: Page): Promise<string> {
   return ((await res.json()) as { token: string }).token;
 }
 
+/**
+ * Waits until the live view has drawn the desktop's terminal (xterm's white window on the black root
+ * window): sampled pixels of the display's default layer, read back from its canvas.
+ */
+export async function terminalDrawn(page: Page): Promise<void> {
+  const whiteShare = () => page.locator('.live-display canvas').first().evaluate((canvas: HTMLCanvasElement) => {
+    const context = canvas.getContext('2d');
+    if (!context || !canvas.width || !canvas.height) return 0;
+    const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
+    const step = 4 * 97; // every 97th pixel is plenty
+    let white = 0;
+    for (let i = 0; i < data.length; i += step) if (data[i] > 240 && data[i + 1] > 240 && data[i + 2] > 240) white++;
+    return white / (data.length / step);
+  });
+  await expect.poll(whiteShare, { timeout: 30_000, message: 'the terminal to show in the live view' }).toBeGreaterThan(0.05);
+}
+
 /** Saves a screenshot of the current screen in light and in dark theme (test-results/screens). */
 export async function screenshotBothThemes(page: Page, name: string): Promise<void> {
   for (const theme of ['light', 'dark'] as const) {

@@ -16,6 +16,10 @@ import { desktopEnv, spawnForDesktop, type Account } from './agent-process.ts';
 export const AGENT_UID_BASE = Number(process.env.AGENT_UID_BASE) || 1_000_000;
 export type { Account };
 
+const SHELL_PROFILE = `# Written once by Agent Workspace; yours to change.
+PS1='\${USER}@\\h:\\w\\$ '
+`;
+
 export class DesktopHomes {
   /** Whether desktops run as per-agent users. */
   readonly isolated: boolean;
@@ -58,6 +62,16 @@ export class DesktopHomes {
     await writeFile(path, data, { mode: 0o600, flag: 'wx' });
     await this.own(agentId, path);
     return path;
+  }
+
+  /**
+   * A ~/.bashrc with a prompt, once: agent uids have no passwd entry, so bash's own prompt would read
+   * "I have no name!". Never over a file that is there (the agent's to change); O_EXCL follows no link.
+   */
+  async ensureShellProfile(agentId: number): Promise<void> {
+    const path = join(this.homeOf(agentId), '.bashrc');
+    const written = await writeFile(path, SHELL_PROFILE, { mode: 0o644, flag: 'wx' }).then(() => true, () => false);
+    if (written) await this.own(agentId, path);
   }
 
   /** Copies a file onto the agent's ~/Desktop (running or not), never over an existing file. */

@@ -91,6 +91,7 @@ export class XvncProvider {
     if (!this.binary) throw new Error('Xvnc is not installed');
     await this.stopping.get(agentId);
     const home = await this.homes.prepare(agentId, ['Desktop', '.run']);
+    await this.homes.ensureShellProfile(agentId);
     const account = this.homes.account(agentId);
     await this.endLeftover(agentId, home, account);
     const sock = socketPath(home);

@@ -4,7 +4,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, lstatSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { desktopEnv, processesOf } from '../../server/desktop/agent-process.ts';
@@ -18,7 +18,7 @@ const ROOT = process.getuid?.() === 0;
 const HAVE_XVNC = !!findBinary('Xvnc');
 // Agent ids no test server uses: their uids (AGENT_UID_BASE + id) are shared with this process's servers,
 // whose desktops would otherwise show up in (or be ended by) these tests.
-const [DROP, STOP, SANDBOX] = [9101, 9103, 9104];
+const [DROP, STOP, SANDBOX, PROFILE] = [9101, 9103, 9104, 9105];
 const quiet = { info: () => {}, error: (m: string) => process.env.TEST_VERBOSE && console.error(m) };
 
 async function until(test: () => boolean | Promise<boolean>, ms: number, what: string) {
@@ -95,6 +95,30 @@ isolation('a program watching /proc while a file is dropped on its desktop finds
     delete process.env.AW_CANARY_SECRET;
     writeFileSync(join(home, 'stop'), '');
     watcher.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+  }
+});
+
+isolation('the shell profile is written once, as the agent, and never through a link the agent planted', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-profile-'));
+  const homes = new DesktopHomes(dir, quiet, ROOT);
+  try {
+    const home = await homes.prepare(PROFILE);
+    await homes.ensureShellProfile(PROFILE);
+    const profile = join(home, '.bashrc');
+    assert.match(readFileSync(profile, 'utf8'), /^PS1='\$\{USER\}@\\h:\\w\\\$ '$/m);
+    if (ROOT) assert.is(lstatSync(profile).uid, AGENT_UID_BASE + PROFILE);
+    // The agent's own edits stay; a link it plants in its place points nowhere it may write.
+    writeFileSync(profile, 'mine\n');
+    await homes.ensureShellProfile(PROFILE);
+    assert.is(readFileSync(profile, 'utf8'), 'mine\n');
+    const target = join(dir, 'server-owned.txt');
+    writeFileSync(target, 'server\n');
+    rmSync(profile);
+    symlinkSync(target, profile);
+    await homes.ensureShellProfile(PROFILE);
+    assert.is(readFileSync(target, 'utf8'), 'server\n');
+  } finally {
     rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
   }
 });
