@@ -1,6 +1,7 @@
 // Developer options (spec §2 "Agent editor modal"): the agent's system prompt, notes.md and
 // instructions in three tabs, loaded together, saved together; Escape closes (the Modal does that).
-import { useEffect, useId, useState } from 'react';
+import { useId, useState } from 'react';
+import { useEditable } from '../../../lib/use-editable.ts';
 import type { AgentTextKey } from '../../../lib/api.ts';
 import { normalizeError } from '../../../lib/http.ts';
 import { Modal } from '../../../ui/modal.tsx';
@@ -23,25 +24,10 @@ type AgentEditorModalProps = {
 
 export function AgentEditorModal({ agentId, onClose, onSaved }: AgentEditorModalProps) {
   const idBase = useId();
-  const [texts, setTexts] = useState<AgentTexts | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
-  const [attempt, setAttempt] = useState(0);
+  const { value: texts, setValue: setTexts, error: loadError, retry } = useEditable<AgentTexts>(() => loadAgentTexts(agentId), agentId);
   const [tab, setTab] = useState<AgentTextKey>('system_prompt');
   const [saving, setSaving] = useState(false);
   const [saveError, setSaveError] = useState<string | null>(null);
-
-  useEffect(() => {
-    let cancelled = false;
-    setTexts(null);
-    setLoadError(null);
-    loadAgentTexts(agentId).then(
-      (loaded) => !cancelled && setTexts(loaded),
-      (error) => !cancelled && setLoadError(normalizeError(error).detail || 'Failed to load data'),
-    );
-    return () => {
-      cancelled = true;
-    };
-  }, [agentId, attempt]);
 
   const save = async () => {
     if (!texts || saving) return;
@@ -77,8 +63,8 @@ export function AgentEditorModal({ agentId, onClose, onSaved }: AgentEditorModal
     >
       {loadError !== null ? (
         <div className="editor-error" role="alert">
-          <p>{loadError}</p>
-          <button type="button" className="button" onClick={() => setAttempt((n) => n + 1)}>Retry</button>
+          <p>{loadError || 'Failed to load data'}</p>
+          <button type="button" className="button" onClick={retry}>Retry</button>
         </div>
       ) : !texts ? (
         <p className="editor-loading" role="status">Loading data...</p>

@@ -1,7 +1,8 @@
 // Email settings (admin more-options menu, spec §2/§5): the agent's address prefix, shown as the full
 // address, and the senders it accepts, one pattern per line. Load and save failures use the spec's
 // texts; a detail from the server (a taken prefix, a bad pattern) is shown under the save failure.
-import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
+import { useEditable } from '../../../lib/use-editable.ts';
 import { getEmailSettings, putEmailSettings } from '../../../lib/api.ts';
 import { HttpError, normalizeError } from '../../../lib/http.ts';
 import { FormActions, Modal } from '../../../ui/modal.tsx';
@@ -12,29 +13,15 @@ type EmailSettingsModalProps = { agentId: number; onClose: () => void; onSaved?:
 export function EmailSettingsModal({ agentId, onClose, onSaved }: EmailSettingsModalProps) {
   const formId = useId();
   const hintId = useId();
-  const [form, setForm] = useState<EmailForm | null>(null);
-  const [domain, setDomain] = useState('');
-  const [loadFailed, setLoadFailed] = useState(false);
-  const [attempt, setAttempt] = useState(0);
+  const loaded = useEditable(async () => {
+    const settings = await getEmailSettings(agentId);
+    return { domain: settings.mail_domain, form: toForm(settings) };
+  }, agentId);
+  const form = loaded.value?.form ?? null;
+  const domain = loaded.value?.domain ?? '';
+  const setForm = (next: EmailForm) => loaded.setValue((current) => current && { ...current, form: next });
   const [saving, setSaving] = useState(false);
   const [saveError, setSaveError] = useState<string | null>(null);
-
-  useEffect(() => {
-    let cancelled = false;
-    setForm(null);
-    setLoadFailed(false);
-    getEmailSettings(agentId).then(
-      (settings) => {
-        if (cancelled) return;
-        setDomain(settings.mail_domain);
-        setForm(toForm(settings));
-      },
-      () => !cancelled && setLoadFailed(true),
-    );
-    return () => {
-      cancelled = true;
-    };
-  }, [agentId, attempt]);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -61,10 +48,10 @@ export function EmailSettingsModal({ agentId, onClose, onSaved }: EmailSettingsM
       size="medium"
       footer={<FormActions formId={formId} onCancel={onClose} busy={saving} disabled={!form} />}
     >
-      {loadFailed ? (
+      {loaded.error !== null ? (
         <div className="editor-error" role="alert">
           <p>Failed to load email settings</p>
-          <button type="button" className="button" onClick={() => setAttempt((n) => n + 1)}>Retry</button>
+          <button type="button" className="button" onClick={loaded.retry}>Retry</button>
         </div>
       ) : !form ? (
         <p className="editor-loading" role="status">Loading email settings...</p>

@@ -2,7 +2,8 @@
 // Actions of the agent's schedules. Rows go new → editing → saved: '+ Add Schedule' opens a new
 // row, Save checks the shared rules (the spec's messages) before sending, Edit reopens a saved row.
 // Times are shown and typed in local time and stored in UTC; each row shows its next run.
-import { useEffect, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
+import { useEditable } from '../../../lib/use-editable.ts';
 import { HttpError, normalizeError } from '../../../lib/http.ts';
 import { createSchedule, deleteSchedule, listSchedules, updateSchedule, type Schedule } from '../../../lib/schedules-api.ts';
 import { Modal } from '../../../ui/modal.tsx';
@@ -17,24 +18,9 @@ type Row = { key: string; schedule: Schedule | null; draft: ScheduleDraft | null
 type SchedulesModalProps = { agentId: number; onClose: () => void };
 
 export function SchedulesModal({ agentId, onClose }: SchedulesModalProps) {
-  const [rows, setRows] = useState<Row[] | null>(null);
-  const [loadFailed, setLoadFailed] = useState(false);
+  const { value: rows, setValue: setRows, error: loadError, retry } = useEditable(async () => (await listSchedules(agentId)).map(savedRow), agentId);
   const [deleteFailed, setDeleteFailed] = useState(false);
-  const [attempt, setAttempt] = useState(0);
   const newKeys = useRef(0);
-
-  useEffect(() => {
-    let cancelled = false;
-    setRows(null);
-    setLoadFailed(false);
-    listSchedules(agentId).then(
-      (list) => !cancelled && setRows(list.map(savedRow)),
-      () => !cancelled && setLoadFailed(true),
-    );
-    return () => {
-      cancelled = true;
-    };
-  }, [agentId, attempt]);
 
   const patch = (key: string, change: Partial<Row>) => setRows((all) => all && all.map((r) => (r.key === key ? { ...r, ...change } : r)));
   const remove = (key: string) => setRows((all) => all && all.filter((r) => r.key !== key));
@@ -80,10 +66,10 @@ export function SchedulesModal({ agentId, onClose }: SchedulesModalProps) {
       size="large"
       footer={rows && <button type="button" className="button button-primary" onClick={add}>+ Add Schedule</button>}
     >
-      {loadFailed ? (
+      {loadError !== null ? (
         <div className="editor-error" role="alert">
           <p>Failed to load schedules</p>
-          <button type="button" className="button" onClick={() => setAttempt((n) => n + 1)}>Retry</button>
+          <button type="button" className="button" onClick={retry}>Retry</button>
         </div>
       ) : !rows ? (
         <p className="editor-loading" role="status">Loading schedules...</p>
