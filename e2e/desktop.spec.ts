@@ -5,21 +5,11 @@
 // the desktop.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { accessToken, ADMIN, screenshotBothThemes, signUp, terminalDrawn } from './fixtures.ts';
+import { expect, test, type Page } from '@playwright/test';
+import { ADMIN, newUserWithAgent, screenshotBothThemes, terminalDrawn } from './fixtures.ts';
 
 const DATA_DIR = process.env.E2E_DATA_DIR!;
 const desktopFile = (agentId: number, name: string) => join(DATA_DIR, 'desktops', `agent-${agentId}`, 'Desktop', name);
-
-async function newUserWithAgent(page: Page, request: APIRequestContext, name: string) {
-  await signUp(page);
-  const token = await accessToken(page);
-  const me = await (await page.request.get('/api/users/me', { headers: { Authorization: `Bearer ${token}` } })).json();
-  const admin = await (await request.post('/api/auth/sign-in', { data: ADMIN })).json();
-  const res = await request.post('/api/agents/', { data: { name }, headers: { Authorization: `Bearer ${admin.token}`, 'X-Impersonate-User-Id': String(me.id) } });
-  expect(res.status()).toBe(201);
-  return { agent: await res.json(), token };
-}
 
 async function waitForFile(path: string, content?: string, ms = 10_000) {
   await expect.poll(() => (existsSync(path) ? readFileSync(path, 'utf8') : null), { timeout: ms }).toBe(content ?? expect.anything());

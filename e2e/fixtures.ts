@@ -1,5 +1,5 @@
 // Shared steps for the journeys: accounts, sign-in through the real form, screenshots in both themes.
-import { expect, type Page } from '@playwright/test';
+import { expect, type APIRequestContext, type Page } from '@playwright/test';
 
 export const ADMIN = { email: 'admin@e2e.local', password: 'e2e-admin-password' };
 
@@ -48,6 +48,17 @@ export async function accessToken(page: Page): Promise<string> {
   const res = await page.request.post('/api/auth/token', { data: {} });
   expect(res.ok(), `token: ${res.status()}`).toBe(true);
   return ((await res.json()) as { token: string }).token;
+}
+
+/** A new user (signed in on the page) with an agent the admin made for them; returns the agent and the user's token. */
+export async function newUserWithAgent(page: Page, request: APIRequestContext, name: string) {
+  await signUp(page);
+  const token = await accessToken(page);
+  const me = await (await page.request.get('/api/users/me', { headers: { Authorization: `Bearer ${token}` } })).json();
+  const admin = await (await request.post('/api/auth/sign-in', { data: ADMIN })).json();
+  const res = await request.post('/api/agents/', { data: { name }, headers: { Authorization: `Bearer ${admin.token}`, 'X-Impersonate-User-Id': String(me.id) } });
+  expect(res.status()).toBe(201);
+  return { agent: await res.json(), token: token as string };
 }
 
 /**

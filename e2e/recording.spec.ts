@@ -1,20 +1,10 @@
 // Teaching by demonstration in Chromium with a fake microphone, against the real server and a real Xvnc:
 // Record takes control and shows the red ring, the person clicks and types on the desktop, Stop hands
 // control back and uploads the audio, and the summary listing those actions arrives in the chat.
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { accessToken, ADMIN, CHROMIUM, screenshotBothThemes, signUp } from './fixtures.ts';
+import { expect, test, type Page } from '@playwright/test';
+import { accessToken, ADMIN, CHROMIUM, newUserWithAgent, screenshotBothThemes } from './fixtures.ts';
 
 test.use({ launchOptions: { ...CHROMIUM, args: [...CHROMIUM.args, '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream'] } });
-
-async function newUserWithAgent(page: Page, request: APIRequestContext, name: string) {
-  await signUp(page);
-  const token = await accessToken(page);
-  const me = await (await page.request.get('/api/users/me', { headers: { Authorization: `Bearer ${token}` } })).json();
-  const admin = await (await request.post('/api/auth/sign-in', { data: ADMIN })).json();
-  const res = await request.post('/api/agents/', { data: { name }, headers: { Authorization: `Bearer ${admin.token}`, 'X-Impersonate-User-Id': String(me.id) } });
-  expect(res.status()).toBe(201);
-  return { agent: await res.json(), token };
-}
 
 /** A point given in desktop pixels (1280x800), through the scaled view. */
 async function desktopPoint(page: Page, x: number, y: number) {

@@ -17,8 +17,8 @@ type AdminTableProps<T> = {
 export function AdminTable<T extends { id: number }>({ label, columns, rows, href, busy }: AdminTableProps<T>) {
   const [first, ...rest] = columns;
   return (
-    <div className="admin-table-scroll">
-      <table className="admin-table" aria-label={label} aria-busy={busy || undefined}>
+    <div className="table-scroll">
+      <table className="data-table admin-table" aria-label={label} aria-busy={busy || undefined}>
         <thead>
           <tr>
             {columns.map((c) => (

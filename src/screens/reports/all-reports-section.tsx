@@ -37,8 +37,8 @@ export function AllReportsSection() {
       {!shown && !error && <p className="muted" role="status">Loading…</p>}
       {shown && (
         <>
-          <div className="reports-table-scroll">
-            <table className="reports-table" aria-busy={isValidating || undefined}>
+          <div className="table-scroll">
+            <table className="data-table" aria-busy={isValidating || undefined}>
               <TableHead columns={['Created', 'Title', 'Description', 'Agent']} />
               <tbody>
                 {shown.reports.length === 0 && (

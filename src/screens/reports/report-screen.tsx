@@ -33,8 +33,8 @@ export default function ReportScreen({ id }: { id: number }) {
             {data.entries.length === 0 ? (
               <p className="muted">No entries yet.</p>
             ) : (
-              <div className="reports-table-scroll">
-                <table className="reports-table">
+              <div className="table-scroll">
+                <table className="data-table">
                   <TableHead columns={['Created', 'Title', 'Description', { label: 'Completion', numeric: true }]} />
                   <tbody>
                     {data.entries.map((e) => (

@@ -43,8 +43,8 @@ export function ReviewSection() {
       {data && entries.length === 0 && <p className="muted">No entries need review.</p>}
       {data && entries.length > 0 && (
         <>
-          <div className="reports-table-scroll">
-            <table className="reports-table">
+          <div className="table-scroll">
+            <table className="data-table">
               <TableHead columns={['Created', 'Report', 'Title', 'Description', { label: 'Completion', numeric: true }, { label: 'Actions', hidden: true }]} />
               <tbody>
                 {rows.map((e) => (
