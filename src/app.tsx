@@ -1,7 +1,8 @@
 // The app: sign-in gate, the shared layout, and the route table mapped to screens.
-import { lazy, Suspense, useEffect, type ReactNode } from 'react';
+import { Suspense, useEffect, type ReactNode } from 'react';
 import { AuthProvider, useAuth } from './lib/auth.tsx';
 import { navigate, useLocation } from './lib/router.ts';
+import { lazyScreen, type Preloadable } from './lib/lazy-screen.ts';
 import { resolveRoute, type RouteMatch } from './lib/routes.ts';
 import { TitleProvider, useTitleValue } from './lib/title.tsx';
 import { useIsAdmin } from './lib/use-is-admin.ts';
@@ -11,16 +12,35 @@ import { Rail } from './screens/shell/rail.tsx';
 import { SignInScreen } from './screens/sign-in/sign-in-screen.tsx';
 import { FullPageSpinner, Spinner } from './ui/spinner.tsx';
 
-const AgentsScreen = lazy(() => import('./screens/agents/agents-screen.tsx').then((m) => ({ default: m.AgentsScreen })));
-const AgentScreen = lazy(() => import('./screens/agent/agent-screen.tsx').then((m) => ({ default: m.AgentScreen })));
-const LlmTracesScreen = lazy(() => import('./screens/llm-traces/llm-traces-screen.tsx'));
-const ReportsScreen = lazy(() => import('./screens/reports/reports-screen.tsx'));
-const ReportScreen = lazy(() => import('./screens/reports/report-screen.tsx'));
-const BillingScreen = lazy(() => import('./screens/settings/billing/billing-screen.tsx'));
-const AdminDashboard = lazy(() => import('./screens/admin/admin-dashboard.tsx'));
-const AdminAgentScreen = lazy(() => import('./screens/admin/admin-agent-screen.tsx'));
-const AdminThreadScreen = lazy(() => import('./screens/admin/admin-thread-screen.tsx'));
-const OpsDashboard = lazy(() => import('./screens/admin/ops-dashboard.tsx'));
+const AgentsScreen = lazyScreen(() => import('./screens/agents/agents-screen.tsx').then((m) => m.AgentsScreen));
+const AgentScreen = lazyScreen(() => import('./screens/agent/agent-screen.tsx').then((m) => m.AgentScreen));
+const LlmTracesScreen = lazyScreen(() => import('./screens/llm-traces/llm-traces-screen.tsx').then((m) => m.default));
+const ReportsScreen = lazyScreen(() => import('./screens/reports/reports-screen.tsx').then((m) => m.default));
+const ReportScreen = lazyScreen(() => import('./screens/reports/report-screen.tsx').then((m) => m.default));
+const BillingScreen = lazyScreen(() => import('./screens/settings/billing/billing-screen.tsx').then((m) => m.default));
+const AdminDashboard = lazyScreen(() => import('./screens/admin/admin-dashboard.tsx').then((m) => m.default));
+const AdminAgentScreen = lazyScreen(() => import('./screens/admin/admin-agent-screen.tsx').then((m) => m.default));
+const AdminThreadScreen = lazyScreen(() => import('./screens/admin/admin-thread-screen.tsx').then((m) => m.default));
+const OpsDashboard = lazyScreen(() => import('./screens/admin/ops-dashboard.tsx').then((m) => m.default));
+
+const SCREENS: Partial<Record<Extract<RouteMatch, { name: string }>['name'], Preloadable>> = {
+  agents: AgentsScreen,
+  agent: AgentScreen,
+  reports: ReportsScreen,
+  report: ReportScreen,
+  'settings-billing': BillingScreen,
+  admin: AdminDashboard,
+  'admin-agent': AdminAgentScreen,
+  'admin-thread': AdminThreadScreen,
+  'admin-ops': OpsDashboard,
+  'llm-traces': LlmTracesScreen,
+};
+
+/** Starts loading the screen of `path` (the page being opened), in parallel with the sign-in check. */
+export function preloadScreen(path: string): void {
+  const route = resolveRoute(path);
+  if ('name' in route) void SCREENS[route.name]?.preload().catch(() => {}); // its render shows the error
+}
 
 export function App() {
   return (
