@@ -42,8 +42,10 @@ export async function markFailed(q: Queryable, id: number, error: string, retryI
 
 /** Milliseconds until the earliest queued message is due (0 when one is due now), or null when none is queued. */
 export async function msUntilNextDue(q: Queryable): Promise<number | null> {
+  // Not GREATEST(0, …) in SQL: GREATEST skips NULLs, so an empty queue would read as "due now"
+  // and the sender would spin.
   const [row] = await q.query<{ ms: number | null }>(
-    `SELECT GREATEST(0, EXTRACT(EPOCH FROM (min(next_attempt_at) - now())) * 1000)::float8 AS ms
+    `SELECT (EXTRACT(EPOCH FROM (min(next_attempt_at) - now())) * 1000)::float8 AS ms
      FROM comm_messages WHERE outbound_state = 'queued'`);
-  return row?.ms ?? null;
+  return row?.ms === null || row?.ms === undefined ? null : Math.max(0, row.ms);
 }

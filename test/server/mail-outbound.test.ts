@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { openDb, type Db } from '../../server/db/db.ts';
 import { queueDraft } from '../../server/domain/comm-messages.ts';
+import { msUntilNextDue } from '../../server/domain/outbox.ts';
 import { MailSender } from '../../server/mail/sender.ts';
 import { outboxFileName } from '../../server/mail/transport.ts';
 import { LocalBus, type Bus } from '../../server/realtime/bus.ts';
@@ -258,5 +259,24 @@ relayed('two sender instances on one database send each message exactly once', a
   if (second !== services.db) await second.close();
 });
 
+const idle = suite('outbound mail: an empty queue');
+
+idle('with nothing queued the sender sleeps until woken or polled (no due time), and a future retry gives its wait', async () => {
+  const { services } = await testServer();
+  const rolledBack = new Error('roll back');
+  await services.db.tx(async (q) => {
+    await q.query(`UPDATE comm_messages SET outbound_state = 'dead' WHERE outbound_state = 'queued'`);
+    assert.is(await msUntilNextDue(q), null, 'empty queue: nothing is due (was 0: the sender spun on the database)');
+    const [{ id }] = await q.query<{ id: number }>('SELECT id FROM comm_messages ORDER BY id LIMIT 1');
+    await q.query(`UPDATE comm_messages SET outbound_state = 'queued', next_attempt_at = now() + interval '60 seconds' WHERE id = $1`, [id]);
+    const ms = await msUntilNextDue(q);
+    assert.ok(ms !== null && ms > 50_000 && ms <= 60_000, `a retry in a minute: ${ms}`);
+    await q.query(`UPDATE comm_messages SET next_attempt_at = now() - interval '5 seconds' WHERE id = $1`, [id]);
+    assert.is(await msUntilNextDue(q), 0, 'overdue: now');
+    throw rolledBack;
+  }).catch((err) => assert.is(err, rolledBack));
+});
+
 approval.run();
 relayed.run();
+idle.run();
