@@ -1,5 +1,6 @@
 // Agents: the list and detail shapes of spec section 3, creation, deletion, texts, run state.
 import { rm } from 'node:fs/promises';
+import { batched } from '../db/batch.ts';
 import { prepared, type Db, type Queryable } from '../db/db.ts';
 import { JsonText } from '../http/json-text.ts';
 import type { Bus } from '../realtime/bus.ts';
@@ -25,9 +26,10 @@ function present(row: AgentRow) {
 }
 
 // The list as JSON the database writes (the grid polls it): the same shape present() gives, with
-// timestamps as Date#toJSON writes them.
+// timestamps as Date#toJSON writes them. Lists asked for while the previous query ran go together
+// in one query (see batched): concurrent polls cost the database one query, not one each.
 const isoMs = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-const LIST_AGENTS = prepared('agents.list', `SELECT coalesce(json_agg(json_build_object(
+const listOf = (owner: string, search: string) => `SELECT coalesce(json_agg(json_build_object(
     'id', a.id, 'owner_id', a.owner_id, 'name', a.name, 'file_path', a.file_path, 'agent_running', a.agent_running,
     'target_run_state', a.target_run_state, 'cua_client_connected', a.cua_client_connected, 'running_state', a.running_state,
     'updated_at', ${isoMs('a.updated_at')}, 'created_at', ${isoMs('a.created_at')}, 'email_prefix', a.email_prefix,
@@ -37,12 +39,37 @@ const LIST_AGENTS = prepared('agents.list', `SELECT coalesce(json_agg(json_build
     'screenshot_url', CASE WHEN a.screenshot_at IS NULL THEN NULL
       ELSE '/api/agents/' || a.id || '/screenshot?v=' || floor(extract(epoch FROM a.screenshot_at) * 1000)::bigint END
   ) ORDER BY a.created_at, a.id), '[]')::text AS agents
-  FROM agents a WHERE a.owner_id = $1 AND ($2 = '' OR lower(a.name) LIKE '%' || $2 || '%')`);
+  FROM agents a WHERE a.owner_id = ${owner} AND (${search} = '' OR lower(a.name) LIKE '%' || ${search} || '%')`;
+const LIST_AGENTS = prepared('agents.list', listOf('$1', '$2'));
+// One list per (owner, search) pair, numbered as given. Kept apart from the one-list query: with
+// array parameters PostgreSQL plans anew on every call, which only pays off for a batch.
+const LIST_AGENTS_OF_MANY = prepared('agents.list-many', `SELECT k.i, (${listOf('k.owner_id', 'k.search')}) AS agents
+  FROM unnest($1::int[], $2::text[]) WITH ORDINALITY AS k(owner_id, search, i)`);
+
+type ListKey = { ownerId: number; search: string };
+const listLoaders = new WeakMap<Queryable, (key: string) => Promise<string | undefined>>();
+
+function listLoader(db: Queryable) {
+  let loader = listLoaders.get(db);
+  if (!loader) {
+    loader = batched<string, string>(async (keys) => {
+      const asked: ListKey[] = keys.map((key) => JSON.parse(key));
+      if (asked.length === 1) {
+        const [{ agents }] = await db.query<{ agents: string }>(LIST_AGENTS, [asked[0].ownerId, asked[0].search]);
+        return new Map([[keys[0], agents]]);
+      }
+      const rows = await db.query<{ i: number; agents: string }>(LIST_AGENTS_OF_MANY, [asked.map((k) => k.ownerId), asked.map((k) => k.search)]);
+      return new Map(rows.map((row) => [keys[Number(row.i) - 1], row.agents]));
+    });
+    listLoaders.set(db, loader);
+  }
+  return loader;
+}
 
 export async function listAgents(db: Queryable, ownerId: number, search: string): Promise<JsonText> {
   const escaped = search.trim().toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c);
-  const [{ agents }] = await db.query<{ agents: string }>(LIST_AGENTS, [ownerId, escaped]);
-  return new JsonText(agents);
+  const key: ListKey = { ownerId, search: escaped };
+  return new JsonText((await listLoader(db)(JSON.stringify(key))) ?? '[]');
 }
 
 export async function getAgent(db: Queryable, id: number) {

@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { adminToken, call, newAgent, newUser } from './helpers.ts';
+import { listAgents } from '../../server/domain/agents.ts';
+import { adminToken, call, newAgent, newUser, testServer } from './helpers.ts';
 
 const agents = suite('agents');
 
@@ -25,6 +26,33 @@ agents('search filters the list by name', async () => {
   await newAgent(user.id, 'Mail sorter');
   const res = await call('/api/agents/?search=MAIL', { token: user.token });
   assert.equal(res.body.map((a: any) => a.name), ['Mail sorter']);
+});
+
+agents('lists asked at the same time (one query for all) are each the owner\'s own, filtered by their search', async () => {
+  const { services } = await testServer();
+  const users = [await newUser(), await newUser(), await newUser()];
+  await newAgent(users[0].id, 'Mail sorter');
+  await newAgent(users[0].id, 'Research bot');
+  await newAgent(users[1].id, 'Only one');
+  const asks: Array<[number, string]> = [[users[0].id, ''], [users[1].id, ''], [users[2].id, ''], [users[0].id, 'mail'], [users[0].id, '50%_\\'], [users[1].id, '']];
+  const alone = [];
+  for (const [owner, search] of asks) alone.push((await listAgents(services.db, owner, search)).text);
+  const together = (await Promise.all(asks.map(([owner, search]) => listAgents(services.db, owner, search)))).map((list) => list.text);
+  assert.equal(together, alone, 'the batched answers equal the one-at-a-time ones');
+  const names = together.map((json) => JSON.parse(json).map((a: { name: string }) => a.name));
+  assert.equal(names, [['Mail sorter', 'Research bot'], ['Only one'], [], ['Mail sorter'], [], ['Only one']]);
+  // Over HTTP too, with every list asked at once.
+  const res = await Promise.all(users.flatMap((u) => [u, u]).map((u) => call('/api/agents/', { token: u.token })));
+  assert.equal(res.map((r) => r.body.length), [2, 2, 1, 1, 0, 0]);
+});
+
+agents('a list asked after a write answers with it, also while other lists are being read', async () => {
+  const user = await newUser();
+  const reading = Array.from({ length: 10 }, () => call('/api/agents/', { token: user.token }));
+  await newAgent(user.id, 'Fresh');
+  const after = await call('/api/agents/', { token: user.token });
+  assert.equal(after.body.map((a: { name: string }) => a.name), ['Fresh']);
+  await Promise.all(reading);
 });
 
 agents('creating and deleting agents is admin-only', async () => {
