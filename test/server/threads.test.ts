@@ -110,6 +110,10 @@ threads('steps page: newest `limit` steps in sequence order, offset skips newer 
   assert.equal(page.body.steps.map((s: any) => s.user_text), ['3', '4']);
   const older = await get(`/api/threads/${t.id}/steps?limit=2&offset=2`);
   assert.equal(older.body.steps.map((s: any) => s.user_text), ['1', '2']);
+  const last = await get(`/api/threads/${t.id}/steps?limit=2&offset=3`);
+  assert.equal([last.body.steps.map((s: any) => s.user_text), last.body.total_count], [['1'], 4], 'a short last page');
+  const past = await get(`/api/threads/${t.id}/steps?limit=2&offset=4`);
+  assert.equal([past.body.steps, past.body.total_count], [[], 4], 'past the end: no steps, the count still');
   assert.is((await get(`/api/threads/${t.id}/steps?limit=0`)).status, 422);
 });
 
