@@ -1,8 +1,8 @@
 // Scheduler tick benchmark (issue 10 budget: under 50 ms median): 10,000 schedules in PostgreSQL
-// (100 agents × 100, every frequency), 100 of them due. One tick = the indexed due query, then per
-// due schedule a transaction that claims it, starts a queued thread through the first-message path
-// and moves next_run_at on. Between runs the same 100 are made due again and their threads removed
-// (not timed). Usage: node scripts/bench-scheduler.mjs — BENCH_DATABASE_URL or TEST_DATABASE_URL
+// (100 agents × 100, every frequency), 100 of them due. One tick = the indexed due query, then one
+// transaction that claims the due schedules, starts their queued threads through the first-message
+// path and moves their next_run_at on. Between runs the same 100 are made due again and their
+// threads removed (not timed). Usage: node scripts/bench-scheduler.mjs — BENCH_DATABASE_URL or TEST_DATABASE_URL
 // (default postgres://postgres@127.0.0.1:5432/test) names the PostgreSQL to use.
 import { register } from 'node:module';
 import { randomUUID } from 'node:crypto';

@@ -17,8 +17,24 @@ export async function addMessage(db: Queryable, bus: Bus, m: NewMessage) {
   const [message] = await db.query(
     `INSERT INTO chat_messages (agent_id, thread_id, role, user_data, assistant_data) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
     [m.agent_id, m.thread_id, m.role, m.user_data ? JSON.stringify(m.user_data) : null, m.assistant_data ? JSON.stringify(m.assistant_data) : null]);
-  bus.publish(`agent:${m.agent_id}:messages`, { type: 'created', agent_id: m.agent_id, message_id: message.id, message });
+  announceMessage(bus, message);
   return message;
+}
+
+export type UserWords = { agent_id: number; thread_id: number; text: string; files: string[] };
+
+/** Users' words in many threads in one statement; call announceMessage for each after the commit. */
+export async function insertUserMessages(db: Queryable, words: UserWords[]) {
+  return db.query(
+    `INSERT INTO chat_messages (agent_id, thread_id, role, user_data)
+     SELECT agent_id, thread_id, 'user', jsonb_build_object('text', text, 'files', files)
+     FROM jsonb_to_recordset($1::jsonb) AS m(agent_id int, thread_id int, text text, files jsonb)
+     RETURNING ${COLUMNS}`,
+    [JSON.stringify(words)]);
+}
+
+export function announceMessage(bus: Bus, message: Record<string, any>): void {
+  bus.publish(`agent:${message.agent_id}:messages`, { type: 'created', agent_id: message.agent_id, message_id: message.id, message });
 }
 
 export async function listMessages(db: Queryable, agentId: number, page: number, pageSize: number) {

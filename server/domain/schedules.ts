@@ -1,11 +1,11 @@
-// Schedules (spec §3 "Schedule") and the scheduler's two queries: the due scan, and firing one
-// schedule, which claims its row (FOR UPDATE SKIP LOCKED), starts a thread through the same path
-// as a user's first message and moves next_run_at on, all in one transaction: exactly once per due
-// time however many server instances tick. The rules themselves live in src/lib/schedule-rules.ts.
+// Schedules (spec §3 "Schedule") and the scheduler's two queries: the due scan, and firing a batch
+// of due schedules, which claims their rows (FOR UPDATE SKIP LOCKED), starts their threads through the
+// same path as a user's first message and moves next_run_at on, all in one transaction: exactly once
+// per due time however many server instances tick. The rules themselves live in src/lib/schedule-rules.ts.
 import type { Db, Queryable } from '../db/db.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { nextRun, type ScheduleRule } from '../../src/lib/schedule-rules.ts';
-import { announceNewThread, insertNewThread } from './threads.ts';
+import { announceNewThreads, insertNewThreads } from './threads.ts';
 
 export type Schedule = ScheduleRule & {
   id: number;
@@ -91,23 +91,29 @@ export async function dueScheduleIds(db: Queryable, now: Date, limit: number): P
 export type Fired = { scheduleId: number; agentId: number; threadId: number; due: Date; next: Date };
 
 /**
- * Fires one due schedule: null when another instance holds it or has already fired it (its
- * next_run_at has moved past `now`). The next run is computed from `now`, so a schedule that
- * missed several slots while the server was down fires once, not once per slot.
+ * Fires the schedules `ids` that are still due, all in one transaction: claims their rows (FOR UPDATE
+ * SKIP LOCKED: one another instance holds is left to it, one it has fired is no longer due), starts
+ * their threads through the first-message path and moves their next runs on. The next run is computed
+ * from `now`, so a schedule that missed several slots while the server was down fires once, not once
+ * per slot.
  */
-export async function fireSchedule(db: Db, bus: Bus, id: number, now: Date): Promise<Fired | null> {
-  const fired = await db.tx(async (q) => {
-    const [row] = await q.query<Row>(`SELECT ${COLUMNS} FROM schedules WHERE id = $1 AND next_run_at <= $2 FOR UPDATE SKIP LOCKED`, [id, now]);
-    if (!row) return null;
-    const due = new Date(row.next_run_at);
-    const { threadId, step } = await insertNewThread(q, bus, row.agent_id, row.message, []);
-    // Interval cadences keep their phase (due + k·interval); the others are wall-clock slots.
-    const next = nextRun(row, now, anchorOf(row, new Date(row.created_at), due));
-    await q.query('UPDATE schedules SET next_run_at = $2, last_run_at = $3 WHERE id = $1', [id, next, now]);
-    return { scheduleId: id, agentId: row.agent_id, threadId, due, next, step };
+export async function fireSchedules(db: Db, bus: Bus, ids: number[], now: Date): Promise<Fired[]> {
+  const { fired, created } = await db.tx(async (q) => {
+    const rows = await q.query<Row>(
+      `SELECT ${COLUMNS} FROM schedules WHERE id = ANY($1::int[]) AND next_run_at <= $2 ORDER BY next_run_at, id FOR UPDATE SKIP LOCKED`, [ids, now]);
+    if (!rows.length) return { fired: [], created: [] };
+    const created = await insertNewThreads(q, rows.map((row) => ({ agentId: row.agent_id, text: row.message, files: [] })));
+    const fired = rows.map((row, i): Fired => {
+      const due = new Date(row.next_run_at);
+      // Interval cadences keep their phase (due + k·interval); the others are wall-clock slots.
+      const next = nextRun(row, now, anchorOf(row, new Date(row.created_at), due));
+      return { scheduleId: row.id, agentId: row.agent_id, threadId: created[i].threadId, due, next };
+    });
+    await q.query(
+      `UPDATE schedules s SET next_run_at = f.next, last_run_at = $3 FROM unnest($1::int[], $2::timestamptz[]) AS f(id, next) WHERE s.id = f.id`,
+      [fired.map((f) => f.scheduleId), fired.map((f) => f.next.toISOString()), now]);
+    return { fired, created };
   });
-  if (!fired) return null;
-  const { step, ...result } = fired;
-  announceNewThread(bus, fired.agentId, step);
-  return result;
+  announceNewThreads(bus, created);
+  return fired;
 }

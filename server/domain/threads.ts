@@ -5,7 +5,7 @@ import { prepared, type Db, type Queryable } from '../db/db.ts';
 import { JsonText } from '../http/json-text.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { THREAD_COLUMNS } from './agents.ts';
-import { addMessage } from './messages.ts';
+import { addMessage, announceMessage, insertUserMessages } from './messages.ts';
 
 const STEP_COLUMNS = 'id, thread_id, sequence, reasoning_text, assistant_text, user_text, user_files, tool_calls, created_at, updated_at';
 export const FILES_ONLY_TEXT = 'Files uploaded';
@@ -20,12 +20,17 @@ export async function getThread(db: Queryable, id: number) {
 // Timestamps written as Date#toJSON writes them, so this JSON matches what the row objects would give.
 const isoMs = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${column}`;
 // One round trip, and the database writes the JSON: a page of 500 steps is mostly row parsing and
-// JSON.stringify otherwise (a third of the time on PGlite).
+// JSON.stringify otherwise (a third of the time on PGlite). The page's newest sequence is found in the
+// (thread_id, sequence) index alone (an index-only scan skips `offset` entries without reading rows),
+// then only the page's rows are read and formatted (OFFSET on the formatting query formatted every
+// skipped row too). Sequences are unique per thread, so these are the same rows in the same order.
 const LIST_STEPS = prepared('threads.list-steps', `SELECT
   (SELECT count(*)::int FROM thread_steps WHERE thread_id = $1) AS total_count,
   coalesce((SELECT json_agg(s ORDER BY s.sequence) FROM (
     SELECT id, thread_id, sequence, reasoning_text, assistant_text, user_text, user_files, tool_calls, ${isoMs('created_at')}, ${isoMs('updated_at')}
-    FROM thread_steps WHERE thread_id = $1 ORDER BY sequence DESC LIMIT $2 OFFSET $3) s), '[]')::text AS steps`);
+    FROM thread_steps WHERE thread_id = $1
+      AND sequence <= (SELECT sequence FROM thread_steps WHERE thread_id = $1 ORDER BY sequence DESC LIMIT 1 OFFSET $3)
+    ORDER BY sequence DESC LIMIT $2) s), '[]')::text AS steps`);
 
 /** The newest `limit` steps (after skipping `offset` newer ones), oldest first, as `{steps, total_count}` JSON. */
 export async function listSteps(db: Queryable, threadId: number, limit: number, offset: number): Promise<JsonText> {
@@ -53,7 +58,7 @@ export async function appendUserInput(db: Db, bus: Bus, threadId: number, text: 
 
 /** appendUserInput's writes, inside the caller's transaction; call announceInput after it commits. */
 export async function insertUserInput(q: Queryable, bus: Bus, threadId: number, text: string, files: string[], images: StepImage[] = []) {
-  const userText = text.trim() || (files.length ? FILES_ONLY_TEXT : '');
+  const userText = inputText(text, files);
   const [thread] = await q.query<{ agent_id: number; name: string }>('SELECT agent_id, name FROM threads WHERE id = $1 FOR UPDATE', [threadId]);
   const [{ next }] = await q.query<{ next: number }>('SELECT COALESCE(max(sequence), 0) + 1 AS next FROM thread_steps WHERE thread_id = $1', [threadId]);
   const [row] = await q.query(
@@ -77,27 +82,65 @@ export function publishStep(bus: Bus, step: Record<string, any>): void {
   bus.publish(`thread:${step.thread_id}:steps`, rest);
 }
 
+/** The step's user_text: the words, or a placeholder when only files came. */
+function inputText(text: string, files: string[]): string {
+  return text.trim() || (files.length ? FILES_ONLY_TEXT : '');
+}
+
 function threadName(text: string): string {
   const line = text.split('\n')[0].trim();
   return line.length > 60 ? line.slice(0, 57) + '...' : line;
 }
 
+export type FirstMessage = { agentId: number; text: string; files: string[] };
+export type NewThread = { threadId: number; step: Record<string, any> & { agent_id: number }; message: Record<string, any> };
+
 /**
- * A user's first message (spec §4 "Draft to real thread"): a new thread holding that step, put at
- * the end of its agent's queue. The one path for the chat's first message and for schedules, inside
- * the caller's transaction; call announceNewThread after it commits.
+ * Users' first messages (spec §4 "Draft to real thread"): for each, a new thread holding that step,
+ * put at the end of its agent's queue, in the same few statements however many there are. The one
+ * path for the chat's first message and for schedules, inside the caller's transaction; call
+ * announceNewThreads after it commits.
  */
-export async function insertNewThread(q: Queryable, bus: Bus, agentId: number, text: string, files: string[]) {
-  await lockAgents(q, [agentId]);
-  const created = await createThread(q, bus, agentId);
-  const step = await insertUserInput(q, bus, created.id, text, files);
-  await enqueue(q, created.id, agentId);
-  return { threadId: created.id as number, step };
+export async function insertNewThreads(q: Queryable, firsts: FirstMessage[]): Promise<NewThread[]> {
+  const agentIds = firsts.map((f) => f.agentId);
+  await lockAgents(q, agentIds);
+  // Read under the locks, so no other queue change comes in between. Queues run 1..n without gaps.
+  const ends = await q.query<{ agent_id: number; last: number }>(
+    'SELECT agent_id, max(schedule_sequence) AS last FROM threads WHERE agent_id = ANY($1::int[]) AND schedule_sequence IS NOT NULL GROUP BY agent_id',
+    [agentIds]);
+  const last = new Map(ends.map((e) => [e.agent_id, e.last]));
+  const rows = firsts.map((f) => {
+    const text = inputText(f.text, f.files);
+    const position = (last.get(f.agentId) ?? 0) + 1;
+    last.set(f.agentId, position);
+    return { agent_id: f.agentId, name: threadName(text), schedule_sequence: position, text, files: f.files };
+  });
+  const threads = await q.query<{ id: number; agent_id: number; schedule_sequence: number }>(
+    `INSERT INTO threads (agent_id, name, schedule_sequence)
+     SELECT agent_id, name, schedule_sequence FROM jsonb_to_recordset($1::jsonb) AS t(agent_id int, name text, schedule_sequence int)
+     RETURNING id, agent_id, schedule_sequence`,
+    [JSON.stringify(rows)]);
+  // Each new thread is the only one at its place in its agent's queue: that is how a row finds its message.
+  const placed = new Map(threads.map((t) => [`${t.agent_id}:${t.schedule_sequence}`, t.id]));
+  const words = rows.map((r) => ({ agent_id: r.agent_id, thread_id: placed.get(`${r.agent_id}:${r.schedule_sequence}`)!, text: r.text, files: r.files }));
+  const steps = await q.query(
+    `INSERT INTO thread_steps (thread_id, sequence, user_text, user_files)
+     SELECT thread_id, 1, text, files FROM jsonb_to_recordset($1::jsonb) AS s(thread_id int, text text, files jsonb)
+     RETURNING ${STEP_COLUMNS}`,
+    [JSON.stringify(words)]);
+  const messages = await insertUserMessages(q, words);
+  const stepOf = new Map(steps.map((s) => [s.thread_id, s]));
+  const messageOf = new Map(messages.map((m) => [m.thread_id, m]));
+  return words.map((w) => ({ threadId: w.thread_id, step: { ...stepOf.get(w.thread_id)!, agent_id: w.agent_id }, message: messageOf.get(w.thread_id)! }));
 }
 
-export function announceNewThread(bus: Bus, agentId: number, step: Record<string, any> & { agent_id: number }): void {
-  announceInput(bus, step);
-  announceScheduled(bus, agentId);
+/** What insertNewThreads wrote, told to the chat, the thread views and the agents' runners. */
+export function announceNewThreads(bus: Bus, created: NewThread[]): void {
+  for (const { step, message } of created) {
+    announceMessage(bus, message);
+    publishStep(bus, step);
+  }
+  for (const agentId of new Set(created.map((c) => c.step.agent_id))) announceScheduled(bus, agentId);
 }
 
 /**

@@ -5,7 +5,7 @@ import { agentIdParam } from '../http/params.ts';
 import { intQuery } from '../http/query.ts';
 import { ownedAgentId, ownedThread } from '../domain/access.ts';
 import {
-  announceNewThread, appendUserInput, createThread, deleteThread, insertNewThread, getThread, listSteps, removeFromSchedule, schedule,
+  announceNewThreads, appendUserInput, createThread, deleteThread, insertNewThreads, getThread, listSteps, removeFromSchedule, schedule,
   setScheduleSequence, setThreadRunState,
 } from '../domain/threads.ts';
 
@@ -40,10 +40,10 @@ export function registerThreadRoutes(api: Api) {
     const agentId = await agentIdParam(ctx);
     const { text, files } = userInput(await ctx.body());
     const { db, bus } = ctx.services;
-    const { threadId, step } = await db.tx((q) => insertNewThread(q, bus, agentId, text, files));
-    announceNewThread(bus, agentId, step);
+    const created = await db.tx((q) => insertNewThreads(q, [{ agentId, text, files }]));
+    announceNewThreads(bus, created);
     ctx.status = 201;
-    return getThread(db, threadId);
+    return getThread(db, created[0].threadId);
   });
 
   api.post('/threads/:id/set-user-input', async (ctx) => {

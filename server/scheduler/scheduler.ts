@@ -1,12 +1,12 @@
-// Wakes agents on their schedules: every tick, one indexed query finds the due schedules and each is
-// fired in its own transaction (server/domain/schedules.ts fireSchedule), which starts a queued
-// thread with the schedule's message. Safe with several instances on one PostgreSQL: a row another
-// instance holds is skipped, a row it has fired is no longer due. No catch-up loop here: a missed
-// slot is simply due, fires once, and its next run is computed from now.
+// Wakes agents on their schedules: every tick, one indexed query finds a batch of due schedules and
+// the batch is fired in one transaction (server/domain/schedules.ts fireSchedules), which starts a
+// queued thread with each schedule's message. Safe with several instances on one PostgreSQL: a row
+// another instance holds is skipped, a row it has fired is no longer due. No catch-up loop here: a
+// missed slot is simply due, fires once, and its next run is computed from now.
 import type { Db } from '../db/db.ts';
 import type { Bus } from '../realtime/bus.ts';
 import type { Log } from '../services.ts';
-import { dueScheduleIds, fireSchedule, type Fired } from '../domain/schedules.ts';
+import { dueScheduleIds, fireSchedules, type Fired } from '../domain/schedules.ts';
 
 export type SchedulerOptions = {
   db: Db;
@@ -14,10 +14,8 @@ export type SchedulerOptions = {
   log: Log;
   /** Time between ticks (SCHEDULER_TICK_MS). @default 15000 */
   tickMs?: number;
-  /** Due schedules taken per query. @default 200 */
+  /** Due schedules fired per transaction. @default 200 */
   batch?: number;
-  /** Schedules fired at once (each holds a pool connection). @default 4 */
-  concurrency?: number;
   /** The clock; tests move it. @default () => new Date() */
   now?: () => Date;
 };
@@ -31,13 +29,11 @@ export class Scheduler {
   private stopped = true;
   private readonly tickMs: number;
   private readonly batch: number;
-  private readonly concurrency: number;
   private readonly now: () => Date;
 
   constructor(private options: SchedulerOptions) {
     this.tickMs = options.tickMs ?? DEFAULT_TICK_MS;
     this.batch = options.batch ?? 200;
-    this.concurrency = options.concurrency ?? 4;
     this.now = options.now ?? (() => new Date());
   }
 
@@ -66,35 +62,42 @@ export class Scheduler {
   }
 
   private async fireDue(): Promise<Fired[]> {
-    const { db, bus, log } = this.options;
+    const { db, log } = this.options;
     const fired: Fired[] = [];
     for (let round = 0; round < MAX_BATCHES_PER_TICK; round++) {
       const now = this.now();
       const ids = await dueScheduleIds(db, now, this.batch);
-      let failed = 0;
-      await eachLimited(ids, this.concurrency, async (id) => {
-        try {
-          const result = await fireSchedule(db, bus, id, now);
-          if (result) fired.push(result);
-        } catch (err) {
-          // Left due: the next tick tries again.
-          failed++;
-          log.error(`schedule ${id} failed to fire: ${(err as Error)?.stack ?? err}`);
-        }
-      });
+      if (!ids.length) break;
+      const { done, failed } = await this.fire(ids, now);
+      fired.push(...done);
       // A full batch may mean more are due; failures would come back at once, so wait for the next tick.
       if (ids.length < this.batch || failed) break;
     }
     if (fired.length) log.info(`scheduler: started ${fired.length} thread${fired.length === 1 ? '' : 's'}`);
     return fired;
   }
-}
 
-/** Runs fn over items with at most `limit` in flight. */
-async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++]);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  /** The batch in one transaction; when that fails, one by one, so a schedule that cannot fire holds back no other. */
+  private async fire(ids: number[], now: Date): Promise<{ done: Fired[]; failed: number }> {
+    const { db, bus, log } = this.options;
+    if (ids.length > 1) {
+      try {
+        return { done: await fireSchedules(db, bus, ids, now), failed: 0 };
+      } catch (err) {
+        log.error(`scheduler: a batch of ${ids.length} schedules failed, firing them one by one: ${(err as Error)?.message ?? err}`);
+      }
+    }
+    const done: Fired[] = [];
+    let failed = 0;
+    for (const id of ids) {
+      try {
+        done.push(...(await fireSchedules(db, bus, [id], now)));
+      } catch (err) {
+        // Left due: the next tick tries again.
+        failed++;
+        log.error(`schedule ${id} failed to fire: ${(err as Error)?.stack ?? err}`);
+      }
+    }
+    return { done, failed };
+  }
 }

@@ -42,7 +42,12 @@ fire("a due schedule starts a queued thread the way a user's first message does"
   await call(`/api/threads/${agent.id}/create-new-thread`, { token: user.token, body: { user_text: 'By hand' } });
   const created = (await call(`/api/scheduler/${agent.id}`, { token: admin, body: { frequency: 'interval', interval: 3600, message: 'Check the shared inbox\nand summarise it' } })).body;
   const wakes: unknown[] = [];
-  const off = bus.subscribe('runner:wake', (m) => wakes.push(m));
+  const offWake = bus.subscribe('runner:wake', (m) => wakes.push(m));
+  // What a listener reads on another connection the moment it hears of the message: the committed thread.
+  const seen: Promise<number>[] = [];
+  const offChat = bus.subscribe(`agent:${agent.id}:messages`, (m: any) =>
+    seen.push(db.query<{ n: number }>('SELECT count(*)::int AS n FROM thread_steps WHERE thread_id = $1', [m.message.thread_id]).then(([r]) => r.n)));
+  const off = () => (offWake(), offChat());
 
   // Other tests' schedules share the database: look at this agent's only.
   const tick = async () => (await scheduler.tick()).filter((f) => f.agentId === agent.id);
@@ -63,6 +68,7 @@ fire("a due schedule starts a queued thread the way a user's first message does"
   assert.equal(wakes.filter((w: any) => w.agent_id === agent.id), [{ agent_id: agent.id }], 'the runner is woken');
   const messages = (await call(`/api/messages/agent/${agent.id}`, { token: user.token })).body.messages;
   assert.ok(messages.some((m: any) => m.role === 'user' && m.user_data.text === thread.user_text), 'the chat shows the message');
+  assert.equal(await Promise.all(seen), [1], 'the chat hears of it once, after the commit');
   const [{ next_run_at }] = await db.query('SELECT next_run_at FROM schedules WHERE id = $1', [created.id]);
   assert.is(new Date(next_run_at).getTime(), Date.parse(created.next_run) + HOUR, 'the next slot, in phase');
   assert.equal(await tick(), [], 'fired once');
@@ -88,6 +94,34 @@ fire('after a downtime a schedule catches up once, and its next run is computed 
   assert.is(next.get(every.id), '2030-06-15T12:05:00.000Z', 'the next 10-minute slot after now, in phase with 09:05');
   assert.equal((await scheduler.tick()).filter((f) => f.agentId === agent.id), []);
   assert.is((await threadsOf(db, agent.id)).length, 2);
+});
+
+fire('a schedule that cannot fire holds back no other: the rest fire, it stays due for the next tick', async () => {
+  const clock = new Date(Date.now() + 3 * HOUR);
+  const { db, scheduler } = await serverScheduler(() => clock);
+  const user = await newUser('poison');
+  const agent = await newAgent(user.id);
+  const admin = await adminToken();
+  const ids: number[] = [];
+  for (const message of ['First', 'Refused', 'Last']) {
+    ids.push((await call(`/api/scheduler/${agent.id}`, { token: admin, body: { frequency: 'interval', interval: 60, message } })).body.id);
+  }
+  // A database that refuses one schedule's words, as a broken row would.
+  await db.query(`CREATE FUNCTION refuse_words() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN IF NEW.user_text = 'Refused' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$`);
+  await db.query('CREATE TRIGGER refuse_words BEFORE INSERT ON thread_steps FOR EACH ROW EXECUTE FUNCTION refuse_words()');
+  try {
+    const fired = (await scheduler.tick()).filter((f) => f.agentId === agent.id);
+    assert.equal(fired.map((f) => f.scheduleId), [ids[0], ids[2]]);
+    assert.equal((await threadsOf(db, agent.id)).map((t) => [t.user_text, t.schedule_sequence]), [['First', 1], ['Last', 2]]);
+    const [{ due }] = await db.query('SELECT next_run_at <= $2 AS due FROM schedules WHERE id = $1', [ids[1], clock]);
+    assert.ok(due, 'still due');
+  } finally {
+    await db.query('DROP TRIGGER refuse_words ON thread_steps');
+    await db.query('DROP FUNCTION refuse_words()');
+  }
+  const again = (await scheduler.tick()).filter((f) => f.agentId === agent.id);
+  assert.equal(again.map((f) => f.scheduleId), [ids[1]], 'fires on the next tick');
 });
 
 fire('a schedule whose agent was deleted in between is gone, and a tick never fails on it', async () => {
@@ -161,20 +195,20 @@ race('every due schedule fires exactly once while two instances tick at the same
   assert.is(due, 60, 'all due');
 
   const bus = new LocalBus();
-  // Small batches and several workers each, so the instances interleave on the same rows.
-  const instances = [one, two].map((db) => new Scheduler({ db, bus, log: quiet, now: () => t0, batch: 7, concurrency: 3 }));
-  const results = (await Promise.all([...instances.map((s) => s.tick()), ...instances.map((s) => s.tick())])).map((r) => r.length);
+  // Small batches and three schedulers on each pool, so that they interleave on the same rows.
+  const pools = [one, one, one, two, two, two];
+  const instances = pools.map((db) => new Scheduler({ db, bus, log: quiet, now: () => t0, batch: 7 }));
+  const results = (await Promise.all(instances.map((s) => s.tick()))).map((r) => r.length);
   const rounds = await Promise.all(instances.map((s) => s.tick()));
-  assert.equal(rounds, [[], []], 'nothing left due');
+  assert.ok(rounds.every((r) => r.length === 0), 'nothing left due');
 
   const rows = await one.query<{ user_text: string; n: number }>(
     `SELECT s.user_text, count(*)::int AS n FROM thread_steps s JOIN threads t ON t.id = s.thread_id GROUP BY s.user_text ORDER BY s.user_text`);
   assert.is(rows.length, 60, 'one thread per schedule');
   assert.ok(rows.every((r) => r.n === 1), `no schedule fired twice: ${JSON.stringify(rows.filter((r) => r.n !== 1))}`);
-  // tick() shares a tick in flight, so results[2] and [3] repeat [0] and [1].
-  const byInstance = [results[0], results[1]];
-  console.log(`    (fired by instance one: ${byInstance[0]}, by instance two: ${byInstance[1]})`);
-  assert.is(byInstance[0] + byInstance[1], 60);
+  const byPool = [one, two].map((db) => results.filter((_, i) => pools[i] === db).reduce((a, b) => a + b, 0));
+  console.log(`    (fired through pool one: ${byPool[0]}, through pool two: ${byPool[1]}; per scheduler ${results.join(', ')})`);
+  assert.is(byPool[0] + byPool[1], 60);
   const queues = await one.query<{ agent_id: number; seqs: number[] }>(
     'SELECT agent_id, array_agg(schedule_sequence ORDER BY schedule_sequence) AS seqs FROM threads GROUP BY agent_id');
   for (const q of queues) assert.equal(q.seqs, Array.from({ length: 15 }, (_, i) => i + 1), `agent ${q.agent_id}: queue 1..15 without gaps`);

@@ -37,6 +37,19 @@ threads('create-new-thread makes a named, scheduled thread with the first step a
   assert.is(feed.body.messages[0].user_data.text, 'Open a terminal\nand more');
 });
 
+threads('a first message with files only, and one with quotes and backslashes, each start a thread at the end of the queue', async () => {
+  const { agent, get, post, queue } = await setup();
+  const files = (await post(`/api/threads/${agent.id}/create-new-thread`, { user_text: ' ', user_files: ['agent-1/x/a "b".txt'] })).body;
+  const odd = 'Say "hi" \\ {1,2} \u00e9\nnext';
+  const quoted = (await post(`/api/threads/${agent.id}/create-new-thread`, { user_text: odd })).body;
+  assert.equal(await queue(), [['Files uploaded', 1], ['Say "hi" \\ {1,2} \u00e9', 2]]);
+  const [step] = (await get(`/api/threads/${files.id}/steps`)).body.steps;
+  assert.equal([step.user_text, step.user_files], ['Files uploaded', ['agent-1/x/a "b".txt']]);
+  assert.is((await get(`/api/threads/${quoted.id}/steps`)).body.steps[0].user_text, odd);
+  const feed = (await get(`/api/messages/agent/${agent.id}`)).body.messages;
+  assert.equal(feed.map((m: any) => m.user_data), [{ text: odd, files: [] }, { text: 'Files uploaded', files: ['agent-1/x/a "b".txt'] }]);
+});
+
 threads('files-only input is sent as "Files uploaded"; empty input is 422', async () => {
   const { post, newThread } = await setup();
   const thread = await newThread('first');
@@ -110,6 +123,10 @@ threads('steps page: newest `limit` steps in sequence order, offset skips newer 
   assert.equal(page.body.steps.map((s: any) => s.user_text), ['3', '4']);
   const older = await get(`/api/threads/${t.id}/steps?limit=2&offset=2`);
   assert.equal(older.body.steps.map((s: any) => s.user_text), ['1', '2']);
+  const last = await get(`/api/threads/${t.id}/steps?limit=2&offset=3`);
+  assert.equal([last.body.steps.map((s: any) => s.user_text), last.body.total_count], [['1'], 4], 'a short last page');
+  const past = await get(`/api/threads/${t.id}/steps?limit=2&offset=4`);
+  assert.equal([past.body.steps, past.body.total_count], [[], 4], 'past the end: no steps, the count still');
   assert.is((await get(`/api/threads/${t.id}/steps?limit=0`)).status, 422);
 });
 
