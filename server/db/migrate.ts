@@ -7,6 +7,7 @@ import m004 from './migrations/004_schedules.sql';
 import m005 from './migrations/005_mail.sql';
 import m006 from './migrations/006_billing_reports.sql';
 import m007 from './migrations/007_recordings.sql';
+import m008 from './migrations/008_step_page_json.sql';
 
 export const MIGRATIONS: { id: number; name: string; sql: string }[] = [
   { id: 1, name: 'init', sql: m001 },
@@ -16,6 +17,7 @@ export const MIGRATIONS: { id: number; name: string; sql: string }[] = [
   { id: 5, name: 'mail', sql: m005 },
   { id: 6, name: 'billing_reports', sql: m006 },
   { id: 7, name: 'recordings', sql: m007 },
+  { id: 8, name: 'step_page_json', sql: m008 },
 ];
 
 export async function migrate(db: Db): Promise<number[]> {

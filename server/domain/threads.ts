@@ -17,20 +17,17 @@ export async function getThread(db: Queryable, id: number) {
   return (await db.query(`SELECT ${THREAD_COLUMNS} FROM threads WHERE id = $1`, [id]))[0] ?? null;
 }
 
-// Timestamps written as Date#toJSON writes them, so this JSON matches what the row objects would give.
-const isoMs = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${column}`;
-// One round trip, and the database writes the JSON: a page of 500 steps is mostly row parsing and
-// JSON.stringify otherwise (a third of the time on PGlite). The page's newest sequence is found in the
-// (thread_id, sequence) index alone (an index-only scan skips `offset` entries without reading rows),
-// then only the page's rows are read and formatted (OFFSET on the formatting query formatted every
-// skipped row too). Sequences are unique per thread, so these are the same rows in the same order.
+// One round trip, and the database writes the JSON: each step's is stored when the step is written
+// (page_json, migration 008), so a page of 500 steps joins stored text. The page's newest sequence is
+// found in the (thread_id, sequence) index alone (an index-only scan skips `offset` entries without
+// reading rows), then only the page's rows are read. Sequences are unique per thread, so these are
+// the same rows in the same order as ORDER BY sequence DESC LIMIT/OFFSET.
 const LIST_STEPS = prepared('threads.list-steps', `SELECT
   (SELECT count(*)::int FROM thread_steps WHERE thread_id = $1) AS total_count,
-  coalesce((SELECT json_agg(s ORDER BY s.sequence) FROM (
-    SELECT id, thread_id, sequence, reasoning_text, assistant_text, user_text, user_files, tool_calls, ${isoMs('created_at')}, ${isoMs('updated_at')}
-    FROM thread_steps WHERE thread_id = $1
+  coalesce((SELECT '[' || string_agg(s.page_json, ',' ORDER BY s.sequence) || ']' FROM (
+    SELECT sequence, page_json FROM thread_steps WHERE thread_id = $1
       AND sequence <= (SELECT sequence FROM thread_steps WHERE thread_id = $1 ORDER BY sequence DESC LIMIT 1 OFFSET $3)
-    ORDER BY sequence DESC LIMIT $2) s), '[]')::text AS steps`);
+    ORDER BY sequence DESC LIMIT $2) s), '[]') AS steps`);
 
 /** The newest `limit` steps (after skipping `offset` newer ones), oldest first, as `{steps, total_count}` JSON. */
 export async function listSteps(db: Queryable, threadId: number, limit: number, offset: number): Promise<JsonText> {

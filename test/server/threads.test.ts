@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { call, newAgent, newUser } from './helpers.ts';
+import { call, newAgent, newUser, testServer } from './helpers.ts';
 
 async function setup() {
   const user = await newUser();
@@ -113,6 +113,21 @@ threads('stop and run-state set the thread target state', async () => {
   assert.equal((await get(`/api/threads/${t.id}/run-state`)).body, { target_run_state: 'stop', thread_running: false });
   assert.equal((await post(`/api/threads/${t.id}/run-state`, { target_run_state: 'run' })).body, { target_run_state: 'run' });
   assert.is((await post(`/api/threads/${t.id}/run-state`, { target_run_state: 'sideways' })).status, 422);
+});
+
+threads('steps page: each step as its row reads, also after the runner changed it (stored page JSON kept up to date)', async () => {
+  const { post, get, newThread } = await setup();
+  const { services } = await testServer();
+  const t = await newThread('Look "here" \\ and ünïcode ✓');
+  await post(`/api/threads/${t.id}/set-user-input`, { user_text: 'second' });
+  const rows = () => services.db.query(
+    'SELECT id, thread_id, sequence, reasoning_text, assistant_text, user_text, user_files, tool_calls, created_at, updated_at FROM thread_steps WHERE thread_id = $1 ORDER BY sequence', [t.id]);
+  assert.equal((await get(`/api/threads/${t.id}/steps`)).body.steps, JSON.parse(JSON.stringify(await rows())));
+  const calls = [{ id: 'toolu_1', name: 'computer', input: { action: 'left_click', coordinate: [1, 2] }, result: { text: 'ok' } }];
+  await services.db.query(`UPDATE thread_steps SET tool_calls = $2, assistant_text = 'Clicked.', updated_at = now() + interval '1 second' WHERE thread_id = $1 AND sequence = 2`, [t.id, JSON.stringify(calls)]);
+  const page = (await get(`/api/threads/${t.id}/steps`)).body.steps;
+  assert.equal(page, JSON.parse(JSON.stringify(await rows())));
+  assert.equal([page[1].assistant_text, page[1].tool_calls], ['Clicked.', calls]);
 });
 
 threads('steps page: newest `limit` steps in sequence order, offset skips newer ones', async () => {
