@@ -83,24 +83,23 @@ function anchorOf(rule: ScheduleRule, createdAt: Date, due: Date): Date {
 // --- the scheduler
 
 /** The tick's one indexed query: ids of schedules due at `now`, oldest due first. */
-export async function dueScheduleIds(db: Queryable, now: Date, limit: number): Promise<number[]> {
-  const rows = await db.query<{ id: number }>('SELECT id FROM schedules WHERE next_run_at <= $1 ORDER BY next_run_at, id LIMIT $2', [now, limit]);
-  return rows.map((r) => r.id);
-}
-
 export type Fired = { scheduleId: number; agentId: number; threadId: number; due: Date; next: Date };
 
 /**
- * Fires the schedules `ids` that are still due, all in one transaction: claims their rows (FOR UPDATE
- * SKIP LOCKED: one another instance holds is left to it, one it has fired is no longer due), starts
- * their threads through the first-message path and moves their next runs on. The next run is computed
- * from `now`, so a schedule that missed several slots while the server was down fires once, not once
- * per slot.
+ * Fires due schedules, all in one transaction: claims their rows (FOR UPDATE SKIP LOCKED: one another
+ * instance holds is left to it, one it has fired is no longer due), starts their threads through the
+ * first-message path and moves their next runs on. `pick`: the ids to fire if still due, or how many
+ * of the earliest due to take. `claimed` hears the ids taken, before anything else can fail. The next
+ * run is computed from `now`, so a schedule that missed several slots while the server was down fires
+ * once, not once per slot.
  */
-export async function fireSchedules(db: Db, bus: Bus, ids: number[], now: Date): Promise<Fired[]> {
+export async function fireSchedules(db: Db, bus: Bus, pick: number[] | number, now: Date, claimed?: (ids: number[]) => void): Promise<Fired[]> {
   const { fired, created } = await db.tx(async (q) => {
     const rows = await q.query<Row>(
-      `SELECT ${COLUMNS} FROM schedules WHERE id = ANY($1::int[]) AND next_run_at <= $2 ORDER BY next_run_at, id FOR UPDATE SKIP LOCKED`, [ids, now]);
+      `SELECT ${COLUMNS} FROM schedules WHERE ${typeof pick === 'number' ? 'true' : 'id = ANY($3::int[])'} AND next_run_at <= $2
+       ORDER BY next_run_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      typeof pick === 'number' ? [pick, now] : [pick.length, now, pick]);
+    claimed?.(rows.map((row) => row.id));
     if (!rows.length) return { fired: [], created: [] };
     const created = await insertNewThreads(q, rows.map((row) => ({ agentId: row.agent_id, text: row.message, files: [] })));
     const fired = rows.map((row, i): Fired => {

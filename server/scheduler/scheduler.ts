@@ -1,12 +1,12 @@
-// Wakes agents on their schedules: every tick, one indexed query finds a batch of due schedules and
-// the batch is fired in one transaction (server/domain/schedules.ts fireSchedules), which starts a
-// queued thread with each schedule's message. Safe with several instances on one PostgreSQL: a row
-// another instance holds is skipped, a row it has fired is no longer due. No catch-up loop here: a
+// Wakes agents on their schedules: every tick, batches of due schedules are claimed and fired, each
+// batch in one transaction (server/domain/schedules.ts fireSchedules), which starts a queued thread
+// with each schedule's message. Safe with several instances on one PostgreSQL: each claims rows no
+// other holds (SKIP LOCKED), and a row one has fired is no longer due. No catch-up loop here: a
 // missed slot is simply due, fires once, and its next run is computed from now.
 import type { Db } from '../db/db.ts';
 import type { Bus } from '../realtime/bus.ts';
 import type { Log } from '../services.ts';
-import { dueScheduleIds, fireSchedules, type Fired } from '../domain/schedules.ts';
+import { fireSchedules, type Fired } from '../domain/schedules.ts';
 
 export type SchedulerOptions = {
   db: Db;
@@ -65,27 +65,26 @@ export class Scheduler {
     const { db, log } = this.options;
     const fired: Fired[] = [];
     for (let round = 0; round < MAX_BATCHES_PER_TICK; round++) {
-      const now = this.now();
-      const ids = await dueScheduleIds(db, now, this.batch);
-      if (!ids.length) break;
-      const { done, failed } = await this.fire(ids, now);
+      const { done, claimed, failed } = await this.fire(this.now());
       fired.push(...done);
-      // A full batch may mean more are due; failures would come back at once, so wait for the next tick.
-      if (ids.length < this.batch || failed) break;
+      // A full batch may mean more are due (rows other instances hold are theirs to fire); failures
+      // would come back at once, so they wait for the next tick.
+      if (claimed < this.batch || failed) break;
     }
     if (fired.length) log.info(`scheduler: started ${fired.length} thread${fired.length === 1 ? '' : 's'}`);
     return fired;
   }
 
-  /** The batch in one transaction; when that fails, one by one, so a schedule that cannot fire holds back no other. */
-  private async fire(ids: number[], now: Date): Promise<{ done: Fired[]; failed: number }> {
+  /** The next batch in one transaction; when that fails, one by one, so a schedule that cannot fire holds back no other. */
+  private async fire(now: Date): Promise<{ done: Fired[]; claimed: number; failed: number }> {
     const { db, bus, log } = this.options;
-    if (ids.length > 1) {
-      try {
-        return { done: await fireSchedules(db, bus, ids, now), failed: 0 };
-      } catch (err) {
-        log.error(`scheduler: a batch of ${ids.length} schedules failed, firing them one by one: ${(err as Error)?.message ?? err}`);
-      }
+    let ids: number[] = [];
+    try {
+      const done = await fireSchedules(db, bus, this.batch, now, (claimed) => (ids = claimed));
+      return { done, claimed: ids.length, failed: 0 };
+    } catch (err) {
+      log.error(`scheduler: a batch of ${ids.length} schedules failed${ids.length > 1 ? ', firing them one by one' : ''}: ${(err as Error)?.message ?? err}`);
+      if (ids.length <= 1) return { done: [], claimed: ids.length, failed: 1 };
     }
     const done: Fired[] = [];
     let failed = 0;
@@ -98,6 +97,6 @@ export class Scheduler {
         log.error(`schedule ${id} failed to fire: ${(err as Error)?.stack ?? err}`);
       }
     }
-    return { done, failed };
+    return { done, claimed: ids.length, failed };
   }
 }

@@ -200,7 +200,7 @@ race('every due schedule fires exactly once while two instances tick at the same
   const instances = pools.map((db) => new Scheduler({ db, bus, log: quiet, now: () => t0, batch: 7 }));
   const results = (await Promise.all(instances.map((s) => s.tick()))).map((r) => r.length);
   const rounds = await Promise.all(instances.map((s) => s.tick()));
-  assert.ok(rounds.every((r) => r.length === 0), 'nothing left due');
+  assert.ok(rounds.every((r) => r.length === 0), `nothing left due: first ${results.join(',')}, then ${rounds.map((r) => r.length).join(',')}`);
 
   const rows = await one.query<{ user_text: string; n: number }>(
     `SELECT s.user_text, count(*)::int AS n FROM thread_steps s JOIN threads t ON t.id = s.thread_id GROUP BY s.user_text ORDER BY s.user_text`);
