@@ -5,7 +5,7 @@ import { prepared, type Db, type Queryable } from '../db/db.ts';
 import { JsonText } from '../http/json-text.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { THREAD_COLUMNS } from './agents.ts';
-import { addMessage, announceMessage, insertUserMessages } from './messages.ts';
+import { announceMessage, insertUserMessages } from './messages.ts';
 
 const STEP_COLUMNS = 'id, thread_id, sequence, reasoning_text, assistant_text, user_text, user_files, tool_calls, created_at, updated_at';
 export const FILES_ONLY_TEXT = 'Files uploaded';
@@ -35,11 +35,18 @@ export async function listSteps(db: Queryable, threadId: number, limit: number, 
   return new JsonText(`{"steps":${row.steps},"total_count":${row.total_count}}`);
 }
 
+/** A new empty thread, told to the agent's views. */
 export async function createThread(db: Queryable, bus: Bus, agentId: number, fields: { name?: string; description?: string } = {}) {
-  const [thread] = await db.query(
+  const thread = await insertThread(db, agentId, fields);
+  changed(bus, agentId);
+  return thread;
+}
+
+/** createThread's write, inside the caller's transaction (announceScheduled or announceInput after the commit tells). */
+export async function insertThread(q: Queryable, agentId: number, fields: { name?: string; description?: string } = {}) {
+  const [thread] = await q.query(
     `INSERT INTO threads (agent_id, name, description) VALUES ($1, $2, $3) RETURNING ${THREAD_COLUMNS}`,
     [agentId, (fields.name ?? '').trim().slice(0, 200), (fields.description ?? '').trim().slice(0, 2000)]);
-  changed(bus, agentId);
   return thread;
 }
 
@@ -48,13 +55,15 @@ export async function createThread(db: Queryable, bus: Bus, agentId: number, fie
  * $DATA_DIR/files with a caption, see runner/step-images.ts) reach the model with the words.
  */
 export async function appendUserInput(db: Db, bus: Bus, threadId: number, text: string, files: string[], images: StepImage[] = []) {
-  const step = await db.tx((q) => insertUserInput(q, bus, threadId, text, files, images));
-  announceInput(bus, step);
-  return step;
+  const input = await db.tx((q) => insertUserInput(q, threadId, text, files, images));
+  announceInput(bus, input);
+  return input.step;
 }
 
+export type UserInput = { step: Record<string, any> & { agent_id: number }; message: Record<string, any> };
+
 /** appendUserInput's writes, inside the caller's transaction; call announceInput after it commits. */
-export async function insertUserInput(q: Queryable, bus: Bus, threadId: number, text: string, files: string[], images: StepImage[] = []) {
+export async function insertUserInput(q: Queryable, threadId: number, text: string, files: string[], images: StepImage[] = []): Promise<UserInput> {
   const userText = inputText(text, files);
   const [thread] = await q.query<{ agent_id: number; name: string }>('SELECT agent_id, name FROM threads WHERE id = $1 FOR UPDATE', [threadId]);
   const [{ next }] = await q.query<{ next: number }>('SELECT COALESCE(max(sequence), 0) + 1 AS next FROM thread_steps WHERE thread_id = $1', [threadId]);
@@ -65,11 +74,13 @@ export async function insertUserInput(q: Queryable, bus: Bus, threadId: number, 
   await q.query(
     `UPDATE threads SET error_message = '', updated_at = now(), name = CASE WHEN name = '' THEN $2 ELSE name END WHERE id = $1`,
     [threadId, threadName(userText)]);
-  await addMessage(q, bus, { agent_id: thread.agent_id, thread_id: threadId, role: 'user', user_data: { text: userText, files } });
-  return { ...row, agent_id: thread.agent_id };
+  const [message] = await insertUserMessages(q, [{ agent_id: thread.agent_id, thread_id: threadId, text: userText, files }]);
+  return { step: { ...row, agent_id: thread.agent_id }, message };
 }
 
-export function announceInput(bus: Bus, step: Record<string, any> & { agent_id: number }): void {
+/** What insertUserInput wrote, told to the chat, the thread's views and the agent's views. */
+export function announceInput(bus: Bus, { step, message }: UserInput): void {
+  announceMessage(bus, message);
   publishStep(bus, step);
   changed(bus, step.agent_id);
 }

@@ -5,7 +5,7 @@
 import type { Db } from '../db/db.ts';
 import { findReplyThread, insertInbound } from '../domain/comm-messages.ts';
 import type { Mailbox } from '../domain/email-settings.ts';
-import { announceInput, announceScheduled, createThread, enqueue, insertUserInput, lockAgents } from '../domain/threads.ts';
+import { announceInput, announceScheduled, enqueue, insertThread, insertUserInput, lockAgents } from '../domain/threads.ts';
 import { recordFiles } from '../domain/uploads.ts';
 import { removeStoredFile, storeFile } from '../files/storage.ts';
 import type { Bus } from '../realtime/bus.ts';
@@ -31,7 +31,7 @@ export async function ingestMail(deps: IngestDeps, delivery: Delivery): Promise<
       for (const [i, { mailbox, address }] of delivery.recipients.entries()) {
         const { files, sizes } = stored[i];
         const threadId = (await findReplyThread(q, mailbox.id, mail.answers))
-          ?? (await createThread(q, deps.bus, mailbox.id, { name: mail.subject || `E-mail from ${delivery.mailFrom}` })).id;
+          ?? (await insertThread(q, mailbox.id, { name: mail.subject || `E-mail from ${delivery.mailFrom}` })).id;
         const paths = files.map((f) => f.file_path);
         await insertInbound(q, {
           threadId, from: delivery.mailFrom, to: address, subject: mail.subject, text: mail.text, files: paths,
@@ -41,16 +41,16 @@ export async function ingestMail(deps: IngestDeps, delivery: Delivery): Promise<
         await recordFiles(q, mailbox.owner_id, mailbox.id, files.map((f, j) => ({
           file_path: f.file_path, original_name: mail.attachments[j].filename, size: sizes[j], content_type: mail.attachments[j].mimeType,
         })), deps.storageQuota());
-        const step = await insertUserInput(q, deps.bus, threadId, userText(delivery.mailFrom, mail), paths);
+        const input = await insertUserInput(q, threadId, userText(delivery.mailFrom, mail), paths);
         await enqueue(q, threadId, mailbox.id);
-        out.push({ threadId, step });
+        out.push({ threadId, input });
       }
       return out;
     });
-    for (const [i, { step }] of results.entries()) {
-      announceInput(deps.bus, step);
-      announceScheduled(deps.bus, step.agent_id);
-      for (const f of stored[i].files) await deps.onUpload?.(step.agent_id, f.path, f.name);
+    for (const [i, { input }] of results.entries()) {
+      announceInput(deps.bus, input);
+      announceScheduled(deps.bus, input.step.agent_id);
+      for (const f of stored[i].files) await deps.onUpload?.(input.step.agent_id, f.path, f.name);
     }
     return results.map((r) => r.threadId);
   } catch (err) {

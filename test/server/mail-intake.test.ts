@@ -32,6 +32,24 @@ intake('a mail from an accepted sender becomes an inbound message and a queued t
   assert.match(feed.body[0].user_data.text, /Please sum up/);
 });
 
+intake('views hear of a mail only after its thread, step and message are committed', async () => {
+  const { services } = await testServer();
+  const { agent, address } = await mailAgent(['@example.test']);
+  // What a listener reads on another connection the moment it hears: a step and a thread both there.
+  const seen: Promise<unknown>[] = [];
+  const read = (threadId: number) => services.db.query<{ steps: number; threads: number }>(
+    'SELECT (SELECT count(*)::int FROM thread_steps WHERE thread_id = $1) AS steps, (SELECT count(*)::int FROM threads WHERE id = $1) AS threads', [threadId]).then(([r]) => r);
+  const offs = [
+    services.bus.subscribe(`agent:${agent.id}:messages`, (m: any) => seen.push(read(m.message.thread_id))),
+    services.bus.subscribe(`agent:${agent.id}:changed`, () => seen.push(services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM threads WHERE agent_id = $1', [agent.id]).then(([r]) => ({ threads: r.n })))),
+  ];
+  await sendMail({ from: 'alice@example.test', to: address, subject: 'Heard after commit', text: 'x' });
+  for (const off of offs) off();
+  const heard = await Promise.all(seen);
+  assert.ok(heard.length >= 2, 'the chat and the agent views heard');
+  assert.ok(heard.every((h: any) => h.threads === 1 && (h.steps === undefined || h.steps === 1)), JSON.stringify(heard));
+});
+
 intake('the prefix is matched in any case and the sender by every pattern kind', async () => {
   const { agent, user, prefix } = await mailAgent(['boss@example.org', '*.corp.example', 'billing-*@example.net']);
   for (const from of ['BOSS@example.org', 'x@eu.corp.example', 'billing-7@example.net']) {
