@@ -211,6 +211,9 @@ try {
     console.log(`5. scrolling terminal: ${kb((client.bytes - bytes) / seconds)}/s to the viewer, ${fps.toFixed(1)} frames/s, ${(imgs / Math.max(1, client.frames - frames)).toFixed(1)} images per frame (max ${maxImgs}); Xvnc sent up to ${rfbRects} rects per update`);
   }
   clearInterval(pinger);
+  // The test client decodes PNGs in JS on the server's own event loop: it would slow our gateway (and
+  // only ours) during the browser comparison.
+  client.close();
 
   // 6. the same in Chromium, ours against noVNC
   if (!browserBenchAvailable()) console.log('6. browser comparison skipped: needs /usr/bin/chromium, /usr/share/novnc and websockify');

@@ -24,7 +24,8 @@ export class FramePump {
   /** The sync timestamp of the frame in flight, until the viewer acks it. */
   private awaiting: string | null = null;
   private flushing = false;
-  private timer: NodeJS.Timeout | null = null;
+  /** Cancels the scheduled flush, if one is. */
+  private cancel: (() => void) | null = null;
   private lastFrameAt = 0;
   private lastTs = 0;
 
@@ -68,16 +69,25 @@ export class FramePump {
   }
 
   dispose(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.cancel?.();
+    this.cancel = null;
   }
 
+  /** Flushes after `delay` ms, or with none right after this turn of the event loop: the updates read from
+   * one socket chunk coalesce, without the ≥ 1 ms of a zero timer. */
   private schedule(delay: number): void {
-    if (this.sink.closed() || this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
+    if (this.sink.closed() || this.cancel) return;
+    const run = () => {
+      this.cancel = null;
       void this.flush();
-    }, delay);
+    };
+    if (delay > 0) {
+      const timer = setTimeout(run, delay);
+      this.cancel = () => clearTimeout(timer);
+    } else {
+      const immediate = setImmediate(run);
+      this.cancel = () => clearImmediate(immediate);
+    }
   }
 
   private async flush(): Promise<void> {

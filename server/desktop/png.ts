@@ -79,13 +79,18 @@ export function encodePng(fb: Framebuffer, rect: Rect = { x: 0, y: 0, w: fb.widt
   return pngFile(rect.w, rect.h, zlib.deflateSync(raw, { level: options.level ?? 6 }));
 }
 
+/** Scanlines up to this size are deflated inline: well under a millisecond, less than the hop through the
+ * thread pool and back, which a busy machine makes late (a typed glyph is a few hundred bytes). */
+const INLINE_BYTES = 64 * 1024;
+
 /**
  * Encodes off the main thread: the pixels are copied synchronously (so later framebuffer updates do not
- * tear the image), the deflate runs in libuv's thread pool.
+ * tear the image), the deflate of anything but a small rect runs in libuv's thread pool.
  */
 export async function encodePngAsync(fb: Framebuffer, rect: Rect = { x: 0, y: 0, w: fb.width, h: fb.height }, options: PngOptions = {}): Promise<Buffer> {
   const raw = scanlines(fb, rect, options.filter);
-  return pngFile(rect.w, rect.h, await deflate(raw, { level: options.level ?? 6 }));
+  const level = options.level ?? 6;
+  return pngFile(rect.w, rect.h, raw.length <= INLINE_BYTES ? zlib.deflateSync(raw, { level }) : await deflate(raw, { level }));
 }
 
 function chunk(type: string, data: Buffer): Buffer {

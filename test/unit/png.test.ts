@@ -95,12 +95,14 @@ png('sub-rectangles, including edges and 1-pixel ones', () => {
   }
 });
 
-png('the async encoder writes the same file and snapshots pixels at call time', async () => {
-  const fb = sample(50, 50);
-  const expected = encodePng(fb);
-  const pending = encodePngAsync(fb);
-  fb.data.fill(0); // a later framebuffer update must not tear the image
-  assert.ok((await pending).equals(expected));
+png('the async encoder writes the same file and snapshots pixels at call time, small rects (inline) and large', async () => {
+  for (const size of [50, 200]) {
+    const fb = sample(size, size);
+    const expected = encodePng(fb);
+    const pending = encodePngAsync(fb);
+    fb.data.fill(0); // a later framebuffer update must not tear the image
+    assert.ok((await pending).equals(expected), `${size}x${size}`);
+  }
 });
 
 png('rejects rectangles outside the framebuffer', () => {

@@ -48,8 +48,23 @@ declare module 'guacamole-common-js' {
       getBlob(): Blob;
     }
 
+    class DataURIReader {
+      constructor(stream: InputStream, mimetype: string);
+      onend: (() => void) | null;
+      getURI(): string;
+    }
+
+    /** A layer of the display; only passed through here. */
+    class Layer {}
+
     class Display {
       getElement(): HTMLElement;
+      /** Queues drawing an image, which must have loaded by the time its frame is flushed. */
+      drawImage(layer: Layer, x: number, y: number, image: CanvasImageSource): void;
+      /** Called for each `img` stream; replaceable per display. */
+      drawStream(layer: Layer, x: number, y: number, stream: InputStream, mimetype: string): void;
+      /** Closes the queued operations into a frame, drawn when ready; `callback` after (the sync answer). */
+      flush(callback?: () => void, timestamp?: number, logicalFrames?: number): void;
       getWidth(): number;
       getHeight(): number;
       getScale(): number;

@@ -1,0 +1,130 @@
+import { reset } from '../setup/dom.ts';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type Guacamole from 'guacamole-common-js';
+import { drawImagesFromDataUris } from '../../src/screens/agent/live-desktop/display-images.ts';
+
+// An Image the test completes: like Chromium's, a data: image is complete after a microtask unless the
+// test holds it; a held one completes (or breaks) when the test says, with its load/error event.
+class FakeImage extends EventTarget {
+  static hold = false;
+  static all: FakeImage[] = [];
+  complete = false;
+  naturalWidth = 0;
+  onerror: (() => void) | null = null;
+  private url = '';
+
+  constructor() {
+    super();
+    FakeImage.all.push(this);
+  }
+
+  get src(): string {
+    return this.url;
+  }
+
+  set src(url: string) {
+    this.url = url;
+    this.complete = false;
+    if (!FakeImage.hold || url.startsWith('data:image/gif')) queueMicrotask(() => this.finish(true));
+  }
+
+  finish(ok: boolean): void {
+    this.complete = true;
+    this.naturalWidth = ok ? 10 : 0;
+    if (ok) this.dispatchEvent(new Event('load'));
+    else this.onerror?.();
+  }
+}
+
+type Stream = { onblob: ((data: string) => void) | null; onend: (() => void) | null };
+
+function fakeDisplay() {
+  const log: string[] = [];
+  const display = {
+    drawImage: (_layer: unknown, x: number, y: number, image: FakeImage) => log.push(`draw ${x},${y} ${image.src}`),
+    flush: (callback?: () => void) => {
+      log.push('flush');
+      callback?.();
+    },
+    drawStream: () => {},
+  };
+  drawImagesFromDataUris(display as unknown as Guacamole.Display);
+  return { display: display as unknown as Guacamole.Display, log };
+}
+
+/** Sends one img stream (as Guacamole.Client does: drawStream, then the blobs, then end). */
+function image(display: Guacamole.Display, x: number, blobs: string[]): void {
+  const stream: Stream = { onblob: null, onend: null };
+  display.drawStream({} as Guacamole.Layer, x, 0, stream as unknown as Guacamole.InputStream, 'image/png');
+  for (const b of blobs) stream.onblob?.(b);
+  stream.onend?.();
+}
+
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+const test = suite('desktop display: images from data: URIs');
+let RealImage: unknown;
+
+test.before.each(() => {
+  reset();
+  RealImage = (globalThis as any).Image;
+  (globalThis as any).Image = FakeImage;
+  FakeImage.hold = false;
+  FakeImage.all = [];
+});
+
+test.after.each(() => {
+  (globalThis as any).Image = RealImage;
+});
+
+test('an img stream becomes a display task drawing its joined base64 as a data: URI, queued at its end', () => {
+  const { display, log } = fakeDisplay();
+  image(display, 5, ['iVBO', 'Rw0K']);
+  assert.equal(log, ['draw 5,0 data:image/png;base64,iVBORw0K']);
+});
+
+test('a frame whose images complete within the task is handed to the display before any other task runs', async () => {
+  const { display, log } = fakeDisplay();
+  const order: string[] = [];
+  setTimeout(() => order.push('next task'), 0);
+  image(display, 0, ['AAAA']);
+  display.flush(() => order.push('frame flushed'));
+  await nextTask();
+  assert.equal(order, ['frame flushed', 'next task']);
+  assert.equal(log, ['draw 0,0 data:image/png;base64,AAAA', 'flush']);
+});
+
+test('a frame waits for its images to load, and frames stay in order behind it', async () => {
+  FakeImage.hold = true;
+  const { display } = fakeDisplay();
+  const flushed: string[] = [];
+  image(display, 0, ['AAAA']);
+  display.flush(() => flushed.push('first'));
+  image(display, 1, ['BBBB']);
+  display.flush(() => flushed.push('second'));
+  await nextTask();
+  assert.equal(flushed, []);
+  // The second image joins the first frame when it is flushed, so the first frame waits for it too.
+  FakeImage.all[0].finish(true);
+  await nextTask();
+  assert.equal(flushed, []);
+  FakeImage.all[1].finish(true);
+  await nextTask();
+  assert.equal(flushed, ['first', 'second']);
+});
+
+test('a broken image is drawn as a blank pixel (the canvas would throw on it) and its frame completes', async () => {
+  FakeImage.hold = true;
+  const { display } = fakeDisplay();
+  const flushed: string[] = [];
+  image(display, 0, ['!!!!']);
+  display.flush(() => flushed.push('frame'));
+  FakeImage.all[0].finish(false);
+  await nextTask();
+  assert.equal(flushed, ['frame']);
+  assert.match(FakeImage.all[0].src, /^data:image\/gif;base64,/);
+  assert.is(FakeImage.all[0].naturalWidth, 10);
+});
+
+test.run();
