@@ -1,7 +1,7 @@
-// Schedules (spec §3 "Schedule") and the scheduler's two queries: the due scan, and firing a batch
-// of due schedules, which claims their rows (FOR UPDATE SKIP LOCKED), starts their threads through the
-// same path as a user's first message and moves next_run_at on, all in one transaction: exactly once
-// per due time however many server instances tick. The rules themselves live in src/lib/schedule-rules.ts.
+// Schedules (spec §3 "Schedule") and the scheduler's one query: firing a batch of due schedules,
+// which claims their rows (FOR UPDATE SKIP LOCKED), starts their threads through the same path as a
+// user's first message and moves next_run_at on, all in one transaction: exactly once per due time
+// however many server instances tick. The rules themselves live in src/lib/schedule-rules.ts.
 import type { Db, Queryable } from '../db/db.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { nextRun, type ScheduleRule } from '../../src/lib/schedule-rules.ts';
@@ -82,7 +82,6 @@ function anchorOf(rule: ScheduleRule, createdAt: Date, due: Date): Date {
 
 // --- the scheduler
 
-/** The tick's one indexed query: ids of schedules due at `now`, oldest due first. */
 export type Fired = { scheduleId: number; agentId: number; threadId: number; due: Date; next: Date };
 
 /**

@@ -62,7 +62,7 @@ export class Scheduler {
   }
 
   private async fireDue(): Promise<Fired[]> {
-    const { db, log } = this.options;
+    const { log } = this.options;
     const fired: Fired[] = [];
     for (let round = 0; round < MAX_BATCHES_PER_TICK; round++) {
       const { done, claimed, failed } = await this.fire(this.now());
@@ -83,7 +83,8 @@ export class Scheduler {
       const done = await fireSchedules(db, bus, this.batch, now, (claimed) => (ids = claimed));
       return { done, claimed: ids.length, failed: 0 };
     } catch (err) {
-      log.error(`scheduler: a batch of ${ids.length} schedules failed${ids.length > 1 ? ', firing them one by one' : ''}: ${(err as Error)?.message ?? err}`);
+      const what = ids.length > 1 ? `a batch of ${ids.length} schedules failed, firing them one by one` : ids.length ? `schedule ${ids[0]} failed to fire` : 'claiming due schedules failed';
+      log.error(`scheduler: ${what}: ${(err as Error)?.message ?? err}`);
       if (ids.length <= 1) return { done: [], claimed: ids.length, failed: 1 };
     }
     const done: Fired[] = [];
