@@ -1,4 +1,4 @@
-// `npm test`: typecheck, unit tests, server tests (PGlite, and PostgreSQL when reachable),
+// `npm test`: typecheck, the tree's structural rules (scripts/check-structure.mjs), unit tests, server tests (PGlite, and PostgreSQL when reachable),
 // build, then Playwright end-to-end tests in Debian's Chromium. Ends with one line
 // "N passed, N failed" over every suite and exits non-zero on any failure.
 import { spawn } from 'node:child_process';
@@ -56,6 +56,11 @@ async function postgresUrl() {
 if (wanted('typecheck')) {
   const { code } = await run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json']);
   record('typecheck', code === 0 ? 1 : 0, code === 0 ? 0 : 1);
+}
+if (wanted('structure')) {
+  const { code, out } = await run(process.execPath, ['scripts/check-structure.mjs']);
+  const m = /(\d+) passed, (\d+) failed/.exec(out);
+  record('structure', m ? Number(m[1]) : 0, m ? Number(m[2]) : 1 + (code ? 0 : 0));
 }
 if (wanted('unit')) await uvu('unit', 'test/unit');
 if (wanted('server')) {

@@ -14,9 +14,9 @@ import type { SmtpIntake } from './mail/smtp-intake.ts';
 import type { MailSender } from './mail/sender.ts';
 import type { Scheduler } from './scheduler/scheduler.ts';
 import type { Metrics } from './ops/metrics.ts';
+import type { Log } from './ops/log.ts';
+import type { UploadHook } from './files/storage.ts';
 
-/** `fields` (request_id, route, …) become JSON keys with LOG_FORMAT=json. */
-export type Log = { info: (msg: string, fields?: Record<string, unknown>) => void; error: (msg: string, fields?: Record<string, unknown>) => void };
 
 export type Services = {
   config: Config;
@@ -33,7 +33,7 @@ export type Services = {
   /** The Guacamole gateway: tunnel tickets, viewers and control of the desktops. */
   gateway: GuacGateway;
   /** Called after a file upload is stored (the desktop puts a copy on the agent's Desktop). */
-  onUpload?: (agentId: number, path: string, name: string) => Promise<void>;
+  onUpload?: UploadHook;
   /** The model provider runs use (MODEL_PROVIDER). */
   models?: ModelProvider;
   /** Claims queued threads and runs them (server/runner). */

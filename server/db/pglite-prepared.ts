@@ -2,7 +2,7 @@
 // and Sync as six calls into the database and parses the SQL every time; a named statement is
 // parsed once, then each call is Bind + Describe + Execute + Sync in one protocol round.
 import { PGlite, parse, protocol } from '@electric-sql/pglite';
-import type { Row, Statement } from './db.ts';
+import type { Row, Statement } from './types.ts';
 
 type Prepared = { types: number[] };
 

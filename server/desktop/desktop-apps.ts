@@ -2,7 +2,7 @@
 // user with its environment. Apps start one at a time, each once its window is up, the terminal last: a
 // window that maps later takes the focus, and typing meant for the terminal would go to the browser.
 import type { ChildProcess } from 'node:child_process';
-import type { Log } from '../services.ts';
+import type { Log } from '../ops/log.ts';
 import { spawnForDesktop, type Account } from './agent-process.ts';
 import { findBinary } from './host.ts';
 

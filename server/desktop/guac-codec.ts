@@ -5,6 +5,14 @@
 
 export type Instruction = { opcode: string; args: string[] };
 
+/** Guacamole status codes used here (guacamole-common-js Status.Code). */
+export const STATUS = {
+  SERVER_ERROR: 0x0200,
+  UPSTREAM_UNAVAILABLE: 0x0208,
+  CLIENT_BAD_REQUEST: 0x0300,
+  CLIENT_FORBIDDEN: 0x0303,
+};
+
 export class GuacProtocolError extends Error {
   override name = 'GuacProtocolError';
 }

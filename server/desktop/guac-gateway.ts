@@ -20,7 +20,7 @@ import { EventEmitter } from 'node:events';
 import type { WebSocket } from 'ws';
 import { HttpError } from '../http/errors.ts';
 import { DesktopSession } from './guac-session.ts';
-import { Viewer } from './guac-viewer.ts';
+import { Viewer, type Ticket } from './guac-viewer.ts';
 import { DesktopUnavailable } from './none-provider.ts';
 import type { Desktop, DesktopInput, DesktopManager } from './types.ts';
 
@@ -29,13 +29,6 @@ export const TUNNEL_ROUTE = '/desktop/tunnel/:ticket';
 export const TICKET_SHAPE = /^[A-Za-z0-9_-]{16,128}$/;
 export const tunnelUrl = (ticket: string) => `/api/desktop/tunnel/${ticket}`;
 
-/** Guacamole status codes used here (guacamole-common-js Status.Code). */
-export const STATUS = {
-  SERVER_ERROR: 0x0200,
-  UPSTREAM_UNAVAILABLE: 0x0208,
-  CLIENT_BAD_REQUEST: 0x0300,
-  CLIENT_FORBIDDEN: 0x0303,
-};
 
 export type GatewayOptions = {
   /** Minimum ms between frames to one viewer. @default 66 (≈15 fps) */
@@ -51,8 +44,6 @@ export type GatewayOptions = {
 };
 
 export type ActionEvent = { kind: string; x: number; y: number; source: 'user' | 'agent'; button?: string; direction?: string };
-
-export type Ticket = { userId: number; agentId: number; sessionId: string; name: string; expires: number };
 
 export class GuacGateway extends EventEmitter<{ input: [agentId: number, input: DesktopInput] }> {
   private tickets = new Map<string, Ticket>();

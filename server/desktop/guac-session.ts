@@ -1,7 +1,7 @@
 // The viewers of one running desktop: they share its framebuffer (and the PNG encodes of one version of
 // it), its sound and its control, which one viewer at most holds.
 import type { GuacGateway } from './guac-gateway.ts';
-import { STATUS } from './guac-gateway.ts';
+import { STATUS } from './guac-codec.ts';
 import type { Viewer } from './guac-viewer.ts';
 import { encodePngAsync } from './png.ts';
 import type { Copy } from './rfb-desktop.ts';

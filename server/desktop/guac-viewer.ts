@@ -6,13 +6,15 @@
 import type { WebSocket } from 'ws';
 import { AudioOut } from './guac-audio.ts';
 import { clipboardInstructions, ClipboardIn } from './guac-clipboard.ts';
-import { bmpOnly, encode, GuacParser, GuacProtocolError, type Instruction } from './guac-codec.ts';
+import { bmpOnly, encode, GuacParser, GuacProtocolError, STATUS, type Instruction } from './guac-codec.ts';
 import { FramePump } from './guac-frames.ts';
-import { STATUS, type Ticket } from './guac-gateway.ts';
 import { InputGate } from './guac-input.ts';
 import type { DesktopSession } from './guac-session.ts';
 import type { Copy } from './rfb-desktop.ts';
 import type { Rect } from './types.ts';
+
+/** What a tunnel ticket grants: one user's view of one agent's desktop, until `expires`. */
+export type Ticket = { userId: number; agentId: number; sessionId: string; name: string; expires: number };
 
 export class Viewer {
   readonly id: string;

@@ -5,7 +5,7 @@
 // DESKTOP_GEOMETRY ("1280x800"), DESKTOP_FPS (15), DESKTOP_VNC_ENDPOINTS, DESKTOP_VNC_PASSWORD.
 import { EventEmitter } from 'node:events';
 import { rm } from 'node:fs/promises';
-import type { Log } from '../services.ts';
+import type { Log } from '../ops/log.ts';
 import { DesktopUnavailable, NoneProvider } from './none-provider.ts';
 import type { RfbDesktop } from './rfb-desktop.ts';
 import type { DesktopManager, DesktopStatus } from './types.ts';

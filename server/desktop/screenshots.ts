@@ -5,7 +5,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from '../db/db.ts';
-import type { Log } from '../services.ts';
+import type { Log } from '../ops/log.ts';
 import type { Desktops } from './manager.ts';
 import type { RfbDesktop } from './rfb-desktop.ts';
 

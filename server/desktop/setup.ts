@@ -2,7 +2,8 @@
 // in services.ts), and the upload hook that puts every uploaded file on the agent's desktop too.
 import type { Config } from '../config.ts';
 import type { Db } from '../db/db.ts';
-import type { Log, Services } from '../services.ts';
+import type { Log } from '../ops/log.ts';
+import type { UploadHook } from '../files/storage.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { GuacGateway } from './guac-gateway.ts';
 import { createDesktopManager, type Desktops } from './manager.ts';
@@ -26,7 +27,7 @@ export function createGateway(services: { desktops: DesktopManager; bus: Bus; lo
 }
 
 /** services.onUpload: a copy on the agent's ~/Desktop; a failure there never fails the upload itself. */
-export function desktopUploadHook(manager: DesktopManager, log: Log): NonNullable<Services['onUpload']> {
+export function desktopUploadHook(manager: DesktopManager, log: Log): UploadHook {
   return async (agentId, path, name) => {
     try {
       await manager.putFile?.(agentId, path, name);

@@ -6,7 +6,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Log } from '../services.ts';
+import type { Log } from '../ops/log.ts';
 import { spawnForDesktop, type Account } from './agent-process.ts';
 import { findBinary, shortSocketPath } from './host.ts';
 

@@ -6,7 +6,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Log } from '../services.ts';
+import type { Log } from '../ops/log.ts';
 import { desktopEnv, endProcessesOf, spawnForDesktop, type Account } from './agent-process.ts';
 import { startDesktopApps, until, type DesktopApp } from './desktop-apps.ts';
 import { DesktopHomes } from './desktop-homes.ts';

@@ -4,6 +4,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 
+/** Called after a file is stored for an agent (the desktop puts a copy on the agent's ~/Desktop). */
+export type UploadHook = (agentId: number, path: string, name: string) => Promise<void>;
+
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 
 export function filesDir(dataDir: string): string {

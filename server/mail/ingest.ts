@@ -7,12 +7,11 @@ import { findReplyThread, insertInbound } from '../domain/comm-messages.ts';
 import type { Mailbox } from '../domain/email-settings.ts';
 import { announceInput, announceScheduled, enqueue, insertThread, insertUserInput, lockAgents } from '../domain/threads.ts';
 import { recordFiles } from '../domain/uploads.ts';
-import { removeStoredFile, storeFile } from '../files/storage.ts';
+import { removeStoredFile, storeFile, type UploadHook } from '../files/storage.ts';
 import type { Bus } from '../realtime/bus.ts';
-import type { Services } from '../services.ts';
 import { parseMail, type ParsedMail } from './parse-mail.ts';
 
-export type IngestDeps = { db: Db; bus: Bus; dataDir: string; onUpload?: Services['onUpload']; /** Bytes each agent may keep (read per message). */ storageQuota: () => number };
+export type IngestDeps = { db: Db; bus: Bus; dataDir: string; onUpload?: UploadHook; /** Bytes each agent may keep (read per message). */ storageQuota: () => number };
 export type Delivery = { mailFrom: string; recipients: { mailbox: Mailbox; address: string }[]; raw: Buffer };
 
 /** Stores the message for every recipient; returns the thread ids (in recipient order). */

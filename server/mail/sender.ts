@@ -6,7 +6,7 @@ import type { Db } from '../db/db.ts';
 import { MAIL_QUEUED_TOPIC } from '../domain/comm-messages.ts';
 import { claimDue, markFailed, markSent, msUntilNextDue, type OutboundMail } from '../domain/outbox.ts';
 import type { Bus } from '../realtime/bus.ts';
-import type { Log } from '../services.ts';
+import type { Log } from '../ops/log.ts';
 import { createDelivery, type Delivery } from './transport.ts';
 
 export type SenderOptions = {

@@ -5,7 +5,7 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { findMailbox, type Mailbox } from '../domain/email-settings.ts';
-import type { Log } from '../services.ts';
+import type { Log } from '../ops/log.ts';
 import { acceptsSender } from './accept-from.ts';
 import { recipientPrefix, splitAddress } from './address.ts';
 import { QuotaExceeded } from '../domain/uploads.ts';

@@ -1,6 +1,11 @@
 // The server's log: plain lines (default) or, with LOG_FORMAT=json, one JSON object a line with
 // time, level, msg and any fields the caller adds (request_id, route, status, ms, …).
-import type { Log } from '../services.ts';
+
+/** `fields` (request_id, route, …) become JSON keys with LOG_FORMAT=json. */
+export type Log = {
+  info: (msg: string, fields?: Record<string, unknown>) => void;
+  error: (msg: string, fields?: Record<string, unknown>) => void;
+};
 
 type Write = (line: string) => void;
 

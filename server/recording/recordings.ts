@@ -18,7 +18,7 @@ import { receiveRaw } from '../files/raw-body.ts';
 import { MAX_UPLOAD_BYTES } from '../files/storage.ts';
 import { HttpError } from '../http/errors.ts';
 import type { Bus } from '../realtime/bus.ts';
-import type { Log } from '../services.ts';
+import type { Log } from '../ops/log.ts';
 import { ActiveRecording } from './active-recording.ts';
 import { buildSummary } from './summary.ts';
 import { audioExtension, type Transcriber } from './transcriber.ts';

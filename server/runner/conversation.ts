@@ -2,7 +2,7 @@
 // as a step, run its tool calls one by one, send the results back, until it answers without tools.
 import type { Db } from '../db/db.ts';
 import type { Bus } from '../realtime/bus.ts';
-import type { Log } from '../services.ts';
+import type { Log } from '../ops/log.ts';
 import { DEFAULT_CONTEXT_TOKENS, ModelError, isAbort, type AssistantBlock, type Message, type ModelProvider, type ToolResultBlock } from '../models/types.ts';
 import { toolSet } from '../tools/index.ts';
 import { ToolInputError, type AgentInfo, type ToolContext } from '../tools/types.ts';

@@ -17,7 +17,7 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/db.ts';
 import type { Bus } from '../realtime/bus.ts';
-import type { Log } from '../services.ts';
+import type { Log } from '../ops/log.ts';
 import type { DesktopManager, PerformAction } from '../desktop/types.ts';
 import type { ModelProvider } from '../models/types.ts';
 import { addMessage } from '../domain/messages.ts';

@@ -5,7 +5,7 @@
 // missed slot is simply due, fires once, and its next run is computed from now.
 import type { Db } from '../db/db.ts';
 import type { Bus } from '../realtime/bus.ts';
-import type { Log } from '../services.ts';
+import type { Log } from '../ops/log.ts';
 import { fireSchedules, type Fired } from '../domain/schedules.ts';
 
 export type SchedulerOptions = {

@@ -1,0 +1,18 @@
+// The query interface every module uses, whichever engine is behind it (db.ts opens one).
+
+export type Row = Record<string, any>;
+/** A hot query kept prepared under its name on each connection (see `prepared`). */
+export type Statement = { readonly name: string; readonly text: string };
+export type Sql = string | Statement;
+export type Queryable = {
+  query<T extends Row = Row>(sql: Sql, params?: unknown[]): Promise<T[]>;
+};
+export type Db = Queryable & {
+  one<T extends Row = Row>(sql: Sql, params?: unknown[]): Promise<T | null>;
+  /** Runs fn inside BEGIN/COMMIT on one connection; rolls back if it throws. */
+  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+  readonly engine: 'pglite' | 'postgres';
+  /** PostgreSQL only: a dedicated connection that LISTENs on a channel. */
+  listen?(channel: string, onPayload: (payload: string) => void): Promise<void>;
+};
