@@ -60,7 +60,8 @@ if (wanted('typecheck')) {
 if (wanted('structure')) {
   const { code, out } = await run(process.execPath, ['scripts/check-structure.mjs']);
   const m = /(\d+) passed, (\d+) failed/.exec(out);
-  record('structure', m ? Number(m[1]) : 0, m ? Number(m[2]) : 1 + (code ? 0 : 0));
+  if (m) record('structure', Number(m[1]), Number(m[2]) + (code !== 0 && m[2] === '0' ? 1 : 0));
+  else record('structure', 0, 1);
 }
 if (wanted('unit')) await uvu('unit', 'test/unit');
 if (wanted('server')) {
