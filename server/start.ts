@@ -12,7 +12,7 @@ import type { Log } from './ops/log.ts';
 import type { Services } from './services.ts';
 import { BUS_CHANNEL, LocalBus, PostgresBus, type Bus } from './realtime/bus.ts';
 import { createSocketServer } from './realtime/sockets.ts';
-import { createDesktops, createGateway, desktopUploadHook } from './desktop/setup.ts';
+import { createDesktops, createGateway, desktopUploadHook } from './desktop/index.ts';
 import { chooseProvider } from './models/choose.ts';
 import { Runner } from './runner/runner.ts';
 import { performAction } from './desktop/actions.ts';

@@ -4,10 +4,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EventEmitter } from 'node:events';
-import { encode, GuacParser, STATUS, type Instruction } from '../../server/desktop/guac-codec.ts';
-import { GuacGateway } from '../../server/desktop/guac-gateway.ts';
-import { decodeOwnPng } from '../../server/desktop/png.ts';
-import { coalesce, contains } from '../../server/desktop/rects.ts';
+import { encode, GuacParser, STATUS, type Instruction } from '../../server/desktop/view/codec.ts';
+import { GuacGateway } from '../../server/desktop/view/gateway.ts';
+import { decodeOwnPng } from '../../server/desktop/rfb/png.ts';
+import { coalesce, contains } from '../../server/desktop/rfb/rects.ts';
 import type { Desktop, DesktopManager, Rect } from '../../server/desktop/types.ts';
 
 class FakeDesktop extends EventEmitter {

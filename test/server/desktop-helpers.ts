@@ -2,8 +2,8 @@
 // ping, sync acks) and keeps its own canvas by applying size/img/copy, so tests can compare what a viewer
 // sees with the server's framebuffer.
 import { WebSocket } from 'ws';
-import { encode, GuacParser, type Instruction } from '../../server/desktop/guac-codec.ts';
-import { decodeOwnPng } from '../../server/desktop/png.ts';
+import { encode, GuacParser, type Instruction } from '../../server/desktop/view/codec.ts';
+import { decodeOwnPng } from '../../server/desktop/rfb/png.ts';
 
 type Stream = { x: number; y: number; mask: number; chunks: string[]; kind: 'img' | 'clipboard' | 'audio' };
 

@@ -7,11 +7,11 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, constants, existsSync, lstatSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { desktopEnv, processesOf } from '../../server/desktop/agent-process.ts';
-import { AGENT_UID_BASE, DesktopHomes } from '../../server/desktop/desktop-homes.ts';
-import { findBinary } from '../../server/desktop/host.ts';
+import { desktopEnv, processesOf } from '../../server/desktop/contain/processes.ts';
+import { AGENT_UID_BASE, DesktopHomes } from '../../server/desktop/contain/homes.ts';
+import { findBinary } from '../../server/desktop/start/host.ts';
 import { processAlive as alive } from '../../server/system/processes.ts';
-import { XvncProvider } from '../../server/desktop/xvnc-provider.ts';
+import { XvncProvider } from '../../server/desktop/start/xvnc.ts';
 
 const isolation = suite('desktop isolation: the agent as an attacker');
 const ROOT = process.getuid?.() === 0;

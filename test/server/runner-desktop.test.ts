@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { performAction } from '../../server/desktop/actions.ts';
-import { createDesktopManager, type Desktops } from '../../server/desktop/manager.ts';
+import { createDesktopManager, type Desktops } from '../../server/desktop/place/desktops.ts';
 import { createOffline } from '../../server/models/offline.ts';
 import type { Runner } from '../../server/runner/runner.ts';
 import { call, newAgent, newUser, openSocket } from './helpers.ts';

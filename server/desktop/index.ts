@@ -5,9 +5,9 @@ import type { Db } from '../db/db.ts';
 import type { Log } from '../ops/log.ts';
 import type { UploadHook } from '../files/storage.ts';
 import type { Bus } from '../realtime/bus.ts';
-import { GuacGateway } from './guac-gateway.ts';
-import { createDesktopManager, type Desktops } from './manager.ts';
-import { ScreenshotStore } from './screenshots.ts';
+import { GuacGateway } from './view/gateway.ts';
+import { createDesktopManager, type Desktops } from './place/desktops.ts';
+import { ScreenshotStore } from './view/screenshots.ts';
 import type { DesktopManager } from './types.ts';
 
 export function createDesktops(config: Config, db: Db, log: Log): { desktops: Desktops; screenshots: ScreenshotStore } {

@@ -1,9 +1,9 @@
 // Input gating for one viewer: mouse and keys reach the desktop only from the viewer holding control.
 // What gets through is also emitted as 'input' for recordings and published, thinned out, as action
 // events (clicks, scrolls, moves at most every 100 ms, keys every 250 ms) for the agent cursor feed.
-import { GuacProtocolError } from './guac-codec.ts';
-import type { ActionEvent } from './guac-gateway.ts';
-import type { DesktopSession } from './guac-session.ts';
+import { GuacProtocolError } from './codec.ts';
+import type { ActionEvent } from './gateway.ts';
+import type { DesktopSession } from './session.ts';
 
 const MOVE_EVENT_MS = 100;
 const KEY_EVENT_MS = 250;

@@ -4,10 +4,10 @@
 // a desktop stops.
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Db } from '../db/db.ts';
-import type { Log } from '../ops/log.ts';
-import type { Desktops } from './manager.ts';
-import type { RfbDesktop } from './rfb-desktop.ts';
+import type { Db } from '../../db/db.ts';
+import type { Log } from '../../ops/log.ts';
+import type { Desktops } from '../place/desktops.ts';
+import type { RfbDesktop } from '../rfb/desktop.ts';
 
 const STORE_EVERY_MS = 30_000;
 const ON_DEMAND_MIN_MS = 10_000;

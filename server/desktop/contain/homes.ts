@@ -8,8 +8,8 @@
 import { constants, createReadStream, lstatSync, readdirSync, statSync } from 'node:fs';
 import { chmod, copyFile, lchown, lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, extname, join, resolve } from 'node:path';
-import type { Log } from '../ops/log.ts';
-import { desktopEnv, spawnForDesktop, type Account } from './agent-process.ts';
+import type { Log } from '../../ops/log.ts';
+import { desktopEnv, spawnForDesktop, type Account } from './processes.ts';
 
 // AGENT_UID_BASE: servers sharing one machine with separate databases (test runs side by side) each need
 // their own range, or stopping one's agent 1 would end the other's.

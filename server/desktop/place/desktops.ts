@@ -5,12 +5,12 @@
 // DESKTOP_GEOMETRY ("1280x800"), DESKTOP_FPS (15), DESKTOP_VNC_ENDPOINTS, DESKTOP_VNC_PASSWORD.
 import { EventEmitter } from 'node:events';
 import { rm } from 'node:fs/promises';
-import type { Log } from '../ops/log.ts';
-import { DesktopUnavailable, NoneProvider } from './none-provider.ts';
-import type { RfbDesktop } from './rfb-desktop.ts';
-import type { DesktopManager, DesktopStatus } from './types.ts';
-import { parseEndpoints, VncProvider } from './vnc-provider.ts';
-import { XvncProvider, type DesktopApp } from './xvnc-provider.ts';
+import type { Log } from '../../ops/log.ts';
+import { DesktopUnavailable, NoneProvider } from '../errors.ts';
+import type { RfbDesktop } from '../rfb/desktop.ts';
+import type { DesktopManager, DesktopStatus } from '../types.ts';
+import { parseEndpoints, VncProvider } from '../start/vnc.ts';
+import { XvncProvider, type DesktopApp } from '../start/xvnc.ts';
 
 export type ManagerOptions = {
   dataDir: string;

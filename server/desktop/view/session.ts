@@ -1,11 +1,11 @@
 // The viewers of one running desktop: they share its framebuffer (and the PNG encodes of one version of
 // it), its sound and its control, which one viewer at most holds.
-import type { GuacGateway } from './guac-gateway.ts';
-import { STATUS } from './guac-codec.ts';
-import type { Viewer } from './guac-viewer.ts';
-import { encodePngAsync } from './png.ts';
-import type { Copy } from './rfb-desktop.ts';
-import type { Desktop, Rect } from './types.ts';
+import type { GuacGateway } from './gateway.ts';
+import { STATUS } from './codec.ts';
+import type { Viewer } from './viewer.ts';
+import { encodePngAsync } from '../rfb/png.ts';
+import type { Copy } from '../rfb/desktop.ts';
+import type { Desktop, Rect } from '../types.ts';
 
 export class DesktopSession {
   readonly viewers = new Set<Viewer>();

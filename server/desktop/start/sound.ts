@@ -6,8 +6,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Log } from '../ops/log.ts';
-import { spawnForDesktop, type Account } from './agent-process.ts';
+import type { Log } from '../../ops/log.ts';
+import { spawnForDesktop, type Account } from '../contain/processes.ts';
 import { findBinary, shortSocketPath } from './host.ts';
 
 export const SOUND_RATE = 44100;

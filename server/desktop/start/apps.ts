@@ -2,8 +2,8 @@
 // user with its environment. Apps start one at a time, each once its window is up, the terminal last: a
 // window that maps later takes the focus, and typing meant for the terminal would go to the browser.
 import type { ChildProcess } from 'node:child_process';
-import type { Log } from '../ops/log.ts';
-import { spawnForDesktop, type Account } from './agent-process.ts';
+import type { Log } from '../../ops/log.ts';
+import { spawnForDesktop, type Account } from '../contain/processes.ts';
 import { findBinary } from './host.ts';
 
 export type DesktopApp = 'terminal' | 'browser';

@@ -6,17 +6,17 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Log } from '../ops/log.ts';
-import { desktopEnv, endProcessesOf, spawnForDesktop, type Account } from './agent-process.ts';
-import { startDesktopApps, until, type DesktopApp } from './desktop-apps.ts';
-import { DesktopHomes } from './desktop-homes.ts';
+import type { Log } from '../../ops/log.ts';
+import { desktopEnv, endProcessesOf, spawnForDesktop, type Account } from '../contain/processes.ts';
+import { startDesktopApps, until, type DesktopApp } from './apps.ts';
+import { DesktopHomes } from '../contain/homes.ts';
 import { findBinary, shortSocketPath } from './host.ts';
-import { RfbClient } from './rfb-client.ts';
-import { RfbDesktop } from './rfb-desktop.ts';
+import { RfbClient } from '../rfb/client.ts';
+import { RfbDesktop } from '../rfb/desktop.ts';
 import { DesktopSound } from './sound.ts';
-import { readUntrustedFile } from './untrusted-file.ts';
-import { readProc } from '../system/processes.ts';
-import { claimDisplay, ensureSocketDir, xauthority, X_SOCKET } from './x-displays.ts';
+import { readUntrustedFile } from '../contain/untrusted-file.ts';
+import { readProc } from '../../system/processes.ts';
+import { claimDisplay, ensureSocketDir, xauthority, X_SOCKET } from './displays.ts';
 
 export type { DesktopApp };
 

@@ -18,11 +18,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { WebSocket } from 'ws';
-import { HttpError } from '../http/errors.ts';
-import { DesktopSession } from './guac-session.ts';
-import { Viewer, type Ticket } from './guac-viewer.ts';
-import { DesktopUnavailable } from './none-provider.ts';
-import type { Desktop, DesktopInput, DesktopManager } from './types.ts';
+import { HttpError } from '../../http/errors.ts';
+import { DesktopSession } from './session.ts';
+import { Viewer, type Ticket } from './viewer.ts';
+import { DesktopUnavailable } from '../errors.ts';
+import type { Desktop, DesktopInput, DesktopManager } from '../types.ts';
 
 /** The tunnel's WebSocket route; the ticket is in the path because the client appends '?' + its data. */
 export const TUNNEL_ROUTE = '/desktop/tunnel/:ticket';
