@@ -3,13 +3,13 @@
 // viewer's sync ack, a minimum interval and a drained socket. A slow viewer gets fewer, coalesced
 // frames instead of a queue.
 import { encode } from './codec.ts';
-import type { DesktopSession } from './session.ts';
+import type { SessionPort } from './ports.ts';
 import { coalesce } from '../rfb/rects.ts';
 import type { Copy } from '../rfb/desktop.ts';
 import type { Rect } from '../types.ts';
 
 export type FrameSink = {
-  session: DesktopSession;
+  session: SessionPort;
   /** Bytes the socket has not sent yet. */
   buffered: () => number;
   send: (data: string) => void;

@@ -2,8 +2,7 @@
 // What gets through is also emitted as 'input' for recordings and published, thinned out, as action
 // events (clicks, scrolls, moves at most every 100 ms, keys every 250 ms) for the agent cursor feed.
 import { GuacProtocolError } from './codec.ts';
-import type { ActionEvent } from './gateway.ts';
-import type { DesktopSession } from './session.ts';
+import type { ActionEvent, SessionPort } from './ports.ts';
 
 const MOVE_EVENT_MS = 100;
 const KEY_EVENT_MS = 250;
@@ -14,7 +13,7 @@ export class InputGate {
   private lastMoveEvent = 0;
   private lastKeyEvent = 0;
 
-  constructor(private session: DesktopSession, private userId: number, private hasControl: () => boolean) {}
+  constructor(private session: SessionPort, private userId: number, private hasControl: () => boolean) {}
 
   private get desktop() {
     return this.session.desktop;
