@@ -1,14 +1,11 @@
-// The 'none' provider: the server runs without desktops and says why (no Xvnc installed, turned off,
-// misconfigured). Every start fails with DesktopUnavailable, which the API answers with 503 + the reason.
+// The desktop area's errors. DesktopUnavailable: no desktop can be had (none installed, turned off, too
+// many running, shutting down); the API answers it with 503 and its message. ActionError: a computer
+// action the model asked for is malformed (the runner reports it back to the model).
 
 export class DesktopUnavailable extends Error {
   override name = 'DesktopUnavailable';
 }
 
-export class NoneProvider {
-  constructor(readonly reason: string) {}
-
-  async start(_agentId: number): Promise<never> {
-    throw new DesktopUnavailable(this.reason);
-  }
+export class ActionError extends Error {
+  override name = 'ActionError';
 }

@@ -1,42 +1,6 @@
-// Every program of an agent's desktop starts here: with the desktop's clean environment (never the
-// server's, which holds API keys, DATABASE_URL and ADMIN_PASSWORD) and, when desktops are isolated,
-// as the agent's own uid and gid. Stopping a desktop ends every process of that uid, also the ones
-// the desktop started on its own (background jobs), so nothing of it outlives the desktop.
-import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+// The processes of an agent's uid: listed from /proc, and ended all together when its desktop stops, also
+// the ones the desktop started on its own (background jobs), so nothing of it outlives the desktop.
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-
-export type Account = { uid: number; gid: number };
-
-export type AgentSpawnOptions = {
-  /** Required on purpose: a child without an explicit environment would inherit the server's. */
-  env: NodeJS.ProcessEnv;
-  cwd?: string;
-  stdio?: StdioOptions;
-};
-
-/** Starts a program for the desktop: as `account` when given, with `env` and nothing else. */
-export function spawnForDesktop(account: Account | null, command: string, args: string[], options: AgentSpawnOptions): ChildProcess {
-  return spawn(command, args, { cwd: options.cwd, stdio: options.stdio ?? 'ignore', env: { ...options.env }, ...(account ?? {}) });
-}
-
-/** What a desktop's processes start with: only what programs on a desktop expect. */
-export function desktopEnv(agentId: number, home: string): NodeJS.ProcessEnv {
-  const lang = process.env.LANG && /utf-?8/i.test(process.env.LANG) ? process.env.LANG : 'C.UTF-8';
-  return {
-    PATH: process.env.PATH || '/usr/local/bin:/usr/bin:/bin',
-    HOME: home,
-    USER: `agent-${agentId}`,
-    LOGNAME: `agent-${agentId}`,
-    SHELL: '/bin/bash',
-    LANG: lang,
-    ...(process.env.TZ ? { TZ: process.env.TZ } : {}),
-    XAUTHORITY: join(home, '.Xauthority'),
-    XDG_CONFIG_HOME: join(home, '.config'),
-    XDG_CACHE_HOME: join(home, '.cache'),
-    XDG_RUNTIME_DIR: join(home, '.run'),
-  };
-}
 
 /** Live (not zombie) processes whose real, effective or saved uid is `uid`. */
 export function processesOf(uid: number): number[] {

@@ -22,7 +22,7 @@ import { HttpError } from '../../http/errors.ts';
 import { DesktopSession } from './session.ts';
 import { Viewer, type Ticket } from './viewer.ts';
 import { DesktopUnavailable } from '../errors.ts';
-import type { Desktop, DesktopInput, DesktopManager } from '../types.ts';
+import type { Desktop, DesktopInput, Desktops } from '../types.ts';
 import type { GatewayOptions } from './ports.ts';
 
 export type { ActionEvent, GatewayOptions } from './ports.ts';
@@ -38,7 +38,7 @@ export class GuacGateway extends EventEmitter<{ input: [agentId: number, input: 
   readonly options: Required<GatewayOptions>;
 
   constructor(
-    private manager: Pick<DesktopManager, 'acquire'>,
+    private manager: Pick<Desktops, 'acquire'>,
     readonly publish: (topic: string, payload: unknown) => void,
     readonly log: (msg: string) => void,
     options: GatewayOptions = {},
