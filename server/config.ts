@@ -62,6 +62,15 @@ export type DesktopConfig = {
   vncPassword: string | null;
   /** AGENT_UID_BASE: under root, agent n runs as uid/gid base + n. */
   uidBase: number;
+  /**
+   * DESKTOP_SANDBOX: `on` contains every desktop (its own user, namespaces, network and limits) and starts
+   * none when it cannot; `off` (development only) runs desktops uncontained.
+   */
+  sandbox: 'on' | 'off';
+  /** AGENT_NETWORK: `internet` (outbound only; no loopback, host, link-local or private addresses) or `none`. */
+  network: 'internet' | 'none';
+  /** Per desktop: DESKTOP_PIDS_MAX processes and threads, DESKTOP_MEMORY_MB, DESKTOP_CPUS (cores' worth of time). */
+  limits: { pids: number; memoryMb: number; cpus: number };
   /** The server's PATH (where the desktop's programs are found) and its locale and time zone, passed on. */
   path: string;
   lang: string;
@@ -80,6 +89,8 @@ export function loadDesktopConfig(env: NodeJS.ProcessEnv = {}): DesktopConfig {
   const geometry = /^(\d{3,4})x(\d{3,4})$/.exec(env.DESKTOP_GEOMETRY || '1280x800');
   if (!geometry) throw new Error(`DESKTOP_GEOMETRY must look like 1280x800, not "${env.DESKTOP_GEOMETRY}"`);
   const lang = env.LANG && /utf-?8/i.test(env.LANG) ? env.LANG : 'C.UTF-8';
+  const sandbox = oneOf(env, 'DESKTOP_SANDBOX', ['on', 'off']);
+  const network = oneOf(env, 'AGENT_NETWORK', ['internet', 'none']);
   return {
     provider,
     idleMs: positive(env, 'DESKTOP_IDLE_MINUTES', 10, false) * 60_000,
@@ -92,10 +103,24 @@ export function loadDesktopConfig(env: NodeJS.ProcessEnv = {}): DesktopConfig {
     vncEndpoints: env.DESKTOP_VNC_ENDPOINTS ?? '',
     vncPassword: env.DESKTOP_VNC_PASSWORD || null,
     uidBase: positive(env, 'AGENT_UID_BASE', 1_000_000),
+    sandbox,
+    network,
+    limits: {
+      pids: positive(env, 'DESKTOP_PIDS_MAX', 2048),
+      memoryMb: positive(env, 'DESKTOP_MEMORY_MB', 2048),
+      cpus: positive(env, 'DESKTOP_CPUS', 1, false),
+    },
     path: env.PATH || '/usr/local/bin:/usr/bin:/bin',
     lang,
     tz: env.TZ || null,
   };
+}
+
+/** A setting that names one of `choices` (the first is the default). */
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, choices: readonly T[]): T {
+  const value = (env[name] || choices[0]).toLowerCase();
+  if (!choices.includes(value as T)) throw new Error(`${name} must be ${choices.join(' or ')}, not "${env[name]}"`);
+  return value as T;
 }
 
 /** A positive number setting, or its default when unset; anything else stops the start with its name. */

@@ -26,11 +26,12 @@ export class DesktopHomes {
    */
   constructor(private dataDir: string, private log: Log, private uidBase: number, isolate = process.getuid?.() === 0) {
     this.dataDir = resolve(dataDir);
-    const closed = isolate ? closedAncestor(this.dataDir) : null;
-    if (closed) {
-      log.error(`desktops run as the server's user (root): ${closed} does not let other users through (chmod o+x it, or put DATA_DIR elsewhere)`);
-    }
-    this.isolated = isolate && !closed;
+    this.isolated = isolate;
+  }
+
+  /** The first folder above DATA_DIR that other users cannot pass through (uncontained agents must), or null. */
+  closedAncestor(): string | null {
+    return closedAncestor(this.dataDir);
   }
 
   homeOf(agentId: number): string {
@@ -142,7 +143,7 @@ function statMode(path: string): number | null {
 /** Copies a file as another user: it can only write where that user may (set -C: never over a file). */
 function writeAs(sandbox: Sandbox, path: string, sourcePath: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = sandbox.spawn('/bin/sh', ['-c', 'set -C; cat > "$1"', 'sh', path], { stdio: ['pipe', 'ignore', 'pipe'] });
+    const child = sandbox.spawn('/bin/sh', ['-c', 'set -C; cat > "$1"', 'sh', sandbox.insidePath(path)], { stdio: ['pipe', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
     child.once('error', reject);

@@ -42,3 +42,19 @@ export async function endProcessesOf(uid: number, rounds = 50): Promise<number> 
   }
   return signalled;
 }
+
+/** Live processes with `arg` among their arguments (a helper a killed server left running for a desktop). */
+export function processesWithArgument(arg: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${entry}/cmdline`, 'latin1');
+    } catch {
+      continue;
+    }
+    if (cmdline.split('\0').includes(arg)) pids.push(Number(entry));
+  }
+  return pids;
+}

@@ -58,7 +58,12 @@ export class LocalDesktops extends EventEmitter implements Desktops {
         dataDir: options.dataDir, log: options.log, containment, width: config.width, height: config.height,
         apps: config.apps, displayBase: config.displayBase, frameInterval,
       });
-      if (xvnc.binary) {
+      if (xvnc.binary && containment.problem) {
+        // Fail closed: no desktop starts that could not be contained; the reason says how to fix it.
+        this.kind = 'none';
+        this.reason = containment.problem;
+        this.provider = unavailable(this.reason);
+      } else if (xvnc.binary) {
         this.kind = 'xvnc';
         this.provider = xvnc;
         this.xvnc = xvnc;

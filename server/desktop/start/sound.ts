@@ -7,7 +7,6 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import type { Log } from '../../ops/log.ts';
 import type { Sandbox } from '../contain/sandbox.ts';
-import { shortSocketPath } from '../host.ts';
 
 export const SOUND_RATE = 44100;
 export const SOUND_CHANNELS = 2;
@@ -63,8 +62,10 @@ export class DesktopSound {
 
   /** Starts the desktop's sound server, or resolves null when it does not come up: no sound then. */
   static async start({ sandbox, log }: SoundOptions): Promise<DesktopSound | null> {
-    const socket = shortSocketPath(sandbox.home, '.pulse.sock');
-    rmSync(socket, { force: true });
+    // Where the desktop's programs reach it, and where the server sees it appear.
+    const socket = sandbox.socket('.pulse.sock');
+    const hostSocket = sandbox.hostPath(socket);
+    rmSync(hostSocket, { force: true });
     const args = [
       '-n', '--daemonize=no', '--exit-idle-time=-1', '--use-pid-file=no', '--disable-shm=yes',
       '--log-target=stderr', '--log-level=error',
@@ -78,7 +79,7 @@ export class DesktopSound {
       server.on('error', () => resolve(false));
       server.once('exit', () => resolve(false));
     });
-    const ready = await Promise.race([failed, waitForFile(socket, 5000)]);
+    const ready = await Promise.race([failed, waitForFile(hostSocket, 5000)]);
     if (!ready) {
       if (server.exitCode === null && server.pid) server.kill('SIGKILL');
       log.error(`desktop sound: PulseAudio did not start: ${stderr.trim().split('\n').at(-1) || 'no socket within 5 s'}`);
@@ -143,7 +144,7 @@ export class DesktopSound {
     this.listeners.clear();
     this.stopCapture();
     if (this.server.exitCode === null && this.server.signalCode === null) this.server.kill('SIGTERM');
-    rmSync(this.socket, { force: true });
+    rmSync(this.sandbox.hostPath(this.socket), { force: true });
   }
 }
 

@@ -8,8 +8,8 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Log } from '../../ops/log.ts';
 import type { Containment, Sandbox } from '../contain/index.ts';
+import { JAIL_DISPLAY } from '../contain/sandbox.ts';
 import { startDesktopApps, type DesktopApp } from './apps.ts';
-import { shortSocketPath } from '../host.ts';
 import { RfbClient } from '../rfb/client.ts';
 import { RfbDesktop } from '../rfb/desktop.ts';
 import { DesktopSound } from './sound.ts';
@@ -94,12 +94,25 @@ export class XvncProvider {
     if (!this.binary) throw new Error('Xvnc is not installed');
     await this.stopping.get(agentId);
     const sandbox = await this.containment.open(agentId);
-    const home = sandbox.home;
-    await this.endLeftover(sandbox);
-    const sock = socketPath(home);
-    rmSync(sock, { force: true });
+    try {
+      await this.endLeftover(sandbox);
+    } catch (err) {
+      await sandbox.close();
+      throw err;
+    }
+    // The RFB socket as the desktop makes it, and where the server connects to it.
+    const sock = sandbox.socket('.rfb.sock');
+    const hostSock = sandbox.hostPath(sock);
+    rmSync(hostSock, { force: true });
 
-    const { xvnc, display } = await this.launchXvnc(sandbox, sock);
+    let launched: { xvnc: ChildProcess; display: number };
+    try {
+      launched = await this.launchXvnc(sandbox, sock);
+    } catch (err) {
+      await sandbox.close();
+      throw err;
+    }
+    const { xvnc, display } = launched;
     const children: ChildProcess[] = [xvnc];
     LIVE.add(xvnc);
     let sound: DesktopSound | null = null;
@@ -112,11 +125,12 @@ export class XvncProvider {
       await stopProcess(xvnc);
       for (const child of children) LIVE.delete(child);
       // Everything else of the desktop too: background jobs would otherwise watch later file drops.
-      await sandbox.endAll();
+      await sandbox.close();
       if (this.sandboxes.get(agentId) === sandbox) this.sandboxes.delete(agentId);
-      this.reserved.delete(display);
-      rmSync(sock, { force: true });
       rmSync(xvncPidFile(this.options.dataDir, agentId), { force: true });
+      if (sandbox.jail) return; // its display lived in its own /tmp, gone with it
+      this.reserved.delete(display);
+      rmSync(hostSock, { force: true });
       // SIGTERM lets Xvnc remove its lock; after a SIGKILL the files stay and are cleaned here.
       claimDisplay(display);
     })()));
@@ -135,7 +149,7 @@ export class XvncProvider {
       }
       const apps = await startDesktopApps(this.apps, { sandbox, env, width: this.width, height: this.height, log: this.options.log });
       for (const child of apps) (children.push(child), LIVE.add(child));
-      const rfb = await RfbClient.connect({ path: sock }, { timeout: 5000 });
+      const rfb = await RfbClient.connect({ path: hostSock }, { timeout: 5000 });
       this.sandboxes.set(agentId, sandbox);
       desktop = new RfbDesktop(agentId, rfb, {
         putFile: (src, name) => this.putFile(agentId, src, name),
@@ -161,11 +175,12 @@ export class XvncProvider {
   }
 
   private async launchXvnc(sandbox: Sandbox, sock: string): Promise<{ xvnc: ChildProcess; display: number }> {
-    const { agentId, home } = sandbox;
+    const { agentId } = sandbox;
     let lastError = '';
-    ensureSocketDir();
+    if (!sandbox.jail) ensureSocketDir();
     for (let attempt = 0; attempt < 20; attempt++) {
-      const display = this.pickDisplay(agentId);
+      // Contained, the desktop's display is alone in its own /tmp and network namespace.
+      const display = sandbox.jail ? JAIL_DISPLAY : this.pickDisplay(agentId);
       // A cookie, so that other local users cannot open the X display (its socket is world-writable).
       await this.containment.homes.writeFile(agentId, '.Xauthority', xauthority(display));
       const args = [
@@ -177,13 +192,14 @@ export class XvncProvider {
         // without -s 0 the X screensaver blanks a watched but idle desktop after 600 s.
         '-AlwaysShared', '-s', '0',
         '-desktop', `agent-${agentId}`,
-        '-auth', join(home, '.Xauthority'),
+        '-auth', join(sandbox.insideHome, '.Xauthority'),
       ];
       const xvnc = sandbox.spawn(this.binary!, args, { stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       xvnc.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
       xvnc.on('error', (err) => (stderr += err.message));
-      const ready = await until(() => existsSync(sock) && existsSync(X_SOCKET(display)), xvnc, 10_000);
+      const xSocket = sandbox.jail ? sandbox.hostPath(`/tmp/.X11-unix/X${display}`) : X_SOCKET(display);
+      const ready = await until(() => existsSync(sandbox.hostPath(sock)) && existsSync(xSocket), xvnc, 10_000);
       if (ready) {
         this.lastDisplay.set(agentId, display);
         const pidFile = xvncPidFile(this.options.dataDir, agentId);
@@ -227,7 +243,7 @@ export class XvncProvider {
     const file = xvncPidFile(this.options.dataDir, agentId);
     const pid = Number(readUntrustedFile(file, 64)?.split('\n')[0]);
     const cmdline = Number.isInteger(pid) && pid > 0 ? readProc(pid, 'cmdline') : null;
-    if (cmdline?.includes('Xvnc') && cmdline.includes(`agent-${agentId}`) && cmdline.includes(socketPath(home))) {
+    if (cmdline?.includes('Xvnc') && cmdline.includes(`agent-${agentId}`) && cmdline.includes(sandbox.socket('.rfb.sock'))) {
       this.options.log.info(`desktop ${agentId}: ending leftover Xvnc ${pid}`);
       try {
         process.kill(pid, 'SIGKILL');
@@ -237,8 +253,6 @@ export class XvncProvider {
   }
 }
 
-/** The RFB socket, in the agent's home when the path fits. */
-const socketPath = (home: string) => shortSocketPath(home, '.rfb.sock');
 
 function signal(child: ChildProcess, sig: NodeJS.Signals): void {
   if (child.exitCode !== null || child.signalCode !== null || !child.pid) return;
