@@ -6,15 +6,21 @@ import { JsonText } from '../http/json-text.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { THREAD_COLUMNS } from './agents.ts';
 import { announceMessage, insertUserMessages } from './messages.ts';
+import { STEP_COLUMNS, type StepImage } from './steps.ts';
 
-const STEP_COLUMNS = 'id, thread_id, sequence, reasoning_text, assistant_text, user_text, user_files, tool_calls, created_at, updated_at';
 export const FILES_ONLY_TEXT = 'Files uploaded';
-
-/** An image that comes with the user's words: a path under $DATA_DIR/files and what it shows. */
-export type StepImage = { path: string; caption: string };
 
 export async function getThread(db: Queryable, id: number) {
   return (await db.query(`SELECT ${THREAD_COLUMNS} FROM threads WHERE id = $1`, [id]))[0] ?? null;
+}
+
+export async function threadExists(db: Queryable, id: number): Promise<boolean> {
+  return (await db.query('SELECT 1 FROM threads WHERE id = $1', [id])).length > 0;
+}
+
+/** The thread's name ('' when unnamed); null for no such thread. */
+export async function getThreadName(db: Queryable, id: number): Promise<string | null> {
+  return (await db.query<{ name: string }>('SELECT name FROM threads WHERE id = $1', [id]))[0]?.name ?? null;
 }
 
 // One round trip, and the database writes the JSON: each step's is stored when the step is written

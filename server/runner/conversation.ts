@@ -7,7 +7,7 @@ import { DEFAULT_CONTEXT_TOKENS, ModelError, isAbort, type AssistantBlock, type 
 import { toolSet } from '../tools/index.ts';
 import { ToolInputError, type AgentInfo, type ToolContext } from '../tools/types.ts';
 import { fitContext, INTERRUPTED_RESULT, keepRecentImages, type StoredToolCall } from './history.ts';
-import { recordTrace } from './record.ts';
+import { recordTrace } from '../domain/traces.ts';
 import type { LiveStep, StepWriter } from './steps.ts';
 import { RunFailure, RunStopped, stopOf } from './errors.ts';
 
