@@ -84,6 +84,33 @@ export async function insertUserInput(q: Queryable, threadId: number, text: stri
   return { step: { ...row, agent_id: thread.agent_id }, message };
 }
 
+/**
+ * A user's message and the run it asks for, in one transaction: the input appended (see appendUserInput)
+ * and the thread put at the end of its agent's queue. Both are kept, or neither; the events go out after the commit.
+ */
+export async function appendUserInputAndSchedule(db: Db, bus: Bus, threadId: number, agentId: number, text: string, files: string[]) {
+  const input = await db.tx((q) => insertScheduledInput(q, threadId, agentId, text, files));
+  announceScheduledInput(bus, input);
+  return input.step;
+}
+
+/**
+ * appendUserInputAndSchedule's writes, inside the caller's transaction (the route's, an e-mail's); call
+ * announceScheduledInput after it commits. The agent's queue lock comes first, as in every queue change.
+ */
+export async function insertScheduledInput(q: Queryable, threadId: number, agentId: number, text: string, files: string[]): Promise<UserInput> {
+  await lockAgents(q, [agentId]);
+  const input = await insertUserInput(q, threadId, text, files);
+  await enqueue(q, threadId, agentId);
+  return input;
+}
+
+/** What insertScheduledInput wrote, told to the chat, the thread's and the agent's views, and the runners. */
+export function announceScheduledInput(bus: Bus, input: UserInput): void {
+  announceInput(bus, input);
+  announceScheduled(bus, input.step.agent_id);
+}
+
 /** What insertUserInput wrote, told to the chat, the thread's views and the agent's views. */
 export function announceInput(bus: Bus, { step, message }: UserInput): void {
   announceMessage(bus, message);
@@ -184,13 +211,10 @@ async function writeQueue(q: Queryable, ids: number[]): Promise<void> {
     [ids, ids.map((_, i) => i + 1)]);
 }
 
-/** Puts the thread at the end of its agent's queue (no change when already queued). */
-export async function schedule(db: Db, bus: Bus, threadId: number, agentId: number): Promise<void> {
-  await db.tx((q) => enqueue(q, threadId, agentId));
-  announceScheduled(bus, agentId);
-}
-
-/** schedule's writes, inside the caller's transaction; call announceScheduled after it commits. */
+/**
+ * Puts the thread at the end of its agent's queue (no change when already queued), inside the caller's
+ * transaction; call announceScheduled after it commits.
+ */
 export async function enqueue(q: Queryable, threadId: number, agentId: number): Promise<void> {
   const ids = await queueOf(q, agentId);
   if (!ids.includes(threadId)) await writeQueue(q, [...ids, threadId]);
