@@ -1,6 +1,6 @@
 // Reads the process environment once into a typed config (the fixed interface of docs/architecture.md).
-// The only module that reads process.env: the rest of the server gets its settings from here. A bad
-// value of the model, recording and scheduler settings stops the start with an Error naming the variable.
+// The only module that reads process.env: the rest of the server gets its settings from here. A bad value
+// of the desktop, model, recording and scheduler settings stops the start with an Error naming the variable.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Price } from './models/prices.ts';
@@ -22,7 +22,6 @@ export type Config = {
   /** smtp://user:pass@host:port or smtps://…; null writes outbound mail to $DATA_DIR/outbox/. */
   smtpRelayUrl: string | null;
   modelProvider: string;
-  desktopProvider: string;
   authIssuer: string;
   authAudience: string;
   /** PUBLIC_URL's origin: what browsers use to reach the server (behind a proxy, or under another name). */
@@ -42,6 +41,7 @@ export type Config = {
   testCreditsCents: number;
   stripeSecretKey: string | null;
   stripeApiBase: string;
+  desktop: DesktopConfig;
   /** The model providers' settings; modelProvider (MODEL_PROVIDER) picks the one used. */
   models: ModelsConfig;
   recording: RecordingConfig;
@@ -85,6 +85,77 @@ export type RecordingConfig = {
   transcribe: { baseUrl: string; model?: string; apiKey?: string } | null;
 };
 
+export type DesktopApp = 'terminal' | 'browser';
+
+/** The agents' desktops (server/desktop); every DESKTOP_* and AGENT_* setting. */
+export type DesktopConfig = {
+  /** DESKTOP_PROVIDER: one Xvnc per agent here, existing VNC servers, or none. */
+  provider: 'xvnc' | 'vnc' | 'none';
+  /** DESKTOP_IDLE_MINUTES: stop a desktop nobody watched or used for this long. */
+  idleMs: number;
+  /** DESKTOP_MAX: desktops running at once. */
+  max: number;
+  /** DESKTOP_APPS: what an Xvnc desktop starts. */
+  apps: DesktopApp[];
+  /** DESKTOP_GEOMETRY */
+  width: number;
+  height: number;
+  /** DESKTOP_FPS: frames per second sent to a viewer at most. */
+  fps: number;
+  /** DESKTOP_DISPLAY_BASE: first X display number tried. */
+  displayBase: number;
+  /** DESKTOP_VNC_ENDPOINTS and DESKTOP_VNC_PASSWORD, for the vnc provider. */
+  vncEndpoints: string;
+  vncPassword: string | null;
+  /** AGENT_UID_BASE: under root, agent n runs as uid/gid base + n. */
+  uidBase: number;
+  /** The server's PATH (where the desktop's programs are found) and its locale and time zone, passed on. */
+  path: string;
+  lang: string;
+  tz: string | null;
+};
+
+/** The desktop settings from an environment; `loadConfig` uses it, and tests build theirs with it. */
+export function loadDesktopConfig(env: NodeJS.ProcessEnv = {}): DesktopConfig {
+  const provider = (env.DESKTOP_PROVIDER || 'xvnc').toLowerCase();
+  if (provider !== 'xvnc' && provider !== 'vnc' && provider !== 'none') {
+    throw new Error(`DESKTOP_PROVIDER must be xvnc, vnc or none, not "${env.DESKTOP_PROVIDER}"`);
+  }
+  const apps = (env.DESKTOP_APPS ?? 'terminal,browser').split(',').map((a) => a.trim()).filter(Boolean);
+  const unknown = apps.find((a) => a !== 'terminal' && a !== 'browser');
+  if (unknown) throw new Error(`DESKTOP_APPS may name terminal and browser, not "${unknown}"`);
+  const geometry = /^(\d{3,4})x(\d{3,4})$/.exec(env.DESKTOP_GEOMETRY || '1280x800');
+  if (!geometry) throw new Error(`DESKTOP_GEOMETRY must look like 1280x800, not "${env.DESKTOP_GEOMETRY}"`);
+  const lang = env.LANG && /utf-?8/i.test(env.LANG) ? env.LANG : 'C.UTF-8';
+  return {
+    provider,
+    idleMs: positive(env, 'DESKTOP_IDLE_MINUTES', 10, false) * 60_000,
+    max: positive(env, 'DESKTOP_MAX', 8),
+    apps: apps as DesktopApp[],
+    width: Number(geometry[1]),
+    height: Number(geometry[2]),
+    fps: positive(env, 'DESKTOP_FPS', 15),
+    displayBase: positive(env, 'DESKTOP_DISPLAY_BASE', 20),
+    vncEndpoints: env.DESKTOP_VNC_ENDPOINTS ?? '',
+    vncPassword: env.DESKTOP_VNC_PASSWORD || null,
+    uidBase: positive(env, 'AGENT_UID_BASE', 1_000_000),
+    path: env.PATH || '/usr/local/bin:/usr/bin:/bin',
+    lang,
+    tz: env.TZ || null,
+  };
+}
+
+/** A positive number setting, or its default when unset; anything else stops the start with its name. */
+function positive(env: NodeJS.ProcessEnv, name: string, fallback: number, integer = true): number {
+  const value = env[name];
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    throw new Error(`${name} must be a positive ${integer ? 'whole ' : ''}number, not "${value}"`);
+  }
+  return n;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.DATA_DIR || './data');
   return {
@@ -99,7 +170,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailMaxBytes: intOr(env.MAIL_MAX_BYTES, 25 * 1024 * 1024) || 25 * 1024 * 1024,
     smtpRelayUrl: env.SMTP_RELAY_URL || null,
     modelProvider: env.MODEL_PROVIDER || 'offline',
-    desktopProvider: env.DESKTOP_PROVIDER || 'xvnc',
     authIssuer: env.AUTH_ISSUER || 'agent-workspace',
     authAudience: env.AUTH_AUDIENCE || 'agent-workspace',
     publicUrl: env.PUBLIC_URL ? publicOrigin(env.PUBLIC_URL) : null,
@@ -112,14 +182,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     testCreditsCents: intOr(env.BILLING_TEST_CREDITS_CENTS, 500),
     stripeSecretKey: env.STRIPE_SECRET_KEY || null,
     stripeApiBase: (env.STRIPE_API_BASE || 'https://api.stripe.com').replace(/\/+$/, ''),
+    desktop: loadDesktopConfig(env),
     models: modelsConfig(env),
     recording: {
-      maxSeconds: positiveInt(env, 'RECORDING_MAX_SECONDS') ?? 600,
+      maxSeconds: positive(env, 'RECORDING_MAX_SECONDS', 600),
       transcribe: env.TRANSCRIBE_BASE_URL
         ? { baseUrl: httpUrl(env, 'TRANSCRIBE_BASE_URL')!, model: env.TRANSCRIBE_MODEL, apiKey: env.TRANSCRIBE_API_KEY || undefined }
         : null,
     },
-    schedulerTickMs: positiveInt(env, 'SCHEDULER_TICK_MS') ?? 15_000,
+    schedulerTickMs: positive(env, 'SCHEDULER_TICK_MS', 15_000),
   };
 }
 
@@ -134,7 +205,7 @@ function modelsConfig(env: NodeJS.ProcessEnv): ModelsConfig {
       apiKey: env.ANTHROPIC_API_KEY || null,
       baseUrl: httpUrl(env, 'ANTHROPIC_BASE_URL'),
       model: env.ANTHROPIC_MODEL || DEFAULT_ANTHROPIC_MODEL,
-      maxTokens: positiveInt(env, 'ANTHROPIC_MAX_TOKENS'),
+      maxTokens: positiveOrUnset(env, 'ANTHROPIC_MAX_TOKENS'),
       thinking: thinking(env),
       computerTool: env.ANTHROPIC_COMPUTER_TOOL || undefined,
       betas: env.ANTHROPIC_BETA ? env.ANTHROPIC_BETA.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
@@ -143,21 +214,17 @@ function modelsConfig(env: NodeJS.ProcessEnv): ModelsConfig {
       baseUrl: httpUrl(env, 'OPENAI_BASE_URL'),
       apiKey: env.OPENAI_API_KEY || 'none',
       model: env.OPENAI_MODEL || null,
-      maxTokens: positiveInt(env, 'OPENAI_MAX_TOKENS'),
-      contextTokens: positiveInt(env, 'OPENAI_CONTEXT_TOKENS'),
+      maxTokens: positiveOrUnset(env, 'OPENAI_MAX_TOKENS'),
+      contextTokens: positiveOrUnset(env, 'OPENAI_CONTEXT_TOKENS'),
       images: oneOrZero(env, 'OPENAI_IMAGES') ?? true,
     },
     prices: priceFile(env.MODEL_PRICES_FILE),
   };
 }
 
-/** A whole number above 0; undefined when unset. */
-function positiveInt(env: NodeJS.ProcessEnv, name: string): number | undefined {
-  const value = env[name];
-  if (!value) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a whole number above 0, not "${value}"`);
-  return n;
+/** A positive whole number setting, or undefined when unset (the provider's own default). */
+function positiveOrUnset(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  return env[name] ? positive(env, name, 0) : undefined;
 }
 
 function httpUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {

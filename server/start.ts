@@ -12,10 +12,9 @@ import type { Log } from './ops/log.ts';
 import type { Services } from './services.ts';
 import { BUS_CHANNEL, LocalBus, PostgresBus, type Bus } from './realtime/bus.ts';
 import { createSocketServer } from './realtime/sockets.ts';
-import { createDesktops, createGateway, desktopUploadHook } from './desktop/setup.ts';
+import { createGateway, desktopUploadHook, performAction, startDesktops } from './desktop/index.ts';
 import { chooseProvider } from './models/choose.ts';
 import { Runner } from './runner/runner.ts';
-import { performAction } from './desktop/actions.ts';
 import { chooseBillingProvider } from './billing/choose.ts';
 import { startMail } from './mail/setup.ts';
 import { filesDir } from './files/storage.ts';
@@ -31,7 +30,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   await migrate(db);
   const tokens = await TokenIssuer.load(db, config.authIssuer, config.authAudience);
   await ensureAdmin(db, config.adminEmail, config.adminPassword, log.info);
-  const { desktops, screenshots } = createDesktops(config, db, log);
+  const { desktops, screenshots } = startDesktops(config, db, log);
   const bus = await createBus(db, log);
   const services: Services = {
     config, port: config.port, db, auth: new Auth(db, tokens), bus, log, models: chooseProvider(config.modelProvider, config.models), desktops, screenshots,

@@ -3,9 +3,7 @@
 // gateway (server/desktop/guac-gateway.ts).
 import type { Api, Ctx } from '../http/api.ts';
 import { HttpError, invalid } from '../http/errors.ts';
-import { TICKET_SHAPE, TUNNEL_ROUTE, tunnelUrl } from '../desktop/guac-gateway.ts';
-import { DesktopUnavailable } from '../desktop/none-provider.ts';
-import type { Desktop } from '../desktop/types.ts';
+import { DesktopUnavailable, TICKET_SHAPE, TUNNEL_ROUTE, tunnelUrl, type Desktop } from '../desktop/index.ts';
 import { agentIdParam } from '../http/params.ts';
 import { getAgentName } from '../domain/agents.ts';
 

@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/db.ts';
 import type { Bus } from '../realtime/bus.ts';
 import type { Log } from '../ops/log.ts';
-import type { DesktopManager, PerformAction } from '../desktop/types.ts';
+import type { Desktops, PerformAction } from '../desktop/index.ts';
 import type { ModelProvider } from '../models/types.ts';
 import { addMessage } from '../domain/messages.ts';
 import { getRunAgent, stopAgentAfterRun } from '../domain/agents.ts';
@@ -40,7 +40,7 @@ export type RunnerOptions = {
   bus: Bus;
   log: Log;
   provider: ModelProvider;
-  desktops?: DesktopManager | null;
+  desktops?: Desktops | null;
   performAction?: PerformAction | null;
   mailDomain?: string;
   /** @default host:pid:random */

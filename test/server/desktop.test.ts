@@ -9,30 +9,23 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performAction } from '../../server/desktop/actions.ts';
-import { AGENT_UID_BASE } from '../../server/desktop/desktop-homes.ts';
-import { keysymsForText } from '../../server/desktop/keysyms.ts';
-import { createDesktopManager, type Desktops } from '../../server/desktop/manager.ts';
-import { decodeOwnPng } from '../../server/desktop/png.ts';
-import { RfbClient, RfbError, vncPasswordFile } from '../../server/desktop/rfb-client.ts';
-import type { RfbDesktop } from '../../server/desktop/rfb-desktop.ts';
-import { desktopUploadHook } from '../../server/desktop/setup.ts';
-import type { DesktopManager } from '../../server/desktop/types.ts';
-import { findBinary } from '../../server/desktop/host.ts';
-import { XvncProvider, xvncPidFile } from '../../server/desktop/xvnc-provider.ts';
+import {
+  decodeOwnPng, desktopUploadHook, findBinary, keysymsForText, performAction, RfbClient, RfbError, vncPasswordFile, xvncPidFile,
+  type Desktops, type LocalDesktops, type RfbDesktop,
+} from '../../server/desktop/index.ts';
 import type { Services } from '../../server/services.ts';
-import { diffPixels, GuacTestClient } from './desktop-helpers.ts';
+import { AGENT_UID_BASE, diffPixels, GuacTestClient, testDesktops, testXvnc } from './desktop-helpers.ts';
 import { adminToken, call, newAgent, newUser, testServer } from './helpers.ts';
 
-const HAVE_XVNC = !!findBinary('Xvnc');
+const HAVE_XVNC = !!findBinary('Xvnc', process.env.PATH ?? '');
 const quiet = { info: () => {}, error: (m: string) => process.env.TEST_VERBOSE && console.error(m) };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 type Ctx = {
   dir: string;
-  manager: Desktops;
+  manager: LocalDesktops;
   services: Services;
-  original: { desktops: DesktopManager; onUpload: Services['onUpload'] };
+  original: { desktops: Desktops; onUpload: Services['onUpload'] };
   user: { token: string; id: number };
   agent: { id: number };
   base: string;
@@ -113,7 +106,7 @@ if (!HAVE_XVNC) {
     ctx.services = running.services;
     ctx.base = running.url.replace('http', 'ws');
     ctx.dir = mkdtempSync(join(tmpdir(), 'aw-desktop-test-'));
-    ctx.manager = createDesktopManager({ dataDir: ctx.dir, log: quiet, provider: 'xvnc', apps: ['terminal'], displayBase: 60, env: {} });
+    ctx.manager = testDesktops({ dataDir: ctx.dir, log: quiet, config: { provider: 'xvnc', apps: ['terminal'], displayBase: 60 } });
     // This file's desktops live in a temporary directory, not in the shared test server's data dir.
     ctx.original = { desktops: ctx.services.desktops, onUpload: ctx.services.onUpload };
     ctx.services.desktops = ctx.manager;
@@ -146,7 +139,7 @@ if (!HAVE_XVNC) {
     assert.is(statSync(join(home(), '.rfb.sock')).mode & 0o777, 0o600);
     // The X display wants the desktop's cookie: other local users' clients are refused.
     assert.ok(has('-auth', join(home(), '.Xauthority')));
-    if (findBinary('xprop')) {
+    if (findBinary('xprop', process.env.PATH ?? '')) {
       const run = (env: NodeJS.ProcessEnv) => new Promise<number>((resolve) => execFile('xprop', ['-root', '_XKB_RULES_NAMES'], { env, timeout: 3000 }, (err) => resolve(err ? 1 : 0)));
       assert.is(await run(xenv()), 0);
       assert.is(await run({ ...xenv(), XAUTHORITY: '/nonexistent' }), 1);
@@ -170,7 +163,7 @@ if (!HAVE_XVNC) {
   xvnc('the terminal shows up by itself: the window manager is up before apps start', async () => {
     // Own Xvnc without the initial pointer move, so that no input at all hides the race.
     const dir = mkdtempSync(join(tmpdir(), 'aw-wm-race-'));
-    const provider = new XvncProvider({ dataDir: dir, log: quiet, apps: ['terminal'], displayBase: 80, pointerToTerminal: false });
+    const provider = testXvnc({ dataDir: dir, log: quiet, apps: ['terminal'], displayBase: 80, pointerToTerminal: false });
     const d = await provider.start(1);
     try {
       const white = () => {
@@ -195,7 +188,7 @@ if (!HAVE_XVNC) {
     const source = join(dir, 'upload.txt');
     writeFileSync(source, 'for agent 2 only', { mode: 0o600 });
     process.env.AW_TEST_SECRET = 'server-only-value';
-    const provider = new XvncProvider({ dataDir: dir, log: quiet, apps: ['terminal'], displayBase: 85 });
+    const provider = testXvnc({ dataDir: dir, log: quiet, apps: ['terminal'], displayBase: 85 });
     const otherFile = await provider.putFile(2, source, 'private.txt');
     assert.is(statSync(otherFile).uid, AGENT_UID_BASE + 2);
     const d = await provider.start(1);
@@ -372,7 +365,7 @@ if (!HAVE_XVNC) {
   });
 
   xvnc('clipboard both ways keeps "café ✓ 😀"', async () => {
-    if (!findBinary('xclip')) return console.log('  (clipboard check needs xclip: skipped)');
+    if (!findBinary('xclip', process.env.PATH ?? '')) return console.log('  (clipboard check needs xclip: skipped)');
     const a = await viewer();
     await call(`/api/agents/${ctx.agent.id}/control`, { token: ctx.user.token, body: { session_id: a.sessionId, take: true } });
     const bytes = Buffer.from('café ✓ 😀', 'utf8');
@@ -573,7 +566,7 @@ providers('none: the status says why, and entering answers 503 with that reason'
   const running = await testServer();
   const user = await newUser('none');
   const agent = await newAgent(user.id);
-  const none = createDesktopManager({ dataDir: tmpdir(), log: quiet, provider: 'none', env: {} });
+  const none = testDesktops({ dataDir: tmpdir(), log: quiet, config: { provider: 'none' } });
   const original = running.services.desktops;
   running.services.desktops = none;
   try {
@@ -594,25 +587,17 @@ providers('none: the status says why, and entering answers 503 with that reason'
 });
 
 providers('xvnc without the binary falls back to none and names the package', async () => {
-  const m = createDesktopManager({ dataDir: tmpdir(), log: quiet, provider: 'xvnc', env: { PATH: '/nonexistent' } });
-  const saved = process.env.PATH;
-  try {
-    process.env.PATH = '/nonexistent';
-    const m2 = createDesktopManager({ dataDir: tmpdir(), log: quiet, provider: 'xvnc', env: {} });
-    assert.is(m2.status().available, false);
-    assert.match(m2.status().reason!, /Xvnc is not installed.*tigervnc-standalone-server/);
-    await m2.stopAll();
-  } finally {
-    process.env.PATH = saved;
-  }
+  const m = testDesktops({ dataDir: tmpdir(), log: quiet, config: { provider: 'xvnc' }, env: { PATH: '/nonexistent' } });
+  assert.is(m.status().available, false);
+  assert.match(m.status().reason!, /Xvnc is not installed.*tigervnc-standalone-server/);
   await m.stopAll();
 });
 
 providers('vnc: endpoints parse, and VNC authentication works with the right password only', async () => {
-  const m = createDesktopManager({ dataDir: tmpdir(), log: quiet, provider: 'vnc', env: { DESKTOP_VNC_ENDPOINTS: '41=127.0.0.1:1,42=secret@unix:/tmp/x.sock' } });
+  const m = testDesktops({ dataDir: tmpdir(), log: quiet, env: { DESKTOP_PROVIDER: 'vnc', DESKTOP_VNC_ENDPOINTS: '41=127.0.0.1:1,42=secret@unix:/tmp/x.sock' } });
   assert.equal(m.status(), { available: true, provider: 'vnc' });
   await m.stopAll();
-  const bad = createDesktopManager({ dataDir: tmpdir(), log: quiet, provider: 'vnc', env: { DESKTOP_VNC_ENDPOINTS: 'oops' } });
+  const bad = testDesktops({ dataDir: tmpdir(), log: quiet, env: { DESKTOP_PROVIDER: 'vnc', DESKTOP_VNC_ENDPOINTS: 'oops' } });
   assert.is(bad.status().provider, 'none');
   assert.match(bad.status().reason!, /bad entry "oops"/);
   await bad.stopAll();

@@ -22,7 +22,7 @@ import { openDb, type Db } from '../../server/db/db.ts';
 import { start, type Running } from '../../server/start.ts';
 import { RESTART_ERROR } from '../../server/runner/runner.ts';
 import { PUBSUB_PROTOCOL } from '../../server/realtime/pubsub-hub.ts';
-import { ADMIN, newAgent, newUser, openSocket, testServer } from './helpers.ts';
+import { ADMIN, newAgent, newUser, openSocket, testEnv, testServer } from './helpers.ts';
 import { fakeModel, HAVE_POSTGRES_BINARIES, ownPostgres, spawnServer, until } from './fault-helpers.ts';
 
 const quiet = { info: () => {}, error: (m: string) => process.env.TEST_VERBOSE && console.error(m) };
@@ -151,8 +151,8 @@ async function instance(): Promise<Running> {
   c.dbs.push(db);
   c.dirs.push(dataDir);
   return start({
-    ...loadConfig({ MODEL_PROVIDER: 'openai', OPENAI_BASE_URL: c.model.url, OPENAI_MODEL: 'fault-model' }),
-    dataDir, port: 0, smtpPort: 0, adminEmail: ADMIN.email, adminPassword: ADMIN.password, staticDir: null, logRequests: false, desktopProvider: 'none',
+    ...loadConfig(testEnv({ DESKTOP_PROVIDER: 'none', MODEL_PROVIDER: 'openai', OPENAI_BASE_URL: c.model.url, OPENAI_MODEL: 'fault-model' })),
+    dataDir, port: 0, smtpPort: 0, adminEmail: ADMIN.email, adminPassword: ADMIN.password, staticDir: null, logRequests: false,
   }, db, quiet);
 }
 

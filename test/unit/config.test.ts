@@ -56,8 +56,8 @@ const bad = suite('config: a bad value stops the start and names the variable');
 
 bad('numbers, switches, URLs, fractions and the provider name', () => {
   const cases: [Record<string, string>, RegExp][] = [
-    [{ SCHEDULER_TICK_MS: 'soon' }, /^SCHEDULER_TICK_MS must be a whole number above 0, not "soon"$/],
-    [{ RECORDING_MAX_SECONDS: '0' }, /^RECORDING_MAX_SECONDS must be a whole number above 0/],
+    [{ SCHEDULER_TICK_MS: 'soon' }, /^SCHEDULER_TICK_MS must be a positive whole number, not "soon"$/],
+    [{ RECORDING_MAX_SECONDS: '0' }, /^RECORDING_MAX_SECONDS must be a positive whole number/],
     [{ ANTHROPIC_MAX_TOKENS: '1.5' }, /^ANTHROPIC_MAX_TOKENS /],
     [{ OPENAI_MAX_TOKENS: '-1' }, /^OPENAI_MAX_TOKENS /],
     [{ OPENAI_CONTEXT_TOKENS: '32k' }, /^OPENAI_CONTEXT_TOKENS /],
