@@ -19,7 +19,7 @@ import { chooseBillingProvider } from './billing/choose.ts';
 import { startMail } from './mail/setup.ts';
 import { filesDir } from './files/storage.ts';
 import { Recordings } from './recording/recordings.ts';
-import { transcriberFromEnv } from './recording/transcriber.ts';
+import { createTranscriber } from './recording/transcriber.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
 import { Metrics } from './ops/metrics.ts';
 import { runCounts } from './domain/threads.ts';
@@ -33,15 +33,16 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   const { desktops, screenshots } = startDesktops(config, db, log);
   const bus = await createBus(db, log);
   const services: Services = {
-    config, port: config.port, db, auth: new Auth(db, tokens), bus, log, models: chooseProvider(config.modelProvider), desktops, screenshots,
+    config, port: config.port, db, auth: new Auth(db, tokens), bus, log, models: chooseProvider(config.modelProvider, config.models), desktops, screenshots,
     gateway: createGateway({ get desktops() { return services.desktops; }, bus, log }),
   };
   services.metrics = new Metrics();
   services.onUpload = desktopUploadHook(desktops, log);
   services.billing = chooseBillingProvider(config, db);
+  const { transcribe, maxSeconds } = config.recording;
   services.recordings = new Recordings({
-    db, bus: services.bus, log, filesDir: filesDir(config.dataDir), transcriber: transcriberFromEnv(),
-    desktop: (agentId) => services.desktops.running(agentId), maxSeconds: positiveInt(process.env.RECORDING_MAX_SECONDS),
+    db, bus: services.bus, log, filesDir: filesDir(config.dataDir), transcriber: transcribe ? createTranscriber(transcribe) : null,
+    desktop: (agentId) => services.desktops.running(agentId), maxSeconds,
   });
   // Looked up per event: tests swap services.recordings.
   services.gateway.on('input', (agentId, input) => services.recordings?.input(agentId, input));
@@ -81,7 +82,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     server.close();
     throw err;
   });
-  const scheduler = (services.scheduler = new Scheduler({ db, bus: services.bus, log, tickMs: positiveInt(process.env.SCHEDULER_TICK_MS) }));
+  const scheduler = (services.scheduler = new Scheduler({ db, bus: services.bus, log, tickMs: config.schedulerTickMs }));
   scheduler.start();
 
   let closing: Promise<void> | null = null;
@@ -111,9 +112,4 @@ async function createBus(db: Db, log: Log): Promise<Bus> {
   }, log.error);
   await bus.start();
   return bus;
-}
-
-function positiveInt(value: string | undefined): number | undefined {
-  const n = Number(value);
-  return value && Number.isInteger(n) && n > 0 ? n : undefined;
 }

@@ -5,7 +5,7 @@
 import type { Db } from '../db/db.ts';
 import { findReplyThread, insertInbound } from '../domain/comm-messages.ts';
 import type { Mailbox } from '../domain/email-settings.ts';
-import { announceInput, announceScheduled, enqueue, insertThread, insertUserInput, lockAgents } from '../domain/threads.ts';
+import { announceScheduledInput, insertScheduledInput, insertThread, lockAgents } from '../domain/threads.ts';
 import { recordFiles } from '../domain/uploads.ts';
 import { removeStoredFile, storeFile, type UploadHook } from '../files/storage.ts';
 import type { Bus } from '../realtime/bus.ts';
@@ -40,15 +40,13 @@ export async function ingestMail(deps: IngestDeps, delivery: Delivery): Promise<
         await recordFiles(q, mailbox.owner_id, mailbox.id, files.map((f, j) => ({
           file_path: f.file_path, original_name: mail.attachments[j].filename, size: sizes[j], content_type: mail.attachments[j].mimeType,
         })), deps.storageQuota());
-        const input = await insertUserInput(q, threadId, userText(delivery.mailFrom, mail), paths);
-        await enqueue(q, threadId, mailbox.id);
+        const input = await insertScheduledInput(q, threadId, mailbox.id, userText(delivery.mailFrom, mail), paths);
         out.push({ threadId, input });
       }
       return out;
     });
     for (const [i, { input }] of results.entries()) {
-      announceInput(deps.bus, input);
-      announceScheduled(deps.bus, input.step.agent_id);
+      announceScheduledInput(deps.bus, input);
       for (const f of stored[i].files) await deps.onUpload?.(input.step.agent_id, f.path, f.name);
     }
     return results.map((r) => r.threadId);
