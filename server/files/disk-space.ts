@@ -51,9 +51,13 @@ export class DiskSpace {
     return { free, total, reserve, low };
   }
 
-  /** Before taking a new file: OutOfSpace (507) when free space is below the reserve, or would be after `incoming` bytes. */
+  /**
+   * Before taking a new file: OutOfSpace (507) when free space is below the reserve, or when the `incoming` bytes
+   * (a declared length) cannot fit at all; then the client need not send them to learn it. A file may still take
+   * the disk below the reserve: the next one is refused, and the reserve is there for that.
+   */
   async ensureRoom(incoming = 0): Promise<void> {
-    const { free, reserve, low } = await this.read();
-    if (low || (reserve > 0 && free - incoming < reserve)) throw new OutOfSpace();
+    const { free, low } = await this.read();
+    if (low || incoming > free) throw new OutOfSpace();
   }
 }

@@ -116,7 +116,8 @@ export class Recordings {
   private async finish(row: RecordingRow, auto: boolean): Promise<RecordingRow> {
     const recording = this.sessions.get(row.session_id);
     if (this.active.get(row.agent_id) === recording) this.active.delete(row.agent_id);
-    const stopped = await markStopped(this.o.db, row.id, new Date(), auto);
+    // One already stopped is not written again (audio may arrive while the database cannot write).
+    const stopped = row.stopped_at ? row : await markStopped(this.o.db, row.id, new Date(), auto);
     await recording?.finish(new Date(stopped.stopped_at!));
     return stopped;
   }

