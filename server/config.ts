@@ -33,8 +33,13 @@ export type Config = {
   logFormat: 'text' | 'json';
   /** METRICS_TOKEN: a bearer token that may read GET /api/metrics besides admins. */
   metricsToken: string | null;
-  /** Bytes of uploads each agent may keep (AGENT_STORAGE_MB, default 2048). */
+  /** Bytes each agent may keep: uploads, mail attachments, recordings, its screenshot (AGENT_STORAGE_MB, default 2048). */
   agentStorageBytes: number;
+  /**
+   * Free space of DATA_DIR kept for the database (DISK_RESERVE_MB): below it new uploads and mail attachments
+   * are refused with 507. null: 1024 MB, or 5 % of the disk when that is less (files/disk-space.ts). 0: none.
+   */
+  diskReserveBytes: number | null;
   /** BILLING_PROVIDER: 'local' (built-in test-mode portal) or 'stripe'. */
   billingProvider: 'local' | 'stripe';
   /** Test credits every user gets once, in USD cents. */
@@ -203,6 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat: env.LOG_FORMAT === 'json' ? 'json' : 'text',
     metricsToken: env.METRICS_TOKEN || null,
     agentStorageBytes: intOr(env.AGENT_STORAGE_MB, 2048) * 1024 * 1024,
+    diskReserveBytes: env.DISK_RESERVE_MB ? wholeNumber('DISK_RESERVE_MB', env.DISK_RESERVE_MB) * 1024 * 1024 : null,
     billingProvider: env.BILLING_PROVIDER === 'stripe' ? 'stripe' : 'local',
     testCreditsCents: intOr(env.BILLING_TEST_CREDITS_CENTS, 500),
     stripeSecretKey: env.STRIPE_SECRET_KEY || null,
@@ -313,6 +319,13 @@ function isPrice(row: unknown): boolean {
 function intOr(value: string | undefined, fallback: number): number {
   const n = Number(value);
   return value && Number.isInteger(n) && n >= 0 ? n : fallback;
+}
+
+/** A setting that must be a whole number ≥ 0: anything else stops the start with one clear line. */
+function wholeNumber(name: string, value: string): number {
+  const n = Number(value.trim());
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new Error(`${name} must be a whole number ≥ 0, not '${value}'`);
+  return n;
 }
 
 function publicOrigin(value: string): string {

@@ -16,6 +16,7 @@ import type { Scheduler } from './scheduler/scheduler.ts';
 import type { Metrics } from './ops/metrics.ts';
 import type { Log } from './ops/log.ts';
 import type { UploadHook } from './files/storage.ts';
+import type { AgentStorage } from './files/agent-storage.ts';
 
 
 export type Services = {
@@ -32,6 +33,8 @@ export type Services = {
   screenshots: ScreenshotStore;
   /** The Guacamole gateway: tunnel tickets, viewers and control of the desktops. */
   gateway: GuacGateway;
+  /** What each agent may still store (one quota for all it keeps), and the disk's reserve for the database. */
+  storage: AgentStorage;
   /** Called after a file upload is stored (the desktop puts a copy on the agent's Desktop). */
   onUpload?: UploadHook;
   /** The model provider runs use (MODEL_PROVIDER). */

@@ -1,6 +1,7 @@
 // HttpError carries a status and the spec's {detail}; sendError writes it and hides internals.
 import type { ServerResponse } from 'node:http';
-import { databaseUnavailable } from '../db/unavailable.ts';
+import { databaseCannotWrite, databaseUnavailable } from '../db/unavailable.ts';
+import { isOutOfSpace, OUT_OF_SPACE_DETAIL } from '../files/out-of-space.ts';
 import { JsonText } from './json-text.ts';
 
 export type ValidationIssue = { loc: (string | number)[]; msg: string; type?: string };
@@ -45,6 +46,16 @@ export function sendError(res: ServerResponse, err: unknown, log: (msg: string) 
   if (databaseUnavailable(err)) {
     log(`database unavailable: ${(err as Error).message}`);
     return sendJson(res, 503, { detail: 'The database is unavailable. Try again shortly.' }, { 'Retry-After': '2' });
+  }
+  const cannotWrite = databaseCannotWrite(err);
+  if (cannotWrite) {
+    log(`database cannot write: ${(err as Error).message}`);
+    return sendJson(res, 503, { detail: cannotWrite }, { 'Retry-After': '30' });
+  }
+  // A write path that did not turn a full disk into its own answer still gets the right one.
+  if (isOutOfSpace(err)) {
+    log(`out of disk space: ${(err as Error).message}`);
+    return sendJson(res, 507, { detail: OUT_OF_SPACE_DETAIL });
   }
   log(`unhandled error: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
   sendJson(res, 500, { detail: 'Internal server error' });

@@ -7,17 +7,27 @@ import { findReplyThread, insertInbound } from '../domain/comm-messages.ts';
 import type { Mailbox } from '../domain/email-settings.ts';
 import { announceScheduledInput, insertScheduledInput, insertThread, lockAgents } from '../domain/threads.ts';
 import { recordFiles } from '../domain/uploads.ts';
+import type { AgentStorage } from '../files/agent-storage.ts';
 import { removeStoredFile, storeFile, type UploadHook } from '../files/storage.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { parseMail, type ParsedMail } from './parse-mail.ts';
 
-export type IngestDeps = { db: Db; bus: Bus; dataDir: string; onUpload?: UploadHook; /** Bytes each agent may keep (read per message). */ storageQuota: () => number };
+export type IngestDeps = {
+  db: Db; bus: Bus; dataDir: string; onUpload?: UploadHook;
+  /** Bytes each agent may keep (read per message), when `storage` is not given. */
+  storageQuota: () => number;
+  /** The agents' storage: one quota for all they keep (screenshot included), and the disk's reserve (507 below it). */
+  storage?: AgentStorage;
+};
 export type Delivery = { mailFrom: string; recipients: { mailbox: Mailbox; address: string }[]; raw: Buffer };
 
 /** Stores the message for every recipient; returns the thread ids (in recipient order). */
 export async function ingestMail(deps: IngestDeps, delivery: Delivery): Promise<number[]> {
   const mail = await parseMail(delivery.raw);
   const stored: { agentId: number; files: Awaited<ReturnType<typeof storeFile>>[]; sizes: number[] }[] = [];
+  const attachmentBytes = mail.attachments.reduce((n, a) => n + a.content.byteLength, 0);
+  // Below the disk's reserve no attachment is written: OutOfSpace (the intake answers 452).
+  if (attachmentBytes) await deps.storage?.admit(attachmentBytes * delivery.recipients.length);
   try {
     for (const { mailbox } of delivery.recipients) {
       const files = [];
@@ -39,7 +49,7 @@ export async function ingestMail(deps: IngestDeps, delivery: Delivery): Promise<
         // Attachments count against the agent's storage quota like uploads (the intake answers 552 when full).
         await recordFiles(q, mailbox.owner_id, mailbox.id, files.map((f, j) => ({
           file_path: f.file_path, original_name: mail.attachments[j].filename, size: sizes[j], content_type: mail.attachments[j].mimeType,
-        })), deps.storageQuota());
+        })), deps.storage ? await deps.storage.quota(mailbox.id) : deps.storageQuota());
         const input = await insertScheduledInput(q, threadId, mailbox.id, userText(delivery.mailFrom, mail), paths);
         out.push({ threadId, input });
       }

@@ -9,6 +9,8 @@ import type { Log } from '../ops/log.ts';
 import { acceptsSender } from './accept-from.ts';
 import { recipientPrefix, splitAddress } from './address.ts';
 import { QuotaExceeded } from '../domain/uploads.ts';
+import { databaseCannotWrite } from '../db/unavailable.ts';
+import { isOutOfSpace, OutOfSpace } from '../files/safe-write.ts';
 import { ingestMail, type IngestDeps } from './ingest.ts';
 
 export type IntakeOptions = IngestDeps & { port: number; mailDomain: string; maxBytes: number; log: Log };
@@ -98,6 +100,11 @@ export class SmtpIntake {
       await ingestMail(this.o, { mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', recipients: [...recipients.values()], raw: Buffer.concat(chunks) });
     } catch (err) {
       if (err instanceof QuotaExceeded) throw smtpError(552, `5.2.2 Mailbox full: ${err.message}`);
+      // A full disk (or a database that cannot write) passes: the sending server tries again later.
+      if (err instanceof OutOfSpace || isOutOfSpace(err) || databaseCannotWrite(err)) {
+        this.o.log.error(`smtp: message from <${session.envelope.mailFrom && session.envelope.mailFrom.address}> not stored: ${(err as Error).message}`);
+        throw smtpError(452, '4.3.1 Insufficient system storage, please try again later');
+      }
       this.o.log.error(`smtp: message from <${session.envelope.mailFrom && session.envelope.mailFrom.address}> not stored: ${(err as Error).stack ?? err}`);
       throw smtpError(451, '4.3.0 Could not store the message now, please try again later');
     }

@@ -2,10 +2,11 @@
 // smtps://… for TLS from the start), or, with none set, as an .eml file in $DATA_DIR/outbox/ built by
 // nodemailer's stream transport — the exact bytes a relay would have been given.
 // The outbox file is message-<id>-<Message-ID uuid>.eml.
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
+import { nodeFs, writeFileOrRemove, type FileSystem } from '../files/safe-write.ts';
 
 export type Delivery = { send(message: SendMailOptions & { id: number }): Promise<void>; close(): void; describe: string };
 
@@ -19,7 +20,8 @@ export function outboxFileName(id: number, messageId: string): string {
   return `message-${id}-${unique}.eml`;
 }
 
-export function createDelivery(relayUrl: string | null, dataDir: string): Delivery {
+/** `fs`: where outbox files are written (tests pass a failing one). */
+export function createDelivery(relayUrl: string | null, dataDir: string, fs: FileSystem = nodeFs): Delivery {
   if (relayUrl) {
     // Short timeouts: a hung relay must fail the attempt (and be retried), not hold the sender.
     const transport = nodemailer.createTransport({ url: relayUrl, connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 });
@@ -41,10 +43,14 @@ export function createDelivery(relayUrl: string | null, dataDir: string): Delive
       const info = await transport.sendMail(message);
       await mkdir(dir, { recursive: true });
       // Named after the Message-ID too, so ids of another database using this folder never collide;
-      // written whole then renamed, so whoever watches the folder never reads half a message.
+      // written whole then renamed, so whoever watches the folder never reads half a message. A full disk leaves
+      // no .tmp behind and fails the attempt with 'Not enough storage space on the server' (retried later).
       const file = join(dir, outboxFileName(id, typeof message.messageId === 'string' ? message.messageId : ''));
-      await writeFile(`${file}.tmp`, info.message as Buffer);
-      await rename(`${file}.tmp`, file);
+      await writeFileOrRemove(`${file}.tmp`, info.message as Buffer, { flag: 'w' }, fs);
+      await rename(`${file}.tmp`, file).catch(async (err) => {
+        await unlink(`${file}.tmp`).catch(() => {});
+        throw err;
+      });
     },
     close: () => transport.close(),
   };
