@@ -45,12 +45,14 @@ function judge(result: AuthenticateResult, domain: string, fromAddress: string):
   const passedDkim = result.dkim.results.filter((r) => r.status?.result === 'pass' && r.signingDomain).map((r) => r.signingDomain!.toLowerCase());
   const dkim = passedDkim.length ? `DKIM pass (d=${passedDkim.join(', ')})` : describeDkim(result);
   const checks = `SPF ${spf}${spfDomain ? ` for ${spfDomain}` : ''}, ${dkim}`;
-  if (!result.dmarc) return { identity: null, summary: `DMARC not evaluated (${result.dmarcSkipReason ?? 'no author domain'}); ${checks}` };
+  if (!result.dmarc) return { identity: null, summary: `DMARC not evaluated (no single From domain); ${checks}` };
   const dmarc = result.dmarc.status.result;
   if (dmarc === 'pass') return { identity: fromAddress, summary: `DMARC pass for ${domain} (${checks})` };
   if (dmarc !== 'none') return { identity: null, summary: `DMARC ${dmarc} for ${domain}${policy(result)}; ${checks}` };
   // No policy published: SPF or DKIM must vouch for the From domain itself.
-  if (spf === 'pass' && spfDomain && aligned(spfDomain, domain)) return { identity: fromAddress, summary: `no DMARC policy for ${domain}; SPF pass for ${spfDomain}` };
+  if (spf === 'pass' && spfDomain && aligned(spfDomain, domain)) {
+    return { identity: fromAddress, summary: `no DMARC policy for ${domain}; SPF pass for ${spfDomain}` };
+  }
   const signer = passedDkim.find((d) => aligned(d, domain));
   if (signer) return { identity: fromAddress, summary: `no DMARC policy for ${domain}; DKIM pass (d=${signer})` };
   return { identity: null, summary: `no DMARC policy for ${domain} and nothing vouches for it: ${checks}` };
