@@ -23,7 +23,7 @@ function message(from: string, to: string, subject: string, body: string): strin
 }
 
 async function signed(raw: string, domain: string): Promise<string> {
-  const result = await dkimSign(raw, { signatureData: [{ signingDomain: domain, selector: 'sel', privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }) }] });
+  const result = await dkimSign(raw, { signingDomain: domain, selector: 'sel', privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }) });
   assert.equal(result.errors, []);
   return result.signatures + raw;
 }
@@ -90,7 +90,8 @@ auth('a signature of another domain, or a body changed after signing, does not v
   const original = await signed(message('boss@signed.test', address, 'Tampered', 'Pay 10 dollars.'), 'signed.test');
   await sendMail({ envelope: { from: 'boss@signed.test', to: [address] }, raw: original.replace('Pay 10 dollars.', 'Pay 10000 dollars.') });
   const threads = await threadsOf(agent.id, user.token);
-  assert.equal(threads.map((t: any) => [t.name, t.schedule_sequence]).sort(), [['Unverified sender: Other signer', null], ['Unverified sender: Tampered', null]]);
+  assert.equal(threads.map((t: any) => [t.name, t.schedule_sequence]).sort(), [
+    ['Unverified sender: Other signer', null], ['Unverified sender: Tampered', null]]);
   for (const t of threads) assert.equal((await commMessages(t.id, admin)).map((m) => m.sender_verified), [false]);
 });
 

@@ -75,7 +75,9 @@ rates('past the runs per agent per hour a mail is stored but waits, and its step
   const { agent, user, admin, address } = await mailAgent(['@example.test']);
   const { intake, send } = await intakeWith({ runsPerAgentPerHour: 2 });
   try {
-    for (const subject of ['one', 'two', 'three']) assert.match((await send({ from: 'alice@example.test', to: address, subject, text: 'x' })).response, /^250 /);
+    for (const subject of ['one', 'two', 'three']) {
+      assert.match((await send({ from: 'alice@example.test', to: address, subject, text: 'x' })).response, /^250 /);
+    }
   } finally {
     await intake.close();
   }

@@ -148,7 +148,8 @@ async function queuedDraft(text: string) {
   const [thread] = await threadsOf(setup.agent.id, setup.user.token);
   const agent = { id: setup.agent.id, owner_id: setup.user.id, name: setup.agent.name, email_prefix: setup.prefix };
   await emailTool.run({ to: 'alice@example.test', text }, {
-    db: services.db, bus: services.bus, agent, threadId: thread.id, signal: new AbortController().signal, mailDomain: services.config.mailDomain, computer: null,
+    db: services.db, bus: services.bus, agent, threadId: thread.id, signal: new AbortController().signal,
+    mailDomain: services.config.mailDomain, computer: null,
   });
   const draft = (await commMessages(thread.id, setup.admin)).find((m) => m.role === 'outbound');
   assert.is((await call(`/api/admin/comm-messages/${draft.id}/queue`, { token: setup.admin, body: {} })).status, 200);
@@ -177,8 +178,9 @@ relayTls('no STARTTLS: the send fails with a clear error on the message and the 
   sender.start();
   try {
     const { draft, thread, admin } = await queuedDraft('must not travel with a clear password');
-    const dead = await waitFor(async () => (await commMessages(thread.id, admin)).find((m) => m.id === draft.id && m.outbound_state === 'dead'), 15_000, 'dead');
-    assert.match(dead.last_error, /^the relay 127\.0\.0\.1:\d+ did not start TLS \(STARTTLS\), so its password was not sent; fix the relay or set SMTP_RELAY_INSECURE=1/);
+    const dead = await waitFor(async () => (await commMessages(thread.id, admin)).find((m) => m.id === draft.id && m.outbound_state === 'dead'), 15_000);
+    assert.match(dead.last_error, /^the relay 127\.0\.0\.1:\d+ did not start TLS \(STARTTLS\), so its password was not sent; /);
+    assert.match(dead.last_error, /fix the relay or set SMTP_RELAY_INSECURE=1/);
     assert.equal(relay.lines.filter((l) => /^(AUTH|DATA)/.test(l)), []);
   } finally {
     await sender.close();

@@ -9,6 +9,11 @@ import { normalizeError } from '../../lib/http.ts';
 import { formatDateTime } from '../../ui/trace-format.ts';
 import { FileIcon } from '../../ui/icons.tsx';
 
+const HELD = {
+  unverified: 'Held: it runs only when the owner runs the thread.',
+  rate: 'Held: the agent\'s hourly mail runs were used up; it runs when the owner runs the thread.',
+} as const;
+
 export const STATE_LABELS: Record<OutboundState, string> = {
   requires_approval: 'Requires approval',
   queued: 'Queued',
@@ -31,7 +36,8 @@ function IdnWarning({ who, address, idn }: { who: string; address: string; idn: 
     <div className="comm-idn" role="note" aria-label={`International ${who} address`}>
       <p>
         <span aria-hidden="true">⚠ </span>
-        The {who}'s domain is international: <code>{address}</code> is written <code className="comm-idn-unicode">{idn.unicode}</code>. Check it is the one you mean.
+        The {who}'s domain is international: <code>{address}</code> is written{' '}
+        <code className="comm-idn-unicode">{idn.unicode}</code>. Check it is the one you mean.
       </p>
       {idn.mixed_scripts && (
         <p className="comm-idn-mixed">
@@ -87,7 +93,7 @@ export function CommMessageItem({ message, onChanged }: Props) {
       )}
       {message.held_reason && (
         <p className="comm-note comm-held">
-          {message.held_reason === 'unverified' ? 'Held: it runs only when the owner runs the thread.' : 'Held: the agent\'s hourly mail runs were used up; it runs when the owner runs the thread.'}
+          {HELD[message.held_reason]}
         </p>
       )}
       {message.subject && <p className="comm-subject">{message.subject}</p>}
