@@ -84,7 +84,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   const { port } = server.address() as AddressInfo;
   services.port = port;
   const runner = (services.runner = new Runner({
-    db, bus: services.bus, log, provider: services.models!, mailDomain: config.mailDomain,
+    db, bus: services.bus, log, provider: services.models!, mailDomain: config.mailDomain, smtpUtf8: config.mailSmtpUtf8,
     desktops: services.desktops, performAction, testCreditsCents: config.testCreditsCents, filesDir: filesDir(config.dataDir),
   }));
   await runner.start();

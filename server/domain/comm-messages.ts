@@ -5,17 +5,22 @@ import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from '../db/db.ts';
 import { HttpError } from '../http/errors.ts';
 import type { Bus } from '../realtime/bus.ts';
+import { idnView } from '../mail/idn.ts';
 
 export type OutboundState = 'success' | 'requires_approval' | 'queued' | 'dead';
 export const MAIL_QUEUED_TOPIC = 'mail:queued';
 
 const COLUMNS = `id, thread_id, role, outbound_state, text, files, created_at, from_address, to_address, subject,
-  attempts, last_error, sent_at`;
+  attempts, last_error, sent_at, sender_verified, sender_auth, held_reason`;
 
 /** The admin API's shape: files by name, as the spec lists them. */
 function present(row: Record<string, any>) {
   const { thread_id, ...rest } = row;
-  return { ...rest, files: (row.files as string[]).map((f) => f.split('/').pop()!) };
+  return {
+    ...rest, files: (row.files as string[]).map((f) => f.split('/').pop()!),
+    // An IDN recipient or sender: the Unicode form a person reads, and mixed scripts to warn about.
+    to_idn: idnView(row.to_address), from_idn: idnView(row.from_address),
+  };
 }
 
 export function newMessageId(mailDomain: string): string {
@@ -25,13 +30,28 @@ export function newMessageId(mailDomain: string): string {
 export type Inbound = {
   threadId: number; from: string; to: string; subject: string; text: string; files: string[];
   messageId: string | null; inReplyTo: string | null; references: string[];
+  /** null: not checked (MAIL_AUTH=off). */
+  senderVerified: boolean | null; senderAuth: string;
+  /** Why the mail did not start a run by itself, or null when it did. */
+  held: HeldReason | null;
 };
+export type HeldReason = 'unverified' | 'rate';
 
 export async function insertInbound(q: Queryable, m: Inbound): Promise<void> {
   await q.query(
-    `INSERT INTO comm_messages (thread_id, role, from_address, to_address, subject, text, files, message_id, in_reply_to, reference_ids)
-     VALUES ($1, 'inbound', $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [m.threadId, m.from, m.to, m.subject, m.text, JSON.stringify(m.files), m.messageId, m.inReplyTo, m.references.join(' ')]);
+    `INSERT INTO comm_messages (thread_id, role, from_address, to_address, subject, text, files, message_id, in_reply_to, reference_ids,
+       sender_verified, sender_auth, held_reason)
+     VALUES ($1, 'inbound', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+    [m.threadId, m.from, m.to, m.subject, m.text, JSON.stringify(m.files), m.messageId, m.inReplyTo, m.references.join(' '),
+      m.senderVerified, m.senderAuth, m.held]);
+}
+
+/** Mail that started (or queued) a run of the agent in the last hour. */
+export async function countMailRuns(q: Queryable, agentId: number): Promise<number> {
+  const [row] = await q.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM comm_messages c JOIN threads t ON t.id = c.thread_id
+     WHERE c.role = 'inbound' AND c.held_reason IS NULL AND c.created_at > now() - interval '1 hour' AND t.agent_id = $1`, [agentId]);
+  return row.n;
 }
 
 /** The agent's thread holding one of these Message-IDs (the newest such message wins), or null. */

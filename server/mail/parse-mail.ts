@@ -2,8 +2,11 @@
 // postal-mime does the MIME work; whatever it cannot read is kept as text, so no message is refused
 // or lost for being malformed.
 import PostalMime from 'postal-mime';
+import { cleanFileName, cleanLine, cleanText } from './clean-text.ts';
 
 export type ParsedMail = {
+  /** The From header's address ('' when there is none). */
+  from: string;
   subject: string;
   text: string;
   messageId: string | null;
@@ -22,7 +25,7 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
   try {
     email = await PostalMime.parse(raw, { attachmentEncoding: 'arraybuffer' });
   } catch {
-    return { subject: '', text: rawText(raw), messageId: null, inReplyTo: null, answers: [], references: [], attachments: [] };
+    return { from: '', subject: '', text: rawText(raw), messageId: null, inReplyTo: null, answers: [], references: [], attachments: [] };
   }
   const inReplyTo = messageIds(email.inReplyTo)[0] ?? null;
   const references = messageIds(email.references);
@@ -30,15 +33,16 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
   // Nothing readable came out (no body found, or bytes decoded into junk): the raw text is worth more.
   const unreadable = (!decoded.trim() && !email.attachments.length) || JUNK.test(decoded);
   return {
-    subject: (email.subject ?? '').replace(/[\r\n]+/g, ' ').replace(/\u0000/g, '').trim().slice(0, 500),
+    from: cleanLine(email.from?.address ?? '').slice(0, 254),
+    subject: cleanLine(email.subject ?? '').slice(0, 500),
     text: unreadable ? rawText(raw) : clip(decoded),
     messageId: messageIds(email.messageId)[0] ?? null,
     inReplyTo,
     answers: [...new Set([...(inReplyTo ? [inReplyTo] : []), ...[...references].reverse()])],
     references,
     attachments: email.attachments.slice(0, MAX_ATTACHMENTS).map((a, i) => ({
-      filename: a.filename || `attachment-${i + 1}${a.mimeType === 'message/rfc822' ? '.eml' : ''}`,
-      mimeType: a.mimeType || 'application/octet-stream',
+      filename: cleanFileName(a.filename ?? '', `attachment-${i + 1}${a.mimeType === 'message/rfc822' ? '.eml' : ''}`),
+      mimeType: cleanLine(a.mimeType ?? '').slice(0, 255) || 'application/octet-stream',
       content: typeof a.content === 'string' ? Buffer.from(a.content) : new Uint8Array(a.content),
     })),
   };
@@ -47,6 +51,7 @@ export async function parseMail(raw: Buffer): Promise<ParsedMail> {
 /** `<a@b> <c@d>` → ['<a@b>', '<c@d>']; a bare id without brackets (some clients) gets them. */
 export function messageIds(header: string | undefined): string[] {
   if (!header) return [];
+  header = cleanLine(header);
   const bracketed = header.match(/<[^<>\s]+>/g);
   if (bracketed) return bracketed.slice(-100);
   const bare = header.trim();
@@ -63,7 +68,7 @@ function rawText(raw: Buffer): string {
 }
 
 function clip(text: string): string {
-  const clean = text.replace(/\r\n/g, '\n').replace(/\u0000/g, '').trim();
+  const clean = cleanText(text).trim();
   return clean.length > MAX_MAIL_TEXT ? clean.slice(0, MAX_MAIL_TEXT) + '\n[… the rest of the message was cut]' : clean;
 }
 

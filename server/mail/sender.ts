@@ -10,7 +10,7 @@ import type { Log } from '../ops/log.ts';
 import { createDelivery, type Delivery } from './transport.ts';
 
 export type SenderOptions = {
-  db: Db; bus: Bus; log: Log; dataDir: string; mailDomain: string; relayUrl: string | null;
+  db: Db; bus: Bus; log: Log; dataDir: string; mailDomain: string; relayUrl: string | null; relayInsecure?: boolean;
   maxAttempts?: number; retryBaseMs?: number; retryMaxMs?: number; pollMs?: number; leaseMs?: number;
 };
 
@@ -24,8 +24,8 @@ export class MailSender {
   private o: Required<SenderOptions>;
 
   constructor(options: SenderOptions) {
-    this.o = { maxAttempts: 6, retryBaseMs: 30_000, retryMaxMs: 3_600_000, pollMs: 15_000, leaseMs: 10 * 60_000, ...options };
-    this.delivery = createDelivery(options.relayUrl, options.dataDir);
+    this.o = { relayInsecure: false, maxAttempts: 6, retryBaseMs: 30_000, retryMaxMs: 3_600_000, pollMs: 15_000, leaseMs: 10 * 60_000, ...options };
+    this.delivery = createDelivery(options.relayUrl, options.dataDir, { insecure: options.relayInsecure });
   }
 
   start(): void {

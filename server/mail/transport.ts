@@ -1,7 +1,8 @@
 // How an approved message leaves: through the SMTP relay of SMTP_RELAY_URL (smtp://user:pass@host:port,
 // smtps://… for TLS from the start), or, with none set, as an .eml file in $DATA_DIR/outbox/ built by
 // nodemailer's stream transport — the exact bytes a relay would have been given.
-// The outbox file is message-<id>-<Message-ID uuid>.eml.
+// The outbox file is message-<id>-<Message-ID uuid>.eml. A password never crosses the network in
+// clear: an smtp:// URL with credentials requires STARTTLS (SMTP_RELAY_INSECURE=1 allows otherwise).
 import { mkdir, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -20,16 +21,24 @@ export function outboxFileName(id: number, messageId: string): string {
   return `message-${id}-${unique}.eml`;
 }
 
-/** `fs`: where outbox files are written (tests pass a failing one). */
-export function createDelivery(relayUrl: string | null, dataDir: string, fs: FileSystem = nodeFs): Delivery {
+/** `fs`: where outbox files are written (tests pass a failing one); `insecure`: SMTP_RELAY_INSECURE. */
+export function createDelivery(relayUrl: string | null, dataDir: string, options: { insecure?: boolean; fs?: FileSystem } = {}): Delivery {
+  const fs = options.fs ?? nodeFs;
   if (relayUrl) {
-    // Short timeouts: a hung relay must fail the attempt (and be retried), not hold the sender.
-    const transport = nodemailer.createTransport({ url: relayUrl, connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 });
     const where = new URL(relayUrl);
+    const requireTLS = where.protocol === 'smtp:' && !!(where.username || where.password) && !options.insecure;
+    // Short timeouts: a hung relay must fail the attempt (and be retried), not hold the sender.
+    const transport = nodemailer.createTransport({ url: relayUrl, connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000, requireTLS });
     return {
-      describe: `relay ${where.protocol}//${where.host}`,
+      describe: `relay ${where.protocol}//${where.host}${requireTLS ? ' (STARTTLS required)' : ''}`,
       send: async ({ id, ...message }) => {
-        const info = await transport.sendMail(message);
+        const info = await transport.sendMail(message).catch((err) => {
+          if (requireTLS && (err as { code?: string }).code === 'ETLS') {
+            throw new Error(`the relay ${where.host} did not start TLS (STARTTLS), so its password was not sent; `
+              + `fix the relay or set SMTP_RELAY_INSECURE=1 (${(err as Error).message})`);
+          }
+          throw err;
+        });
         if (info.rejected.length) throw new Error(`the relay refused ${info.rejected.join(', ')}: ${info.response}`);
       },
       close: () => transport.close(),

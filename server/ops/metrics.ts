@@ -3,7 +3,8 @@
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 type Histogram = { counts: number[]; sum: number; count: number };
-export type Gauge = { name: string; help: string; read: () => number | Promise<number> };
+/** A value read when scraped; type 'counter' for one that only grows (kept by its owner). */
+export type Gauge = { name: string; help: string; type?: 'gauge' | 'counter'; read: () => number | Promise<number> };
 
 export class Metrics {
   private requests = new Map<string, number>();
@@ -43,7 +44,7 @@ export class Metrics {
     }
     for (const g of this.gauges) {
       const value = await Promise.resolve().then(g.read).catch(() => NaN);
-      out.push(`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} gauge`, `${g.name} ${value}`);
+      out.push(`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} ${g.type ?? 'gauge'}`, `${g.name} ${value}`);
     }
     return out.join('\n') + '\n';
   }

@@ -22,6 +22,7 @@ export type LoopDeps = {
   signal: AbortSignal;
   computer: ToolContext['computer'];
   mailDomain: string;
+  smtpUtf8?: boolean;
   writer: StepWriter;
   maxTurns: number;
   /** Before every model call: throws RunStopped or RunFailure (stop requested, spend limit …). */
@@ -107,7 +108,7 @@ export async function converse(
       await deps.writer.setCall(step, id, { status: 'running' }, describe);
       const ctx: ToolContext = {
         db: deps.db, bus: deps.bus, agent: deps.agent, threadId: deps.threadId, signal: deps.signal,
-        mailDomain: deps.mailDomain, computer: deps.computer,
+        mailDomain: deps.mailDomain, smtpUtf8: deps.smtpUtf8, computer: deps.computer,
         runSubAgent: sub ? undefined : (task) => converse({ ...deps, newInput: undefined }, [{ role: 'user', content: task }], `Sub: ${task.length > 60 ? task.slice(0, 59) + '…' : task}`, { parentStep: step, prefix: use.id }),
       };
       try {

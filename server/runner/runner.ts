@@ -43,6 +43,8 @@ export type RunnerOptions = {
   desktops?: Desktops | null;
   performAction?: PerformAction | null;
   mailDomain?: string;
+  /** MAIL_SMTPUTF8 (the email tool's recipients). */
+  smtpUtf8?: boolean;
   /** @default host:pid:random */
   instanceId?: string;
   /** Claim check interval. @default 1000 */
@@ -270,6 +272,7 @@ export class Runner {
       signal: controller.signal,
       computer,
       mailDomain: this.o.mailDomain,
+      smtpUtf8: this.o.smtpUtf8,
       writer,
       maxTurns: this.o.maxTurns,
       checkpoint: () => this.checkpoint(claim, controller, agent.owner_id),

@@ -1,9 +1,9 @@
 // The email tool: drafts an outbound message on the thread. It waits in requires_approval until a
-// person approves it (then server/mail sends it); the thread is marked as needing approval.
+// person approves it (then server/mail sends it); the thread is marked as needing approval. The
+// recipient is kept with its domain in ASCII (xn--): what the approver sees is what gets sent.
 import { draftOutbound } from '../domain/comm-messages.ts';
+import { AddressError, asciiAddress } from '../mail/idn.ts';
 import { short, str, ToolInputError, type Tool } from './types.ts';
-
-const ADDRESS = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/;
 
 export const emailTool: Tool = {
   name: 'email',
@@ -17,8 +17,15 @@ export const emailTool: Tool = {
     },
   },
   async run(input, ctx) {
-    const to = str(input.to, 254)?.trim();
-    if (!to || !ADDRESS.test(to)) throw new ToolInputError(`"${String(input.to ?? '')}" is not an email address`);
+    const raw = str(input.to, 254)?.trim();
+    if (!raw) throw new ToolInputError(`"${String(input.to ?? '')}" is not an email address`);
+    let to: string;
+    try {
+      to = asciiAddress(raw, !!ctx.smtpUtf8);
+    } catch (err) {
+      if (err instanceof AddressError) throw new ToolInputError(err.message);
+      throw err;
+    }
     const text = str(input.text, 100_000);
     if (!text?.trim()) throw new ToolInputError('text is required (at most 100000 characters)');
     const subject = str(input.subject ?? '', 500);

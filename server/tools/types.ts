@@ -14,6 +14,8 @@ export type ToolContext = {
   threadId: number;
   signal: AbortSignal;
   mailDomain: string;
+  /** MAIL_SMTPUTF8: recipients may have a non-ASCII local part. */
+  smtpUtf8?: boolean;
   /** The agent's desktop (its size, and acquire() per action: cheap while it runs, restarts it after a
    * crash) and the action performer; null when desktops are off. */
   computer: { width: number; height: number; acquire: () => Promise<Desktop>; perform: PerformAction } | null;

@@ -37,7 +37,18 @@ export type CommMessage = {
   attempts: number;
   last_error: string | null;
   sent_at: string | null;
+  /** Inbound: whether the sender passed SPF/DKIM/DMARC for the agent's accepted senders (null: not checked). */
+  sender_verified?: boolean | null;
+  /** Inbound: what the sender checks found. */
+  sender_auth?: string | null;
+  /** Inbound: why the mail did not start a run by itself. */
+  held_reason?: 'unverified' | 'rate' | null;
+  /** When the address's domain is an IDN (xn--): its Unicode form, and the scripts of a label that mixes them. */
+  to_idn?: IdnView | null;
+  from_idn?: IdnView | null;
 };
+
+export type IdnView = { unicode: string; mixed_scripts: string[] | null };
 
 export type ThreadNeedingApproval = { id: number; thread_name: string; agent_id: number; agent_name: string; updated_at: string };
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../server/config.ts';
 import { openDb, type Db } from '../../server/db/db.ts';
 import { start, type Running } from '../../server/start.ts';
+import { fakeResolve } from './fake-dns.ts';
 
 /**
  * What a test server takes from this process's environment: the agent uid range run.mjs gave this test
@@ -55,6 +56,7 @@ async function boot(): Promise<Running> {
     logRequests: false,
   };
   const r = await start(config, db, quiet);
+  if (r.services.smtp) r.services.smtp.resolver = fakeResolve; // the sender checks ask test/server/fake-dns.ts, never the internet
   (globalThis as any).__teardown?.push(async () => {
     await r.close();
     await db.close();

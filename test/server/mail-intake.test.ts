@@ -27,7 +27,8 @@ intake('a mail from an accepted sender becomes an inbound message and a queued t
   assert.equal(
     { ...message, id: 0, created_at: 0 },
     { id: 0, role: 'inbound', outbound_state: null, text: 'Please sum up the Q3 figures.\nThanks', files: [], created_at: 0, from_address: 'alice@example.test',
-      to_address: address, subject: 'Quarterly numbers', attempts: 0, last_error: null, sent_at: null });
+      to_address: address, subject: 'Quarterly numbers', attempts: 0, last_error: null, sent_at: null,
+      sender_verified: true, sender_auth: 'no DMARC policy for example.test; SPF pass for example.test', held_reason: null, to_idn: null, from_idn: null });
   const feed = await call(`/api/messages/agent/${agent.id}/latest?limit=5`, { token: user.token });
   assert.match(feed.body[0].user_data.text, /Please sum up/);
 });
@@ -205,7 +206,8 @@ intake('when the message cannot be stored the answer is 451 (try again), not 250
   const { agent, user, address } = await mailAgent();
   // The same intake over a database whose transactions fail, as when PostgreSQL is down.
   const down = { ...services.db, tx: async () => { throw new Error('database is down'); } };
-  const broken = new SmtpIntake({ db: down, bus: services.bus, log: { info: () => {}, error: () => {} }, dataDir: services.config.dataDir, storageQuota: () => services.config.agentStorageBytes, port: 0, mailDomain: 'localhost', maxBytes: 1024 * 1024 });
+  const broken = new SmtpIntake({ db: down, bus: services.bus, log: { info: () => {}, error: () => {} }, dataDir: services.config.dataDir, storageQuota: () => services.config.agentStorageBytes, port: 0, mailDomain: 'localhost', maxBytes: 1024 * 1024,
+    auth: () => 'off', limits: services.config.mailLimits });
   const port = await broken.listen();
   const transport = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true });
   try {

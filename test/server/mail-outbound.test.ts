@@ -35,7 +35,8 @@ const approval = suite('outbound mail: approval through the admin endpoints');
 
 approval('the draft waits in requires_approval, marks the thread, and the admin endpoints follow the contract', async () => {
   const { agent, user, admin, thread, draft, address } = await draftedReply();
-  assert.equal(Object.keys(draft).sort(), ['attempts', 'created_at', 'files', 'from_address', 'id', 'last_error', 'outbound_state', 'role', 'sent_at', 'subject', 'text', 'to_address']);
+  assert.equal(Object.keys(draft).sort(), ['attempts', 'created_at', 'files', 'from_address', 'from_idn', 'held_reason', 'id', 'last_error',
+    'outbound_state', 'role', 'sender_auth', 'sender_verified', 'sent_at', 'subject', 'text', 'to_address', 'to_idn']);
   assert.is(draft.outbound_state, 'requires_approval');
   assert.is(draft.from_address, address);
   assert.is(draft.subject, 'Re: Numbers');
@@ -175,7 +176,11 @@ relayed.before.each(() => {
 
 async function relaySender(db: Db, bus: Bus = new LocalBus(), url = `smtp://relay-user:relay-pass@127.0.0.1:${relay.port}`, maxAttempts = 4) {
   const { services } = await testServer();
-  const sender = new MailSender({ db, bus, log: quiet, dataDir: services.config.dataDir, mailDomain: 'localhost', relayUrl: url, maxAttempts, retryBaseMs: 40, pollMs: 100 });
+  // This relay offers no STARTTLS (mail-tls.test.ts checks that credentials then never leave): allowed here on purpose.
+  const sender = new MailSender({
+    db, bus, log: quiet, dataDir: services.config.dataDir, mailDomain: 'localhost', relayUrl: url, relayInsecure: true,
+    maxAttempts, retryBaseMs: 40, pollMs: 100,
+  });
   senders.push(sender);
   sender.start();
   return sender;

@@ -211,7 +211,7 @@ files('a mail attachment (storeFile) that fills the disk: 507, its folder remove
 files('an outbox .eml that does not fit fails the attempt with the detail and leaves no .tmp behind', async () => {
   const dataDir = tempDir();
   const disk = fillingFs(200);
-  const delivery = createDelivery(null, dataDir, disk.fs);
+  const delivery = createDelivery(null, dataDir, { fs: disk.fs });
   try {
     await delivery.send({ id: 3, from: 'a@localhost', to: 'b@example.com', subject: 'Hi', text: 'x'.repeat(5000), messageId: '<m1@localhost>' });
     assert.unreachable('the write should fail');

@@ -3,11 +3,16 @@
 // text, queue it for sending, or delete it; each failure shows the spec's text (§8) in the item.
 import { useState } from 'react';
 import {
-  deleteCommMessage, queueCommMessage, updateCommMessageText, type CommMessage, type OutboundState,
+  deleteCommMessage, queueCommMessage, updateCommMessageText, type CommMessage, type IdnView, type OutboundState,
 } from '../../lib/admin-api.ts';
 import { normalizeError } from '../../lib/http.ts';
 import { formatDateTime } from '../../ui/trace-format.ts';
 import { FileIcon } from '../../ui/icons.tsx';
+
+const HELD = {
+  unverified: 'Held: it runs only when the owner runs the thread.',
+  rate: 'Held: the agent\'s hourly mail runs were used up; it runs when the owner runs the thread.',
+} as const;
 
 export const STATE_LABELS: Record<OutboundState, string> = {
   requires_approval: 'Requires approval',
@@ -24,6 +29,24 @@ type Props = {
   /** After a change on the server: the page reloads the list and the thread. */
   onChanged: () => void | Promise<void>;
 };
+
+/** An IDN address: the form a person reads beside the ASCII one that is sent, and mixed scripts in red. */
+function IdnWarning({ who, address, idn }: { who: string; address: string; idn: IdnView }) {
+  return (
+    <div className="comm-idn" role="note" aria-label={`International ${who} address`}>
+      <p>
+        <span aria-hidden="true">⚠ </span>
+        The {who}'s domain is international: <code>{address}</code> is written{' '}
+        <code className="comm-idn-unicode">{idn.unicode}</code>. Check it is the one you mean.
+      </p>
+      {idn.mixed_scripts && (
+        <p className="comm-idn-mixed">
+          Its name mixes {idn.mixed_scripts.join(' and ')} letters: it can look like another address.
+        </p>
+      )}
+    </div>
+  );
+}
 
 export function CommMessageItem({ message, onChanged }: Props) {
   const [draft, setDraft] = useState<string | null>(null);
@@ -61,6 +84,18 @@ export function CommMessageItem({ message, onChanged }: Props) {
         </span>
         <time className="comm-time muted" dateTime={message.created_at}>{formatDateTime(message.created_at)}</time>
       </div>
+      {message.to_idn && <IdnWarning who="recipient" address={message.to_address} idn={message.to_idn} />}
+      {message.from_idn && <IdnWarning who="sender" address={message.from_address} idn={message.from_idn} />}
+      {message.role === 'inbound' && typeof message.sender_verified === 'boolean' && (
+        <p className={`comm-note comm-sender ${message.sender_verified ? 'muted' : 'comm-unverified'}`}>
+          {message.sender_verified ? 'Verified sender' : 'Unverified sender'}{message.sender_auth ? `: ${message.sender_auth}` : ''}
+        </p>
+      )}
+      {message.held_reason && (
+        <p className="comm-note comm-held">
+          {HELD[message.held_reason]}
+        </p>
+      )}
       {message.subject && <p className="comm-subject">{message.subject}</p>}
 
       {draft === null ? (
