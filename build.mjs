@@ -1,9 +1,11 @@
 // The one build script: the SPA (code-split, hashed names) into dist/public and the server
-// into dist/server.mjs. Flags: --if-needed skips a build newer than every source file;
+// into dist/server.mjs. Every text asset gets .br and .gz siblings, compressed once here at the highest
+// levels, which the server sends by Accept-Encoding (server/http/static.ts). Flags: --if-needed skips a build newer than every source file;
 // --watch rebuilds on change and restarts the server. BUILD_DIR moves the output (default dist).
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 
 const OUT = process.env.BUILD_DIR || 'dist';
@@ -71,12 +73,32 @@ function upToDate() {
   return Math.max(...SOURCES.map(newestSource)) < oldest;
 }
 
+const COMPRESSIBLE = /\.(js|css|map|svg|json|txt|html)$/;
+
+/** Writes file.br and file.gz beside every text file under `dir` where they come out smaller. */
+function precompress(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) precompress(path);
+    else if (COMPRESSIBLE.test(entry.name)) {
+      const plain = readFileSync(path);
+      // Source maps are read by developers only: a quicker level keeps the build fast.
+      const quality = entry.name.endsWith('.map') ? 6 : 11;
+      const br = brotliCompressSync(plain, { params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: plain.length } });
+      const gz = gzipSync(plain, { level: 9 });
+      if (br.length < plain.length) writeFileSync(path + '.br', br);
+      if (gz.length < plain.length) writeFileSync(path + '.gz', gz);
+    }
+  }
+}
+
 async function buildOnce() {
   const started = performance.now();
   rmSync(PUBLIC, { recursive: true, force: true });
   mkdirSync(PUBLIC, { recursive: true });
   const [spaResult] = await Promise.all([esbuild.build(spa), esbuild.build(server)]);
   writeIndex(spaResult.metafile);
+  precompress(join(PUBLIC, 'assets'));
   console.log(`built dist/ in ${Math.round(performance.now() - started)} ms`);
 }
 
