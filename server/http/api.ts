@@ -11,6 +11,7 @@ import { badText, readJsonObject } from './body.ts';
 import { COMPRESS_MIN_BYTES, keepUncompressed } from './compress.ts';
 import { etagOf, notModified, REVALIDATE, sendNotModified, VALIDATE_MAX_BYTES } from './conditional.ts';
 import { HttpError, invalid, jsonText, sendError, sendJsonText } from './errors.ts';
+import { JsonText } from './json-text.ts';
 import { Router, type Params } from './router.ts';
 import { databaseUnavailable } from '../db/unavailable.ts';
 import { requestId } from '../ops/request-id.ts';
@@ -167,12 +168,14 @@ export class Api {
       if (get && ctx.status === 200 && !secret && text.length <= VALIDATE_MAX_BYTES && !ctx.headers['Cache-Control']) {
         // Polled lists: the client's copy is revalidated each time and an unchanged one costs a 304.
         // Secret-bearing answers stay no-store: a token has no business in the browser's disk cache.
-        const etag = etagOf(text);
+        // Only a JsonText is worth remembering things about: it is what read caches answer again.
+        const of = result instanceof JsonText ? result : undefined;
+        const etag = etagOf(text, of);
         const vary: Record<string, string> = Buffer.byteLength(text) >= COMPRESS_MIN_BYTES ? { Vary: 'Accept-Encoding' } : {};
         if (notModified(req, etag)) return sendNotModified(res, etag, vary);
-        return sendJsonText(res, 200, text, { ...ctx.headers, ETag: etag, 'Cache-Control': REVALIDATE });
+        return sendJsonText(res, 200, text, { ...ctx.headers, ETag: etag, 'Cache-Control': REVALIDATE }, of);
       }
-      sendJsonText(res, ctx.status, text, ctx.headers);
+      sendJsonText(res, ctx.status, text, ctx.headers, result instanceof JsonText ? result : undefined);
     } catch (err) {
       sendError(res, err, (msg) => this.services.log.error(msg, { request_id: requestId(req) }));
     }

@@ -85,11 +85,14 @@ export function varyOnEncoding(headers: Record<string, string | number>): void {
   if (!/\baccept-encoding\b/i.test(vary)) headers.Vary = vary ? `${vary}, Accept-Encoding` : 'Accept-Encoding';
 }
 
+const packedOf = new WeakMap<object, Partial<Record<Coding, Buffer>>>();
+
 /**
  * Writes a text answer, compressed when it pays (≥ COMPRESS_MIN_BYTES, accepted, not kept plain): small
- * bodies in one go with Content-Length, large ones through a compressing stream (chunked).
+ * bodies in one go with Content-Length, large ones through a compressing stream (chunked). `of`: the
+ * answer object the text came from; an answer served again (a cached list) is compressed once.
  */
-export function writeText(res: ServerResponse, status: number, headers: Record<string, string | number>, text: string | Buffer): void {
+export function writeText(res: ServerResponse, status: number, headers: Record<string, string | number>, text: string | Buffer, of?: object): void {
   const bytes = typeof text === 'string' ? Buffer.byteLength(text) : text.length;
   const coding = status === 204 || status === 304 ? null : codingFor(res, bytes);
   if (bytes >= COMPRESS_MIN_BYTES) varyOnEncoding(headers);
@@ -97,8 +100,12 @@ export function writeText(res: ServerResponse, status: number, headers: Record<s
     res.writeHead(status, { ...headers, 'Content-Length': bytes });
     return void res.end(text);
   }
-  if (bytes < STREAM_FROM_BYTES || res.req?.method === 'HEAD') {
-    const packed = compressSync(coding, text);
+  let memo = of && packedOf.get(of);
+  if (of && !memo) packedOf.set(of, (memo = {}));
+  const known = memo?.[coding];
+  if (known || bytes < STREAM_FROM_BYTES || res.req?.method === 'HEAD') {
+    const packed = known ?? compressSync(coding, text);
+    if (memo) memo[coding] = packed;
     res.writeHead(status, { ...headers, 'Content-Encoding': coding, 'Content-Length': packed.length });
     return void res.end(packed);
   }
@@ -106,6 +113,11 @@ export function writeText(res: ServerResponse, status: number, headers: Record<s
   res.writeHead(status, { ...rest, 'Content-Encoding': coding });
   const stream = compressStream(coding, bytes);
   stream.on('error', () => res.destroy());
+  if (memo) {
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.on('end', () => (memo[coding] = Buffer.concat(chunks)));
+  }
   stream.pipe(res);
   stream.end(text);
 }

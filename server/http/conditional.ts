@@ -13,8 +13,15 @@ export const REVALIDATE = 'private, no-cache';
 /** Headers a 304 need not repeat: they came with the stored 200 and are not about caching. */
 const NOT_ON_304 = ['Content-Security-Policy', 'Referrer-Policy', 'X-Frame-Options', 'Cross-Origin-Opener-Policy', 'X-Content-Type-Options'];
 
-export function etagOf(text: string): string {
-  return `W/"${hash('sha1', text, 'base64url').slice(0, 22)}"`;
+const memo = new WeakMap<object, string>();
+
+/** The weak ETag of a JSON text; `of`, the answer object it came from, keeps it for an answer served again. */
+export function etagOf(text: string, of?: object): string {
+  const known = of && memo.get(of);
+  if (known) return known;
+  const etag = `W/"${hash('sha1', text, 'base64url').slice(0, 22)}"`;
+  if (of) memo.set(of, etag);
+  return etag;
 }
 
 /** Whether If-None-Match names `etag` (weak comparison, `*` matches anything). */

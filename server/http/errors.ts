@@ -39,8 +39,9 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   sendJsonText(res, status, jsonText(body), headers);
 }
 
-export function sendJsonText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
-  writeText(res, status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...headers }, text);
+/** `of`: the JsonText the text came from, so that an answer served again is compressed once. */
+export function sendJsonText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}, of?: object): void {
+  writeText(res, status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...headers }, text, of);
 }
 
 /** Writes any thrown value as {detail}; unknown errors become a logged 500 without internals. */
