@@ -46,14 +46,31 @@ const server = {
   logLevel: 'warning',
 };
 
-/** Writes index.html with the entry's hashed script and stylesheet names. */
+/** The screen most visits open first (the agents grid at /): its chunk is preloaded with the entry's. */
+const HOME_SCREEN = 'src/screens/agents/agents-screen.tsx';
+
+/**
+ * Writes index.html with the entry's hashed script and stylesheet names, and a modulepreload for every
+ * chunk the entry imports statically and for the home screen's: the browser fetches them beside the
+ * entry instead of one round trip later, once it has parsed the entry (issue 26: slow links).
+ */
 function writeIndex(metafile) {
   const outputs = Object.entries(metafile.outputs);
   const [js] = outputs.find(([, o]) => o.entryPoint === 'src/main.tsx');
   const css = outputs.find(([file]) => file.endsWith('.css') && file.includes('/main-'))?.[0];
   const url = (file) => '/' + relative(PUBLIC, file).split('\\').join('/');
+  const preload = new Set();
+  const walk = (file) => {
+    for (const imp of metafile.outputs[file]?.imports ?? []) {
+      if (imp.kind === 'import-statement' && !preload.has(imp.path) && imp.path !== js) preload.add(imp.path) && walk(imp.path);
+    }
+  };
+  walk(js);
+  const home = outputs.find(([, o]) => o.entryPoint === HOME_SCREEN)?.[0];
+  if (home) preload.add(home) && walk(home);
+  const links = [...preload].map((file) => `<link rel="modulepreload" href="${url(file)}">`).join('\n    ');
   const html = readFileSync('index.html', 'utf8')
-    .replace('<!--styles-->', css ? `<link rel="stylesheet" href="${url(css)}">` : '')
+    .replace('<!--styles-->', (css ? `<link rel="stylesheet" href="${url(css)}">` : '') + (links ? `\n    ${links}` : ''))
     .replace('<!--script-->', `<script type="module" src="${url(js)}"></script>`);
   writeFileSync(join(PUBLIC, 'index.html'), html);
   cpSync('public', PUBLIC, { recursive: true });
@@ -98,7 +115,7 @@ async function buildOnce() {
   mkdirSync(PUBLIC, { recursive: true });
   const [spaResult] = await Promise.all([esbuild.build(spa), esbuild.build(server)]);
   writeIndex(spaResult.metafile);
-  precompress(join(PUBLIC, 'assets'));
+  precompress(PUBLIC);
   console.log(`built dist/ in ${Math.round(performance.now() - started)} ms`);
 }
 

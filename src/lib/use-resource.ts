@@ -147,6 +147,14 @@ export function mutate(key: string): Promise<void> {
   return Promise.resolve();
 }
 
+/**
+ * Starts loading a key with the default fetcher before any hook asks for it (e.g. the home screen's list
+ * while its code and the profile are still on their way), unless it is fresh or already loading.
+ */
+export function preload(key: string): void {
+  if (!isFresh(cache.get(key), DEFAULTS.freshFor)) void revalidate(key, defaultFetcher, { dedupe: true });
+}
+
 /** Forget every cached value (sign-out, impersonation, tests). Responses still in flight are dropped. */
 export function clearResourceCache(): void {
   const keys = [...cache.keys()];
