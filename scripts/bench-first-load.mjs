@@ -33,24 +33,28 @@ async function reactAlone() {
 
 const SLOW = { offline: false, latency: 150, downloadThroughput: 1.6e6 / 8, uploadThroughput: 750e3 / 8 };
 
-/** Bytes Chromium received per request (headers included) while `during` runs, from CDP. */
+/**
+ * Bytes Chromium received per request (headers included) while `during` runs, from CDP, with the status
+ * that came over the wire. A 304 handed to the page ends in loadingFailed (net::ERR_ABORTED) without an
+ * encodedDataLength: its header text is what it cost.
+ */
 async function received(cdp, during) {
   const urls = new Map();
+  const wire = new Map();
   const bytes = new Map();
-  const onRequest = (e) => urls.set(e.requestId, e.request.url);
-  const onResponse = (e) => urls.set(e.requestId, `${e.response.status} ${e.response.url}`);
-  const onFinished = (e) => bytes.set(e.requestId, e.encodedDataLength);
-  cdp.on('Network.requestWillBeSent', onRequest);
-  cdp.on('Network.responseReceived', onResponse);
-  cdp.on('Network.loadingFinished', onFinished);
+  const handlers = {
+    'Network.requestWillBeSent': (e) => urls.set(e.requestId, e.request.url),
+    'Network.responseReceivedExtraInfo': (e) => wire.set(e.requestId, { status: e.statusCode, header: e.headersText?.length ?? 0 }),
+    'Network.loadingFinished': (e) => bytes.set(e.requestId, e.encodedDataLength),
+    'Network.loadingFailed': (e) => bytes.set(e.requestId, 0),
+  };
+  for (const [name, fn] of Object.entries(handlers)) cdp.on(name, fn);
   try {
     await during();
   } finally {
-    cdp.off('Network.requestWillBeSent', onRequest);
-    cdp.off('Network.responseReceived', onResponse);
-    cdp.off('Network.loadingFinished', onFinished);
+    for (const [name, fn] of Object.entries(handlers)) cdp.off(name, fn);
   }
-  return [...bytes].map(([id, n]) => ({ url: urls.get(id) ?? id, bytes: n }));
+  return [...bytes].map(([id, n]) => ({ url: `${wire.get(id)?.status ?? '?'} ${urls.get(id) ?? id}`, bytes: n || wire.get(id)?.header || 0 }));
 }
 
 /** Issue 26's figures: the cold load's bytes, loads over the slow link, an unchanged poll. */
@@ -101,7 +105,8 @@ async function onTheWire(context, page, token) {
     let seen;
     const rows = await received(cdp, async () => (seen = await poll(conditional)));
     const last = rows.filter((r) => r.url.includes('/api/agents/')).at(-1);
-    console.log(`unchanged agents poll (${label}): page saw ${seen.status} with ${seen.length} chars, ${last?.bytes} B on the wire`);
+    console.log(`unchanged agents poll (${label}): ${last?.url.split(' ')[0]} on the wire, ${last?.bytes} B; the page saw ${seen.status}`
+      + ` with ${seen.length} chars`);
     benchResult(`unchanged agents list poll, ${label} (CDP)`, last?.bytes ?? NaN, 'B', '≤ 400 B');
   }
 }
