@@ -25,7 +25,14 @@ export function cachedRead<V>(load: (db: Queryable, key: string) => Promise<V>, 
   };
 }
 
+const judged = new Map<string, boolean>();
+
 /** Whether a statement may change data (anything but a plain read; a locking read counts, to be safe). */
 export function mayWrite(text: string): boolean {
-  return !/^\s*(SELECT|WITH|SHOW)\b/i.test(text) || /\b(INSERT|UPDATE|DELETE|MERGE|TRUNCATE|nextval|setval)\b/i.test(text);
+  let writes = judged.get(text);
+  if (writes === undefined) {
+    writes = !/^\s*(SELECT|WITH|SHOW)\b/i.test(text) || /\b(INSERT|UPDATE|DELETE|MERGE|TRUNCATE|nextval|setval)\b/i.test(text);
+    if (judged.size < 5000) judged.set(text, writes); // the statements are fixed texts: this stays small
+  }
+  return writes;
 }

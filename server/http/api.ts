@@ -163,6 +163,7 @@ export class Api {
         res.writeHead(204, { 'Cache-Control': 'no-store', ...ctx.headers });
         return void res.end();
       }
+      if (res.headersSent) return void res.end(); // it wrote its answer and returned a value besides
       const text = jsonText(result);
       const get = req.method === 'GET' || req.method === 'HEAD';
       if (get && ctx.status === 200 && !secret && text.length <= VALIDATE_MAX_BYTES && !ctx.headers['Cache-Control']) {
