@@ -3,6 +3,7 @@
 import { rm } from 'node:fs/promises';
 import { batched } from '../db/batch.ts';
 import { prepared, type Db, type Queryable } from '../db/db.ts';
+import { cachedRead } from '../db/read-cache.ts';
 import { JsonText } from '../http/json-text.ts';
 import type { Bus } from '../realtime/bus.ts';
 
@@ -67,10 +68,14 @@ function listLoader(db: Queryable) {
   return loader;
 }
 
+// Until the next write the same JsonText is answered again: no query, and its ETag and compressed
+// bytes are worked out once (see read-cache.ts for when that applies).
+const cachedList = cachedRead(async (db, key) => new JsonText((await listLoader(db)(key)) ?? '[]'));
+
 export async function listAgents(db: Queryable, ownerId: number, search: string): Promise<JsonText> {
   const escaped = search.trim().toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c);
   const key: ListKey = { ownerId, search: escaped };
-  return new JsonText((await listLoader(db)(JSON.stringify(key))) ?? '[]');
+  return cachedList(db, JSON.stringify(key));
 }
 
 export async function getAgent(db: Queryable, id: number) {

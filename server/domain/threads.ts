@@ -2,6 +2,7 @@
 // numbered 1..n without gaps (1 runs next); every change renumbers inside one transaction
 // that first locks the agent row, so concurrent changes cannot interleave.
 import { prepared, type Db, type Queryable } from '../db/db.ts';
+import { cachedRead } from '../db/read-cache.ts';
 import { JsonText } from '../http/json-text.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { THREAD_COLUMNS } from './agents.ts';
@@ -37,9 +38,13 @@ const LIST_STEPS = prepared('threads.list-steps', `SELECT
 
 /** The newest `limit` steps (after skipping `offset` newer ones), oldest first, as `{steps, total_count}` JSON. */
 export async function listSteps(db: Queryable, threadId: number, limit: number, offset: number): Promise<JsonText> {
-  const [row] = await db.query<{ total_count: number; steps: string }>(LIST_STEPS, [threadId, limit, offset]);
-  return new JsonText(`{"steps":${row.steps},"total_count":${row.total_count}}`);
+  return cachedSteps(db, `${threadId} ${limit} ${offset}`);
 }
+
+const cachedSteps = cachedRead(async (db, key) => {
+  const [row] = await db.query<{ total_count: number; steps: string }>(LIST_STEPS, key.split(' ').map(Number));
+  return new JsonText(`{"steps":${row.steps},"total_count":${row.total_count}}`);
+});
 
 /** A new empty thread, told to the agent's views. */
 export async function createThread(db: Queryable, bus: Bus, agentId: number, fields: { name?: string; description?: string } = {}) {

@@ -2,6 +2,7 @@
 import type { ServerResponse } from 'node:http';
 import { databaseCannotWrite, databaseUnavailable } from '../db/unavailable.ts';
 import { isOutOfSpace, OUT_OF_SPACE_DETAIL } from '../files/out-of-space.ts';
+import { writeText } from './compress.ts';
 import { JsonText } from './json-text.ts';
 
 export type ValidationIssue = { loc: (string | number)[]; msg: string; type?: string };
@@ -28,16 +29,20 @@ export function invalid(field: string, msg: string, where: 'body' | 'query' | 'p
 export const notFound = (what = 'Not found') => new HttpError(404, what);
 export const forbidden = (what = 'Forbidden') => new HttpError(403, what);
 
+/** The JSON text of a handler's answer (JsonText is already JSON, e.g. written by the database). */
+export function jsonText(body: unknown): string {
+  return body === undefined ? '' : body instanceof JsonText ? body.text : JSON.stringify(body);
+}
+
+/** Writes a JSON answer, compressed when it pays (see compress.ts). */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return void res.end();
-  const text = body === undefined ? '' : body instanceof JsonText ? body.text : JSON.stringify(body);
-  res.writeHead(status, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Cache-Control': 'no-store',
-    'Content-Length': Buffer.byteLength(text),
-    ...headers,
-  });
-  res.end(text);
+  sendJsonText(res, status, jsonText(body), headers);
+}
+
+/** `of`: the JsonText the text came from, so that an answer served again is compressed once. */
+export function sendJsonText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}, of?: object): void {
+  writeText(res, status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...headers }, text, of);
 }
 
 /** Writes any thrown value as {detail}; unknown errors become a logged 500 without internals. */
