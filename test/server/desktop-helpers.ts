@@ -183,8 +183,8 @@ export function testDesktops(options: Parameters<typeof createDesktops>[0]): Loc
 }
 
 /** An Xvnc provider with this process's uid range, isolated when the process runs as root (or as told). */
-export function testXvnc(options: Omit<XvncOptions, 'containment'> & { isolate?: boolean }): XvncProvider {
-  const { isolate, ...rest } = options;
-  const containment = new Containment({ dataDir: options.dataDir, log: options.log, config: testDesktopConfig(), isolate });
+export function testXvnc(options: Omit<XvncOptions, 'containment'> & { isolate?: boolean; env?: NodeJS.ProcessEnv }): XvncProvider {
+  const { isolate, env, ...rest } = options;
+  const containment = new Containment({ dataDir: options.dataDir, log: options.log, config: testDesktopConfig(env), isolate });
   return new XvncProvider({ ...rest, containment });
 }

@@ -61,7 +61,8 @@ const asAgent = (agentId: number, home: string, script: string, extraEnv: Record
 isolation('a program watching /proc while a file is dropped on its desktop finds none of the server\'s secrets', async () => {
   if (!needs(ROOT, 'per-agent users need root')) return;
   const dir = mkdtempSync(join(tmpdir(), 'aw-drop-watch-'));
-  const containment = new Containment({ dataDir: dir, log: quiet, config: testDesktopConfig(), isolate: true });
+  // The uncontained drop (DESKTOP_SANDBOX=off): contained, the copy runs in a sandbox of its own.
+  const containment = new Containment({ dataDir: dir, log: quiet, config: testDesktopConfig({ DESKTOP_SANDBOX: 'off' }), isolate: true });
   const homes = containment.homes;
   const home = await homes.prepare(DROP);
   const seen = join(home, 'seen.txt');
