@@ -32,7 +32,6 @@ const { openDb } = await import('../server/db/db.ts');
 const { start } = await import('../server/start.ts');
 const { keysymsForText } = await import('../server/desktop/index.ts');
 const { GuacTestClient, diffPixels } = await import('../test/server/desktop-helpers.ts');
-const { shortSocketPath } = await import('../server/desktop/index.ts');
 const { ensureBuild } = await import('./bench-build.mjs');
 const { browserBenchAvailable, compareInBrowsers } = await import('./bench-desktop-browser.mjs');
 
@@ -49,7 +48,7 @@ const kb = (v) => `${(v / 1024).toFixed(1)} KiB`;
 const db = await openDb({ dataDir: null });
 // The built app is served too: the browser half (6.) opens the live view.
 const staticDir = browserBenchAvailable() ? join(ensureBuild(), 'public') : null;
-const running = await start({ ...loadConfig({}), port: 0, smtpPort: 0, dataDir, staticDir, logRequests: false, adminEmail: ADMIN.email, adminPassword: ADMIN.password }, db, quiet);
+const running = await start({ ...loadConfig(process.env), port: 0, smtpPort: 0, dataDir, staticDir, logRequests: false, adminEmail: ADMIN.email, adminPassword: ADMIN.password }, db, quiet);
 const base = running.url;
 
 async function api(path, { token, body, method } = {}) {
@@ -115,11 +114,12 @@ try {
 
   // 3. full-screen change: a 1280x800 xterm full of text, flipped to reverse video and back.
   {
-    const home = join(dataDir, 'desktops', `agent-${agent.id}`);
     const display = (await import('node:fs')).readFileSync(join(dataDir, 'run', `xvnc-agent-${agent.id}.pid`), 'latin1').split('\n')[1];
-    const full = spawn('xterm', ['-fa', 'Monospace', '-fs', '10', '-geometry', '160x47+0+0', '-e', 'sh', '-c', 'ls -la /usr/bin /usr/lib | head -46; exec sh'], {
-      env: { ...process.env, DISPLAY: `:${display}`, HOME: home, XAUTHORITY: join(home, '.Xauthority'), LANG: 'C.UTF-8' }, stdio: 'ignore',
-    });
+    // A program of the desktop, started as its apps are (in its sandbox when contained).
+    const full = running.services.desktops.xvnc.sandboxOf(agent.id)
+      .spawn('xterm', ['-fa', 'Monospace', '-fs', '10', '-geometry', '160x47+0+0', '-e', 'sh', '-c', 'ls -la /usr/bin /usr/lib | head -46; exec sh'], {
+        env: { DISPLAY: `:${display}` },
+      });
     await sleep(1500);
     client.send('mouse', 640, 400, 0);
     await sleep(300);
@@ -218,7 +218,8 @@ try {
   // 6. the same in Chromium, ours against noVNC
   if (!browserBenchAvailable()) console.log('6. browser comparison skipped: needs /usr/bin/chromium, /usr/share/novnc and websockify');
   else {
-    const socketPath = shortSocketPath(join(dataDir, 'desktops', `agent-${agent.id}`), '.rfb.sock');
+    const sandbox = running.services.desktops.xvnc.sandboxOf(agent.id);
+    const socketPath = sandbox.hostPath(sandbox.socket('.rfb.sock'));
     // Bounded: a stuck browser must not hold up `npm run bench`.
     let timer;
     const r = await Promise.race([

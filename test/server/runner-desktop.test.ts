@@ -54,7 +54,7 @@ desktop('offline: "open a terminal, type … and press enter" runs the command i
   const done = await waitFor(async () => {
     const t = (await call(`/api/threads/${thread.id}`, { token: user.token })).body;
     return !t.thread_running && (t.schedule_sequence === null || t.error_message) ? t : null;
-  }, 20_000, 'the run');
+  }, 60_000, 'the run'); // a cold, contained desktop with a browser comes first
   assert.is(done.error_message, '');
 
   const proof = join(dataDir, 'desktops', `agent-${agent.id}`, 'proof.txt');

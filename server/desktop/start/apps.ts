@@ -5,7 +5,6 @@ import type { ChildProcess } from 'node:child_process';
 import type { Log } from '../../ops/log.ts';
 import type { DesktopApp } from '../../config.ts';
 import type { Sandbox } from '../contain/sandbox.ts';
-import { until } from './until.ts';
 
 export type { DesktopApp };
 
@@ -33,7 +32,7 @@ export async function startDesktopApps(apps: DesktopApp[], ctx: AppContext): Pro
     if (!child) continue;
     children.push(child);
     windows++;
-    if (xprop && !(await until(async () => (await clientCount(xprop, ctx)) >= windows, child, WINDOW_WAIT_MS))) {
+    if (xprop && !(await untilOnDesktop(ctx, `${countClients(xprop)} -ge ${windows}`, child, WINDOW_WAIT_MS))) {
       ctx.log.error(`desktop: the ${app}'s window did not show within ${WINDOW_WAIT_MS / 1000} s`);
     }
   }
@@ -59,7 +58,9 @@ async function startWindowManager(ctx: AppContext): Promise<ChildProcess | null>
   child.on('error', () => {});
   const xprop = ctx.sandbox.which('xprop');
   if (!xprop) ctx.log.error('desktop: xprop is missing (Debian: x11-utils), so apps may start before the window manager is up');
-  else if (!(await until(() => wmReady(xprop, ctx), child, 5000))) ctx.log.error(`desktop: ${wm.bin} did not announce itself within 5 s`);
+  else if (!(await untilOnDesktop(ctx, `-n "$(${xprop} -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -i 'window id')"`, child, 5000))) {
+    ctx.log.error(`desktop: ${wm.bin} did not announce itself within 5 s`);
+  }
   return child;
 }
 
@@ -115,21 +116,23 @@ function sandboxWorks(ctx: AppContext): Promise<boolean> {
   }));
 }
 
-function xpropRoot(xprop: string, ctx: AppContext, property: string): Promise<string> {
-  return new Promise((resolve) => {
-    const child = ctx.sandbox.spawn(xprop, ['-root', property], { env: ctx.env, stdio: ['ignore', 'pipe', 'ignore'] });
-    let out = '';
-    child.stdout!.on('data', (d) => (out = (out + d).slice(0, 64 * 1024)));
-    child.on('error', () => resolve(''));
-    child.on('close', () => resolve(out));
+/**
+ * Waits until a shell test holds on the desktop, polled there by one process (a contained desktop's every
+ * program start costs a few namespaces, so not one start per poll), while `child` lives, for at most `ms`.
+ */
+async function untilOnDesktop(ctx: AppContext, test: string, child: ChildProcess, ms: number): Promise<boolean> {
+  const script = `end=$(($(date +%s%N) / 1000000 + ${ms})); until [ ${test} ]; do `
+    + `[ $(($(date +%s%N) / 1000000)) -ge $end ] && exit 1; sleep 0.05; done`;
+  const probe = ctx.sandbox.spawn('/bin/sh', ['-c', script], { env: ctx.env });
+  const ended = new Promise<boolean>((resolve) => {
+    probe.once('error', () => resolve(false));
+    probe.once('exit', (code) => resolve(code === 0));
   });
+  const died = new Promise<boolean>((resolve) => child.once('exit', () => resolve(false)));
+  const ok = await Promise.race([ended, died]);
+  if (probe.exitCode === null) probe.kill('SIGKILL');
+  return ok;
 }
 
-async function wmReady(xprop: string, ctx: AppContext): Promise<boolean> {
-  return /window id/i.test(await xpropRoot(xprop, ctx, '_NET_SUPPORTING_WM_CHECK'));
-}
-
-/** Windows the window manager manages (_NET_CLIENT_LIST). */
-async function clientCount(xprop: string, ctx: AppContext): Promise<number> {
-  return ((await xpropRoot(xprop, ctx, '_NET_CLIENT_LIST')).match(/0x[0-9a-f]+/gi) ?? []).length;
-}
+/** A shell expression: how many windows the window manager manages (_NET_CLIENT_LIST). */
+const countClients = (xprop: string) => `"$(${xprop} -root _NET_CLIENT_LIST 2>/dev/null | grep -o '0x[0-9a-f]*' | wc -l)"`;
