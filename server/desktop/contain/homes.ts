@@ -7,6 +7,7 @@
 // the server's). Not root: desktops run as the server's own user, like anything else it starts.
 import { constants, createReadStream, lstatSync, readdirSync, statSync } from 'node:fs';
 import { chmod, copyFile, lchown, lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { storageError, writeFileOrRemove } from '../../files/safe-write.ts';
 import { dirname, extname, join, resolve } from 'node:path';
 import type { Log } from '../../ops/log.ts';
 import type { Account, Sandbox } from './sandbox.ts';
@@ -59,7 +60,7 @@ export class DesktopHomes {
   async writeFile(agentId: number, name: string, data: string | Buffer): Promise<string> {
     const path = join(this.homeOf(agentId), name);
     await rm(path, { force: true, recursive: true });
-    await writeFile(path, data, { mode: 0o600, flag: 'wx' });
+    await writeFileOrRemove(path, data, { mode: 0o600, flag: 'wx' }); // a full disk: 507, nothing left half-written
     await this.own(agentId, path);
     return path;
   }
@@ -85,7 +86,12 @@ export class DesktopHomes {
     for (let i = 1; taken.has(target); i++) target = `${stem} (${i})${ext}`;
     const path = join(dir, target);
     if (sandbox.account) await writeAs(sandbox, path, sourcePath);
-    else await copyFile(sourcePath, path, constants.COPYFILE_EXCL);
+    else {
+      await copyFile(sourcePath, path, constants.COPYFILE_EXCL).catch(async (err) => {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') await rm(path, { force: true });
+        throw storageError(err);
+      });
+    }
     return path;
   }
 
@@ -143,7 +149,9 @@ function statMode(path: string): number | null {
 /** Copies a file as another user: it can only write where that user may (set -C: never over a file). */
 function writeAs(sandbox: Sandbox, path: string, sourcePath: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = sandbox.spawn('/bin/sh', ['-c', 'set -C; cat > "$1"', 'sh', sandbox.insidePath(path)], { stdio: ['pipe', 'ignore', 'pipe'] });
+    // A copy that fails (a full disk) removes what it wrote, as the agent: the folder is the agent's.
+    const script = 'set -C; cat > "$1" || { rm -f "$1"; exit 1; }';
+    const child = sandbox.spawn('/bin/sh', ['-c', script, 'sh', sandbox.insidePath(path)], { stdio: ['pipe', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
     child.once('error', reject);
@@ -154,6 +162,10 @@ function writeAs(sandbox: Sandbox, path: string, sourcePath: string): Promise<vo
       reject(err);
     });
     source.pipe(child.stdin!);
-    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`could not put ${path} on the desktop: ${stderr.trim() || `exit ${code}`}`))));
+    child.once('close', (code) => {
+      if (code === 0) return resolve();
+      // "No space left on device" from cat: a full disk (507), as any other write of the server's.
+      reject(storageError(new Error(`could not put ${path} on the desktop: ${stderr.trim() || `exit ${code}`}`)));
+    });
   });
 }

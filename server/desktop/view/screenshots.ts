@@ -2,7 +2,8 @@
 // live view connects: $DATA_DIR/files/agent-<id>/screenshot.png plus agents.screenshot_at. Written when
 // someone asks for a live one (at most every 10 s), every 30 s while the screen keeps changing, and when
 // a desktop stops.
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename } from 'node:fs/promises';
+import { writeFileOrRemove } from '../../files/safe-write.ts';
 import { join } from 'node:path';
 import type { Db } from '../../db/db.ts';
 import type { Log } from '../../ops/log.ts';
@@ -39,7 +40,7 @@ export class ScreenshotStore {
     const file = this.path(agentId);
     await mkdir(join(file, '..'), { recursive: true });
     const tmp = `${file}.${process.pid}.tmp`;
-    await writeFile(tmp, png);
+    await writeFileOrRemove(tmp, png, { flag: 'w' }); // a full disk: OutOfSpace, and no partial file
     await rename(tmp, file);
     await stampScreenshot(this.db, agentId, `agent-${agentId}/screenshot.png`);
     this.storedAt.set(agentId, Date.now());
