@@ -111,16 +111,14 @@ png('rejects rectangles outside the framebuffer', () => {
   assert.throws(() => encodePng(fb, { x: 0, y: 0, w: 0, h: 1 }), /outside/);
 });
 
-png('a 1280x800 screen-like frame encodes in well under 100 ms', () => {
+// How fast it encodes is measured by `npm run bench` (desktop), not asserted here.
+png('a 1280x800 screen-like frame encodes small and decodes to the same pixels', () => {
   const width = 1280, height = 800;
   const data = Buffer.alloc(width * height * 4, 255);
   for (let y = 0; y < height; y += 16) for (let x = 0; x < width; x += 8) data.fill(0, (y * width + x) * 4, (y * width + x) * 4 + 12);
-  encodePng({ width, height, data }); // warm up
-  const started = performance.now();
   const file = encodePng({ width, height, data });
-  const ms = performance.now() - started;
-  assert.ok(ms < 100, `${ms.toFixed(1)} ms`);
   assert.ok(file.length < 200_000, `${file.length} bytes`);
+  assert.ok(decodeOwnPng(file).data.equals(data));
 });
 
 png.run();
