@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { ADMIN, screenshotBothThemes, signIn, signUp } from './fixtures.ts';
+import { ADMIN, rewriteJson, screenshotBothThemes, signIn, signUp } from './fixtures.ts';
 
 const MOBILE = { width: 375, height: 740 };
 const DESKTOP = { width: 1280, height: 720 };
@@ -146,11 +146,9 @@ test('the agent screen: title, Fast toggle, VM view and developer options', asyn
   // A running agent with a stored screenshot, as the server will report them once the runner
   // and the screenshot endpoint land: the ring and the image, fetched with the Bearer token.
   let authorized = false;
-  await page.route(`**/api/agents/${id}`, async (route) => {
-    const response = await route.fetch();
-    const body = { ...(await response.json()), agent_running: true, screenshot_url: `/api/agents/${id}/screenshot?v=1` };
-    await route.fulfill({ response, json: body });
-  });
+  await page.route(`**/api/agents/${id}`, (route) => rewriteJson(route, (body) => ({
+    ...body, agent_running: true, screenshot_url: `/api/agents/${id}/screenshot?v=1`,
+  })));
   await page.route(`**/api/agents/${id}/screenshot?v=1`, (route) => {
     authorized = /^Bearer /.test(route.request().headers().authorization ?? '');
     return route.fulfill({ status: 200, contentType: 'image/png', body: desktopPng });

@@ -2,7 +2,7 @@ import { mkdtempSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { accessToken, ADMIN, screenshotBothThemes, signUp } from './fixtures.ts';
+import { accessToken, ADMIN, rewriteJson, screenshotBothThemes, signUp } from './fixtures.ts';
 
 // --- setup through the API: agents can only be created by the admin, acting as the user
 
@@ -187,17 +187,15 @@ test('runner output renders: reasoning, Markdown answers, tool call groups, Thin
   const thread = await api('post', `/threads/${agent.id}/create-new-thread`, { user_text: 'Find flights to Lisbon', user_files: [] });
   // No runner exists yet, so its output is stood in for: the steps page and the thread's run state.
   let state: 'running' | 'failed' = 'running';
-  await page.route(`**/api/agents/${agent.id}`, async (route) => {
-    const response = await route.fetch();
-    const body = await response.json();
+  await page.route(`**/api/agents/${agent.id}`, (route) => rewriteJson(route, (body) => {
     body.agent_running = state === 'running';
     body.threads = body.threads.map((t: { id: number }) => t.id !== thread.id ? t : {
       ...t,
       thread_running: state === 'running',
       error_message: state === 'failed' ? 'The browser crashed while loading the airline site.' : '',
     });
-    await route.fulfill({ response, json: body });
-  });
+    return body;
+  }));
   await page.route(`**/api/threads/${thread.id}/steps?**`, (route) => route.fulfill({
     json: {
       total_count: 3,

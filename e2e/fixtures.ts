@@ -1,5 +1,5 @@
 // Shared steps for the journeys: accounts, sign-in through the real form, screenshots in both themes.
-import { expect, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, type APIRequestContext, type Page, type Route } from '@playwright/test';
 
 export const ADMIN = { email: 'admin@e2e.local', password: 'e2e-admin-password' };
 
@@ -88,4 +88,18 @@ export async function screenshotBothThemes(page: Page, name: string): Promise<vo
     // 'disabled' finishes CSS transitions, so colours are not caught half-way through the switch.
     await page.screenshot({ path: `test-results/screens/${name}-${theme}.png`, fullPage: true, animations: 'disabled' });
   }
+}
+
+/**
+ * For a journey that stands in for part of an answer: the server's answer, asked for without the page's
+ * If-None-Match (a 304 has no body to rewrite), and `fulfil` to send the rewritten JSON without the
+ * server's ETag, coding and length (they describe the server's bytes, not these).
+ */
+export async function rewriteJson(route: Route, change: (body: any) => unknown): Promise<void> {
+  const headers = { ...route.request().headers() };
+  delete headers['if-none-match'];
+  const response = await route.fetch({ headers });
+  const server = ['etag', 'content-encoding', 'content-length'];
+  const kept = Object.fromEntries(Object.entries(response.headers()).filter(([name]) => !server.includes(name)));
+  await route.fulfill({ status: response.status(), headers: kept, json: change(await response.json()) });
 }
