@@ -8,7 +8,7 @@ import type { Mailbox } from '../domain/email-settings.ts';
 import { announceInput, announceScheduled, enqueue, insertThread, insertUserInput, lockAgents } from '../domain/threads.ts';
 import { recordFiles } from '../domain/uploads.ts';
 import type { AgentStorage } from '../files/agent-storage.ts';
-import { removeStoredFile, storeFile, type UploadHook } from '../files/storage.ts';
+import { removeStoredFile, storableName, storeFile, type UploadHook } from '../files/storage.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { parseMail, type ParsedMail } from './parse-mail.ts';
 
@@ -48,7 +48,7 @@ export async function ingestMail(deps: IngestDeps, delivery: Delivery): Promise<
         });
         // Attachments count against the agent's storage quota like uploads (the intake answers 552 when full).
         await recordFiles(q, mailbox.owner_id, mailbox.id, files.map((f, j) => ({
-          file_path: f.file_path, original_name: mail.attachments[j].filename, size: sizes[j], content_type: mail.attachments[j].mimeType,
+          file_path: f.file_path, original_name: storableName(mail.attachments[j].filename), size: sizes[j], content_type: storableName(mail.attachments[j].mimeType),
         })), deps.storage ? await deps.storage.quota(mailbox.id) : deps.storageQuota());
         const input = await insertUserInput(q, threadId, userText(delivery.mailFrom, mail), paths);
         await enqueue(q, threadId, mailbox.id);
