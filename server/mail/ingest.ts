@@ -48,7 +48,8 @@ export async function ingestMail(deps: IngestDeps, delivery: Delivery): Promise<
         });
         // Attachments count against the agent's storage quota like uploads (the intake answers 552 when full).
         await recordFiles(q, mailbox.owner_id, mailbox.id, files.map((f, j) => ({
-          file_path: f.file_path, original_name: storableName(mail.attachments[j].filename), size: sizes[j], content_type: storableName(mail.attachments[j].mimeType),
+          file_path: f.file_path, original_name: storableName(mail.attachments[j].filename), size: sizes[j],
+          content_type: storableName(mail.attachments[j].mimeType),
         })), deps.storage ? await deps.storage.quota(mailbox.id) : deps.storageQuota());
         const input = await insertUserInput(q, threadId, userText(delivery.mailFrom, mail), paths);
         await enqueue(q, threadId, mailbox.id);

@@ -45,7 +45,8 @@ mail('attachments count against the one quota: a screenshot already stored leave
     const dir = join(services.config.dataDir, 'files', `agent-${agent.id}`);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'screenshot.png'), Buffer.alloc(1.5 * MB));
-    const err = await refusal({ from: 'alice@example.test', to: address, subject: 'big', text: 'x', attachments: [{ filename: 'a.bin', content: Buffer.alloc(600 * 1024) }] });
+    const attachments = [{ filename: 'a.bin', content: Buffer.alloc(600 * 1024) }];
+    const err = await refusal({ from: 'alice@example.test', to: address, subject: 'big', text: 'x', attachments });
     assert.is(err.responseCode, 552, err.response);
     assert.match(err.response, 'Not enough storage left for this agent: 0.5 MB of its 2 MB remain', err.response);
     assert.is((await threadsOf(agent.id, user.token)).length, 0);
@@ -65,7 +66,8 @@ mail('below the disk reserve a mail with attachments gets 452 and nothing is sto
   });
   const storage = new AgentStorage({ db: services.db, config: services.config, disk });
   const intake = new SmtpIntake({
-    db: services.db, bus: services.bus, log: quiet, dataDir: services.config.dataDir, storageQuota: () => services.config.agentStorageBytes, storage,
+    db: services.db, bus: services.bus, log: quiet, dataDir: services.config.dataDir, storage,
+    storageQuota: () => services.config.agentStorageBytes,
     port: 0, mailDomain: 'localhost', maxBytes: 1024 * 1024,
   });
   const port = await intake.listen();
