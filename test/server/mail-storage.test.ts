@@ -74,7 +74,8 @@ mail('below the disk reserve a mail with attachments gets 452 and nothing is sto
   const transport = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true });
   try {
     try {
-      await transport.sendMail({ from: 'alice@example.test', to: address, subject: 'full disk', text: 'x', attachments: [{ filename: 'a.txt', content: 'a' }] });
+      const attachments = [{ filename: 'a.txt', content: 'a' }];
+      await transport.sendMail({ from: 'alice@example.test', to: address, subject: 'full disk', text: 'x', attachments });
       assert.unreachable('accepted');
     } catch (err: any) {
       assert.is(err.responseCode, 452);
