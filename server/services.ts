@@ -3,9 +3,9 @@ import type { Auth } from './auth/auth.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
 import type { Bus } from './realtime/bus.ts';
-import type { DesktopManager } from './desktop/types.ts';
-import type { GuacGateway } from './desktop/guac-gateway.ts';
-import type { ScreenshotStore } from './desktop/screenshots.ts';
+import type { Desktops } from './desktop/index.ts';
+import type { GuacGateway } from './desktop/index.ts';
+import type { ScreenshotStore } from './desktop/index.ts';
 import type { ModelProvider } from './models/types.ts';
 import type { Recordings } from './recording/recordings.ts';
 import type { Runner } from './runner/runner.ts';
@@ -28,7 +28,7 @@ export type Services = {
   bus: Bus;
   log: Log;
   /** The agents' virtual desktops (server/desktop). */
-  desktops: DesktopManager;
+  desktops: Desktops;
   /** The last screenshot of every agent's desktop, on disk. */
   screenshots: ScreenshotStore;
   /** The Guacamole gateway: tunnel tickets, viewers and control of the desktops. */

@@ -12,17 +12,16 @@ import type { Log } from './ops/log.ts';
 import type { Services } from './services.ts';
 import { BUS_CHANNEL, LocalBus, PostgresBus, type Bus } from './realtime/bus.ts';
 import { createSocketServer } from './realtime/sockets.ts';
-import { createDesktops, createGateway, desktopUploadHook } from './desktop/setup.ts';
+import { createGateway, desktopUploadHook, performAction, startDesktops } from './desktop/index.ts';
 import { chooseProvider } from './models/choose.ts';
 import { Runner } from './runner/runner.ts';
-import { performAction } from './desktop/actions.ts';
 import { chooseBillingProvider } from './billing/choose.ts';
 import { startMail } from './mail/setup.ts';
 import { filesDir } from './files/storage.ts';
 import { AgentStorage } from './files/agent-storage.ts';
 import { DiskSpace } from './files/disk-space.ts';
 import { Recordings } from './recording/recordings.ts';
-import { transcriberFromEnv } from './recording/transcriber.ts';
+import { createTranscriber } from './recording/transcriber.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
 import { Metrics } from './ops/metrics.ts';
 import { runCounts } from './domain/threads.ts';
@@ -33,11 +32,11 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   await migrate(db);
   const tokens = await TokenIssuer.load(db, config.authIssuer, config.authAudience);
   await ensureAdmin(db, config.adminEmail, config.adminPassword, log.info);
-  const { desktops, screenshots } = createDesktops(config, db, log);
+  const { desktops, screenshots } = startDesktops(config, db, log);
   const bus = await createBus(db, log);
   const disk = new DiskSpace({ dir: config.dataDir, reserveBytes: config.diskReserveBytes, log });
   const services: Services = {
-    config, port: config.port, db, auth: new Auth(db, tokens), bus, log, models: chooseProvider(config.modelProvider), desktops, screenshots,
+    config, port: config.port, db, auth: new Auth(db, tokens), bus, log, models: chooseProvider(config.modelProvider, config.models), desktops, screenshots,
     gateway: createGateway({ get desktops() { return services.desktops; }, bus, log }),
     // The screenshot is counted from its file: server/desktop/ stores it without a size.
     storage: new AgentStorage({ db, config, disk, unrecorded: (agentId) => [services.screenshots.path(agentId)] }),
@@ -45,9 +44,10 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   services.metrics = new Metrics();
   services.onUpload = desktopUploadHook(desktops, log);
   services.billing = chooseBillingProvider(config, db);
+  const { transcribe, maxSeconds } = config.recording;
   services.recordings = new Recordings({
-    db, bus: services.bus, log, filesDir: filesDir(config.dataDir), transcriber: transcriberFromEnv(), storage: services.storage,
-    desktop: (agentId) => services.desktops.running(agentId), maxSeconds: positiveInt(process.env.RECORDING_MAX_SECONDS),
+    db, bus: services.bus, log, filesDir: filesDir(config.dataDir), transcriber: transcribe ? createTranscriber(transcribe) : null,
+    storage: services.storage, desktop: (agentId) => services.desktops.running(agentId), maxSeconds,
   });
   // Looked up per event: tests swap services.recordings.
   services.gateway.on('input', (agentId, input) => services.recordings?.input(agentId, input));
@@ -93,7 +93,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     server.close();
     throw err;
   });
-  const scheduler = (services.scheduler = new Scheduler({ db, bus: services.bus, log, tickMs: positiveInt(process.env.SCHEDULER_TICK_MS) }));
+  const scheduler = (services.scheduler = new Scheduler({ db, bus: services.bus, log, tickMs: config.schedulerTickMs }));
   scheduler.start();
 
   let closing: Promise<void> | null = null;
@@ -123,9 +123,4 @@ async function createBus(db: Db, log: Log): Promise<Bus> {
   }, log.error);
   await bus.start();
   return bus;
-}
-
-function positiveInt(value: string | undefined): number | undefined {
-  const n = Number(value);
-  return value && Number.isInteger(n) && n > 0 ? n : undefined;
 }

@@ -6,7 +6,7 @@ import { lazyScreen, type Preloadable } from './lib/lazy-screen.ts';
 import { resolveRoute, type RouteMatch } from './lib/routes.ts';
 import { TitleProvider, useTitleValue } from './lib/title.tsx';
 import { useIsAdmin } from './lib/use-is-admin.ts';
-import { Forbidden, NotFound } from './screens/placeholders/placeholders.tsx';
+import { Forbidden, NotFound } from './screens/error-pages/error-pages.tsx';
 import { ImpersonationBanner } from './screens/shell/impersonation-banner.tsx';
 import { Rail } from './screens/shell/rail.tsx';
 import { SignInScreen } from './screens/sign-in/sign-in-screen.tsx';

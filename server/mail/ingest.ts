@@ -5,7 +5,7 @@
 import type { Db } from '../db/db.ts';
 import { findReplyThread, insertInbound } from '../domain/comm-messages.ts';
 import type { Mailbox } from '../domain/email-settings.ts';
-import { announceInput, announceScheduled, enqueue, insertThread, insertUserInput, lockAgents } from '../domain/threads.ts';
+import { announceScheduledInput, insertScheduledInput, insertThread, lockAgents } from '../domain/threads.ts';
 import { recordFiles } from '../domain/uploads.ts';
 import type { AgentStorage } from '../files/agent-storage.ts';
 import { removeStoredFile, storableName, storeFile, type UploadHook } from '../files/storage.ts';
@@ -51,15 +51,13 @@ export async function ingestMail(deps: IngestDeps, delivery: Delivery): Promise<
           file_path: f.file_path, original_name: storableName(mail.attachments[j].filename), size: sizes[j],
           content_type: storableName(mail.attachments[j].mimeType),
         })), deps.storage ? await deps.storage.quota(mailbox.id) : deps.storageQuota());
-        const input = await insertUserInput(q, threadId, userText(delivery.mailFrom, mail), paths);
-        await enqueue(q, threadId, mailbox.id);
+        const input = await insertScheduledInput(q, threadId, mailbox.id, userText(delivery.mailFrom, mail), paths);
         out.push({ threadId, input });
       }
       return out;
     });
     for (const [i, { input }] of results.entries()) {
-      announceInput(deps.bus, input);
-      announceScheduled(deps.bus, input.step.agent_id);
+      announceScheduledInput(deps.bus, input);
       for (const f of stored[i].files) await deps.onUpload?.(input.step.agent_id, f.path, f.name);
     }
     return results.map((r) => r.threadId);

@@ -4,7 +4,7 @@
 // the recording user counts (the gateway already passes only the viewer holding control).
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Desktop, DesktopInput } from '../desktop/types.ts';
+import type { Desktop, DesktopInput } from '../desktop/index.ts';
 import { QuotaExceeded } from '../domain/uploads.ts';
 import { nodeFs, writeFileOrRemove, type FileSystem } from '../files/safe-write.ts';
 import { ActionTracker, type Action } from './action-tracker.ts';

@@ -8,7 +8,7 @@ import { rename, unlink } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import type { Db } from '../db/db.ts';
-import type { Desktop, DesktopInput } from '../desktop/types.ts';
+import type { Desktop, DesktopInput } from '../desktop/index.ts';
 import { addMessage } from '../domain/messages.ts';
 import {
   addKeyframeBytes, getRecording, insertRecording, markStopped, markSummarized, openRecording, ownRecording, setAudio, type RecordingRow,

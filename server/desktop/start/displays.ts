@@ -3,8 +3,8 @@
 // readUntrustedFile and only a live X server started for that display counts as holding it.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, rmSync } from 'node:fs';
-import { processAlive, readProc } from '../system/processes.ts';
-import { readUntrustedFile } from './untrusted-file.ts';
+import { processAlive, readProc } from '../../system/processes.ts';
+import { readUntrustedFile } from '../contain/untrusted-file.ts';
 
 export const X_LOCK = (n: number) => `/tmp/.X${n}-lock`;
 export const X_SOCKET = (n: number) => `/tmp/.X11-unix/X${n}`;

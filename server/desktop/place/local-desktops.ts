@@ -1,30 +1,23 @@
-// Chooses the desktop provider (DESKTOP_PROVIDER: xvnc by default when the Xvnc binary exists, vnc, or
-// none) and runs the agents' desktops: started on demand, shared by concurrent callers, stopped after an
-// idle time without viewers, restarted after a crash, capped in number (the least recently used idle one
-// makes room). Environment: DESKTOP_IDLE_MINUTES (10), DESKTOP_MAX (8), DESKTOP_APPS ("terminal,browser"),
-// DESKTOP_GEOMETRY ("1280x800"), DESKTOP_FPS (15), DESKTOP_VNC_ENDPOINTS, DESKTOP_VNC_PASSWORD.
+// The desktops of this server: started on demand by the provider config.desktop names (xvnc by default
+// when the Xvnc binary exists, vnc, or none), shared by concurrent callers, stopped after an idle time
+// without viewers, restarted after a crash, capped in number (the least recently used idle one makes room).
 import { EventEmitter } from 'node:events';
 import { rm } from 'node:fs/promises';
-import type { Log } from '../ops/log.ts';
-import { DesktopUnavailable, NoneProvider } from './none-provider.ts';
-import type { RfbDesktop } from './rfb-desktop.ts';
-import type { DesktopManager, DesktopStatus } from './types.ts';
-import { parseEndpoints, VncProvider } from './vnc-provider.ts';
-import { XvncProvider, type DesktopApp } from './xvnc-provider.ts';
+import type { DesktopConfig } from '../../config.ts';
+import type { Log } from '../../ops/log.ts';
+import { Containment } from '../contain/index.ts';
+import { DesktopUnavailable } from '../errors.ts';
+import type { RfbDesktop } from '../rfb/desktop.ts';
+import type { Desktops, DesktopStatus } from '../types.ts';
+import { parseEndpoints, VncProvider } from '../start/vnc.ts';
+import { XvncProvider } from '../start/xvnc.ts';
 
-export type ManagerOptions = {
+export type LocalDesktopsOptions = {
   dataDir: string;
   log: Log;
-  /** 'xvnc' | 'vnc' | 'none' (config.desktopProvider). @default 'xvnc' */
-  provider?: string;
-  /** @default process.env */
-  env?: NodeJS.ProcessEnv;
-  /** Stop a desktop nobody watched or used for this long. @default DESKTOP_IDLE_MINUTES or 10 min */
-  idleMs?: number;
-  /** @default DESKTOP_MAX or 8 */
-  maxDesktops?: number;
-  apps?: DesktopApp[];
-  displayBase?: number;
+  config: DesktopConfig;
+  /** Run each desktop as its own user (needs root). @default whether the server runs as root */
+  isolate?: boolean;
 };
 
 type Provider = { start(agentId: number): Promise<RfbDesktop> };
@@ -37,12 +30,13 @@ const MAX_RESTARTS = 3;
  * Events: 'started' (desktop), 'stopped' (agentId), 'crashed' (agentId, error).
  * `onStopping` runs before a desktop stops on purpose (the last screenshot is stored there).
  */
-export class Desktops extends EventEmitter implements DesktopManager {
+export class LocalDesktops extends EventEmitter implements Desktops {
   readonly kind: DesktopStatus['provider'];
   readonly reason: string | undefined;
   onStopping: ((desktop: RfbDesktop) => Promise<void>) | null = null;
   private provider: Provider;
-  private xvnc: XvncProvider | null = null;
+  /** The Xvnc provider, when desktops start on this machine. */
+  readonly xvnc: XvncProvider | null = null;
   private entries = new Map<number, Entry>();
   private crashes = new Map<number, number[]>();
   private idleMs: number;
@@ -50,45 +44,51 @@ export class Desktops extends EventEmitter implements DesktopManager {
   private timer: NodeJS.Timeout;
   private closing = false;
 
-  constructor(private options: ManagerOptions) {
+  constructor(private options: LocalDesktopsOptions) {
     super();
-    const env = options.env ?? process.env;
-    this.idleMs = options.idleMs ?? minutes(env.DESKTOP_IDLE_MINUTES, 10);
-    this.maxDesktops = options.maxDesktops ?? positiveInt(env.DESKTOP_MAX, 8);
-    const fps = positiveInt(env.DESKTOP_FPS, 15);
-    const frameInterval = { watched: Math.round(1000 / fps), unwatched: 200 };
-    const wanted = (options.provider ?? env.DESKTOP_PROVIDER ?? 'xvnc').toLowerCase();
+    const config = options.config;
+    this.idleMs = config.idleMs;
+    this.maxDesktops = config.max;
+    const frameInterval = { watched: Math.round(1000 / config.fps), unwatched: 200 };
+    const unavailable = (reason: string): Provider => ({ start: async () => { throw new DesktopUnavailable(reason); } });
 
-    if (wanted === 'xvnc') {
-      const [width, height] = geometry(env.DESKTOP_GEOMETRY);
-      const apps = options.apps ?? (env.DESKTOP_APPS ? (env.DESKTOP_APPS.split(',').map((s) => s.trim()).filter((a) => a === 'terminal' || a === 'browser') as DesktopApp[]) : undefined);
-      const xvnc = new XvncProvider({ dataDir: options.dataDir, log: options.log, width, height, apps, displayBase: options.displayBase ?? positiveInt(env.DESKTOP_DISPLAY_BASE, 20), frameInterval });
-      if (xvnc.binary) {
+    if (config.provider === 'xvnc') {
+      const containment = new Containment({ dataDir: options.dataDir, log: options.log, config, isolate: options.isolate });
+      const xvnc = new XvncProvider({
+        dataDir: options.dataDir, log: options.log, containment, width: config.width, height: config.height,
+        apps: config.apps, displayBase: config.displayBase, frameInterval,
+      });
+      if (xvnc.binary && containment.problem) {
+        // Fail closed: no desktop starts that could not be contained; the reason says how to fix it.
+        this.kind = 'none';
+        this.reason = containment.problem;
+        this.provider = unavailable(this.reason);
+      } else if (xvnc.binary) {
         this.kind = 'xvnc';
         this.provider = xvnc;
         this.xvnc = xvnc;
       } else {
         this.kind = 'none';
         this.reason = 'Desktops are off: Xvnc is not installed on the server (Debian package tigervnc-standalone-server).';
-        this.provider = new NoneProvider(this.reason);
+        this.provider = unavailable(this.reason);
       }
-    } else if (wanted === 'vnc') {
+    } else if (config.provider === 'vnc') {
       let provider: Provider;
       try {
-        const endpoints = parseEndpoints(env.DESKTOP_VNC_ENDPOINTS ?? '', env.DESKTOP_VNC_PASSWORD || undefined);
+        const endpoints = parseEndpoints(config.vncEndpoints, config.vncPassword ?? undefined);
         provider = new VncProvider(endpoints, frameInterval);
         this.kind = 'vnc';
         if (!endpoints.size) this.reason = 'No agent has a VNC endpoint yet (DESKTOP_VNC_ENDPOINTS is empty).';
       } catch (err) {
         this.kind = 'none';
         this.reason = `Desktops are off: ${(err as Error).message}`;
-        provider = new NoneProvider(this.reason);
+        provider = unavailable(this.reason);
       }
       this.provider = provider;
     } else {
       this.kind = 'none';
-      this.reason = wanted === 'none' ? 'Desktops are turned off on this server (DESKTOP_PROVIDER=none).' : `Desktops are off: unknown DESKTOP_PROVIDER "${wanted}".`;
-      this.provider = new NoneProvider(this.reason);
+      this.reason = 'Desktops are turned off on this server (DESKTOP_PROVIDER=none).';
+      this.provider = unavailable(this.reason);
     }
     if (this.reason) options.log.info(`desktops: ${this.reason}`);
 
@@ -201,23 +201,4 @@ export class Desktops extends EventEmitter implements DesktopManager {
     const ids = [...this.entries.keys()];
     await Promise.all(ids.map((id) => this.stop(id).catch(() => {})));
   }
-}
-
-export function createDesktopManager(options: ManagerOptions): Desktops {
-  return new Desktops(options);
-}
-
-function positiveInt(value: string | undefined, fallback: number): number {
-  const n = Number(value);
-  return value && Number.isInteger(n) && n > 0 ? n : fallback;
-}
-
-function minutes(value: string | undefined, fallback: number): number {
-  const n = Number(value);
-  return (value && Number.isFinite(n) && n > 0 ? n : fallback) * 60_000;
-}
-
-function geometry(value: string | undefined): [number, number] {
-  const m = /^(\d{3,4})x(\d{3,4})$/.exec(value ?? '');
-  return m ? [Number(m[1]), Number(m[2])] : [1280, 800];
 }

@@ -2,9 +2,9 @@
 // machine. DESKTOP_VNC_ENDPOINTS="41=host:5901,42=unix:/run/vnc/42.sock,43=secret@10.0.0.5:5900";
 // a password before '@' (or DESKTOP_VNC_PASSWORD for all) enables VNC authentication. Files cannot be put
 // on such desktops (RFB has no file transfer), so uploads only stay attached to the agent.
-import type { RfbTarget } from './rfb-client.ts';
-import { RfbClient } from './rfb-client.ts';
-import { RfbDesktop } from './rfb-desktop.ts';
+import type { RfbTarget } from '../rfb/client.ts';
+import { RfbClient } from '../rfb/client.ts';
+import { RfbDesktop } from '../rfb/desktop.ts';
 
 export type VncEndpoint = { target: RfbTarget; password?: string };
 

@@ -18,40 +18,27 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { WebSocket } from 'ws';
-import { HttpError } from '../http/errors.ts';
-import { DesktopSession } from './guac-session.ts';
-import { Viewer, type Ticket } from './guac-viewer.ts';
-import { DesktopUnavailable } from './none-provider.ts';
-import type { Desktop, DesktopInput, DesktopManager } from './types.ts';
+import { HttpError } from '../../http/errors.ts';
+import { DesktopSession } from './session.ts';
+import { Viewer, type Ticket } from './viewer.ts';
+import { DesktopUnavailable } from '../errors.ts';
+import type { Desktop, DesktopInput, Desktops } from '../types.ts';
+import type { GatewayOptions } from './ports.ts';
+
+export type { ActionEvent, GatewayOptions } from './ports.ts';
 
 /** The tunnel's WebSocket route; the ticket is in the path because the client appends '?' + its data. */
 export const TUNNEL_ROUTE = '/desktop/tunnel/:ticket';
 export const TICKET_SHAPE = /^[A-Za-z0-9_-]{16,128}$/;
 export const tunnelUrl = (ticket: string) => `/api/desktop/tunnel/${ticket}`;
 
-
-export type GatewayOptions = {
-  /** Minimum ms between frames to one viewer. @default 66 (≈15 fps) */
-  frameInterval?: number;
-  /** Send `nop` after this many ms without an instruction. @default 5000 */
-  nopInterval?: number;
-  /** Hold frames while the socket has more than this many bytes unsent. @default 1 MiB */
-  maxBuffered?: number;
-  /** Blob size in base64 characters (guacd's 6048-byte limit). @default 8064 */
-  blobChars?: number;
-  /** Ticket lifetime in ms. @default 60 s */
-  ticketTtl?: number;
-};
-
-export type ActionEvent = { kind: string; x: number; y: number; source: 'user' | 'agent'; button?: string; direction?: string };
-
 export class GuacGateway extends EventEmitter<{ input: [agentId: number, input: DesktopInput] }> {
   private tickets = new Map<string, Ticket>();
-  private sessions = new Map<Desktop, DesktopSession>();
+  private sessions = new Map<Desktop, DesktopSession<Viewer>>();
   readonly options: Required<GatewayOptions>;
 
   constructor(
-    private manager: Pick<DesktopManager, 'acquire'>,
+    private manager: Pick<Desktops, 'acquire'>,
     readonly publish: (topic: string, payload: unknown) => void,
     readonly log: (msg: string) => void,
     options: GatewayOptions = {},
@@ -98,7 +85,7 @@ export class GuacGateway extends EventEmitter<{ input: [agentId: number, input: 
     };
   }
 
-  private session(agentId: number): DesktopSession | null {
+  private session(agentId: number): DesktopSession<Viewer> | null {
     for (const s of this.sessions.values()) if (s.desktop.agentId === agentId && !s.disposed) return s;
     return null;
   }

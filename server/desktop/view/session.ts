@@ -1,15 +1,14 @@
 // The viewers of one running desktop: they share its framebuffer (and the PNG encodes of one version of
 // it), its sound and its control, which one viewer at most holds.
-import type { GuacGateway } from './guac-gateway.ts';
-import { STATUS } from './guac-codec.ts';
-import type { Viewer } from './guac-viewer.ts';
-import { encodePngAsync } from './png.ts';
-import type { Copy } from './rfb-desktop.ts';
-import type { Desktop, Rect } from './types.ts';
+import { STATUS } from './codec.ts';
+import type { GatewayPort, SessionPort, ViewerPort } from './ports.ts';
+import { encodePngAsync } from '../rfb/png.ts';
+import type { Copy } from '../rfb/desktop.ts';
+import type { Desktop, Rect } from '../types.ts';
 
-export class DesktopSession {
-  readonly viewers = new Set<Viewer>();
-  controller: Viewer | null = null;
+export class DesktopSession<V extends ViewerPort = ViewerPort> implements SessionPort {
+  readonly viewers = new Set<V>();
+  controller: V | null = null;
   disposed = false;
   /** Counts framebuffer changes; encodes are shared between viewers for the same version. */
   version = 0;
@@ -17,7 +16,7 @@ export class DesktopSession {
   private release: (() => void) | null = null;
   private off: () => void;
 
-  constructor(readonly gateway: GuacGateway, readonly desktop: Desktop, private onDispose: () => void) {
+  constructor(readonly gateway: GatewayPort, readonly desktop: Desktop, private onDispose: () => void) {
     const onUpdate = (rects: Rect[], copies: Copy[]) => {
       this.changed();
       for (const v of this.viewers) v.note(rects, copies);
@@ -68,18 +67,18 @@ export class DesktopSession {
     return p;
   }
 
-  add(viewer: Viewer): void {
+  add(viewer: V): void {
     this.viewers.add(viewer);
     viewer.start();
   }
 
-  remove(viewer: Viewer): void {
-    this.viewers.delete(viewer);
+  remove(viewer: ViewerPort): void {
+    this.viewers.delete(viewer as V);
     if (this.controller === viewer) this.setController(null);
     if (this.viewers.size === 0) this.dispose();
   }
 
-  setController(viewer: Viewer | null): void {
+  setController(viewer: V | null): void {
     const previous = this.controller;
     if (previous === viewer) return;
     this.controller = viewer;

@@ -1,4 +1,4 @@
-// Files dropped onto the VM (native HTML5 drag and drop): a drop zone while files hover, one progress
+// Files dropped onto the agent's desktop (native HTML5 drag and drop): a drop zone while files hover, one progress
 // row per file, the 100 MB cap, and 'Failed to upload <file name>' for 5 s (spec §5, §8, §9). The server
 // attaches each upload to the agent and copies it into the desktop's ~/Desktop.
 import { useCallback, useEffect, useRef, useState, type DragEvent, type ReactNode } from 'react';
@@ -12,7 +12,7 @@ const DONE_VISIBLE_MS = 1500;
 
 const hasFiles = (event: DragEvent) => Array.from(event.dataTransfer?.types ?? []).includes('Files');
 
-export function VmDropZone({ agentId, children }: { agentId: number; children: ReactNode }) {
+export function DesktopDropZone({ agentId, children }: { agentId: number; children: ReactNode }) {
   const [hovering, setHovering] = useState(false);
   const [uploads, setUploads] = useState<Upload[]>([]);
   const [errors, setErrors] = useState<{ id: number; text: string }[]>([]);

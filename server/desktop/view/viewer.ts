@@ -4,19 +4,19 @@
 // behind it are parts of their own: FramePump (picture and flow control), InputGate (mouse and keys of the
 // controller), ClipboardIn (incoming clipboard) and AudioOut (sound).
 import type { WebSocket } from 'ws';
-import { AudioOut } from './guac-audio.ts';
-import { clipboardInstructions, ClipboardIn } from './guac-clipboard.ts';
-import { bmpOnly, encode, GuacParser, GuacProtocolError, STATUS, type Instruction } from './guac-codec.ts';
-import { FramePump } from './guac-frames.ts';
-import { InputGate } from './guac-input.ts';
-import type { DesktopSession } from './guac-session.ts';
-import type { Copy } from './rfb-desktop.ts';
-import type { Rect } from './types.ts';
+import { AudioOut } from './audio.ts';
+import { clipboardInstructions, ClipboardIn } from './clipboard.ts';
+import { bmpOnly, encode, GuacParser, GuacProtocolError, STATUS, type Instruction } from './codec.ts';
+import { FramePump } from './frames.ts';
+import { InputGate } from './input.ts';
+import type { SessionPort, ViewerPort } from './ports.ts';
+import type { Copy } from '../rfb/desktop.ts';
+import type { Rect } from '../types.ts';
 
 /** What a tunnel ticket grants: one user's view of one agent's desktop, until `expires`. */
 export type Ticket = { userId: number; agentId: number; sessionId: string; name: string; expires: number };
 
-export class Viewer {
+export class Viewer implements ViewerPort {
   readonly id: string;
   readonly userId: number;
   private parser = new GuacParser();
@@ -31,7 +31,7 @@ export class Viewer {
   /** Image and clipboard streams cycle through 1..1000. */
   private stream = 0;
 
-  constructor(private session: DesktopSession, private ws: WebSocket, private ticket: Ticket) {
+  constructor(private session: SessionPort, private ws: WebSocket, private ticket: Ticket) {
     this.id = ticket.sessionId;
     this.userId = ticket.userId;
     this.frames = new FramePump({

@@ -4,7 +4,7 @@
 // default for screens (docs/desktop-gateway.md §3.4).
 import { promisify } from 'node:util';
 import * as zlib from 'node:zlib';
-import type { Framebuffer, Rect } from './types.ts';
+import type { Framebuffer, Rect } from '../types.ts';
 
 export type PngFilter = 'none' | 'sub' | 'up';
 export type PngOptions = {

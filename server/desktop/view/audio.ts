@@ -1,7 +1,7 @@
 // The desktop's sound to one viewer: one raw PCM `audio` stream, opened with the first chunk. Audio that
 // would wait behind a backlog is dropped (late sound is worthless), and a viewer that refuses the type
 // (an error status in its ack) gets none.
-import { encode } from './guac-codec.ts';
+import { encode } from './codec.ts';
 
 /** Outside the 1..1000 cycle of image and clipboard streams, so it stays open beside them. */
 export const AUDIO_STREAM = 1001;

@@ -1,9 +1,8 @@
 // Input gating for one viewer: mouse and keys reach the desktop only from the viewer holding control.
 // What gets through is also emitted as 'input' for recordings and published, thinned out, as action
 // events (clicks, scrolls, moves at most every 100 ms, keys every 250 ms) for the agent cursor feed.
-import { GuacProtocolError } from './guac-codec.ts';
-import type { ActionEvent } from './guac-gateway.ts';
-import type { DesktopSession } from './guac-session.ts';
+import { GuacProtocolError } from './codec.ts';
+import type { ActionEvent, SessionPort } from './ports.ts';
 
 const MOVE_EVENT_MS = 100;
 const KEY_EVENT_MS = 250;
@@ -14,7 +13,7 @@ export class InputGate {
   private lastMoveEvent = 0;
   private lastKeyEvent = 0;
 
-  constructor(private session: DesktopSession, private userId: number, private hasControl: () => boolean) {}
+  constructor(private session: SessionPort, private userId: number, private hasControl: () => boolean) {}
 
   private get desktop() {
     return this.session.desktop;

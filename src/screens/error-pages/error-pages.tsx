@@ -1,4 +1,4 @@
-// Honest pages for what is not there: forbidden and not found.
+// The pages for what is not there or not allowed: forbidden and not found.
 import { useTitle } from '../../lib/title.tsx';
 import { Link } from '../../lib/router.ts';
 

@@ -1,28 +1,30 @@
 // One TigerVNC Xvnc per agent on this machine: RFB only on a Unix socket (mode 0600, no TCP at all, so
-// security type None is safe), the desktop's apps (desktop-apps.ts), its sound, HOME =
-// $DATA_DIR/desktops/agent-<id>. Isolated desktops run as the agent's uid, and their stop ends every
-// process of that uid. An Xvnc left over by a killed server is ended at the next start; the server's own pid
-// files live in $DATA_DIR/run, out of the agent's reach.
+// security type None is safe), the desktop's apps (apps.ts) and its sound, every program started in the
+// desktop's Sandbox (contain/). Its stop ends every process of the desktop. An Xvnc left over by a killed
+// server is ended at the next start; the server's own pid files live in $DATA_DIR/run, out of the agent's
+// reach.
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Log } from '../ops/log.ts';
-import { desktopEnv, endProcessesOf, spawnForDesktop, type Account } from './agent-process.ts';
-import { startDesktopApps, until, type DesktopApp } from './desktop-apps.ts';
-import { DesktopHomes } from './desktop-homes.ts';
-import { findBinary, shortSocketPath } from './host.ts';
-import { RfbClient } from './rfb-client.ts';
-import { RfbDesktop } from './rfb-desktop.ts';
+import type { Log } from '../../ops/log.ts';
+import type { Containment, Sandbox } from '../contain/index.ts';
+import { JAIL_DISPLAY } from '../contain/sandbox.ts';
+import { startDesktopApps, type DesktopApp } from './apps.ts';
+import { RfbClient } from '../rfb/client.ts';
+import { RfbDesktop } from '../rfb/desktop.ts';
 import { DesktopSound } from './sound.ts';
-import { readUntrustedFile } from './untrusted-file.ts';
-import { readProc } from '../system/processes.ts';
-import { claimDisplay, ensureSocketDir, xauthority, X_SOCKET } from './x-displays.ts';
+import { readUntrustedFile } from '../contain/untrusted-file.ts';
+import { readProc } from '../../system/processes.ts';
+import { claimDisplay, ensureSocketDir, xauthority, X_SOCKET } from './displays.ts';
+import { until } from './until.ts';
 
 export type { DesktopApp };
 
 export type XvncOptions = {
   dataDir: string;
   log: Log;
+  /** Who the desktops run as, and in what. */
+  containment: Containment;
   /** @default 1280 */
   width?: number;
   /** @default 800 */
@@ -37,8 +39,6 @@ export type XvncOptions = {
   pointerToTerminal?: boolean;
   /** A sound server per desktop, streamed to viewers. @default whether PulseAudio is installed */
   sound?: boolean;
-  /** Run each desktop as its own user (needs root). @default whether the server runs as root */
-  isolate?: boolean;
 };
 
 // The desktop's processes stay in the server's process group, so that whoever kills the group (Ctrl+C in
@@ -54,7 +54,7 @@ const DISPLAY_RANGE = 1000;
 export const xvncPidFile = (dataDir: string, agentId: number) => join(dataDir, 'run', `xvnc-agent-${agentId}.pid`);
 
 export class XvncProvider {
-  readonly binary: string | null = findBinary('Xvnc');
+  readonly binary: string | null;
   private reserved = new Set<number>();
   private lastDisplay = new Map<number, number>();
   /** Stops in progress: a new start of the same agent waits, since a stop ends every process of its uid. */
@@ -63,10 +63,13 @@ export class XvncProvider {
   private height: number;
   private apps: DesktopApp[];
   private base: number;
-  private homes: DesktopHomes;
+  private containment: Containment;
+  /** The sandboxes of the running desktops (tests reach a desktop's X display through them). */
+  private sandboxes = new Map<number, Sandbox>();
 
   constructor(private options: XvncOptions) {
-    this.homes = new DesktopHomes(options.dataDir, options.log, options.isolate);
+    this.containment = options.containment;
+    this.binary = this.containment.which('Xvnc');
     this.width = options.width ?? 1280;
     this.height = options.height ?? 800;
     this.apps = options.apps ?? ['terminal', 'browser'];
@@ -74,46 +77,60 @@ export class XvncProvider {
   }
 
   homeOf(agentId: number): string {
-    return this.homes.homeOf(agentId);
-  }
-
-  /** The uid/gid the agent's desktop runs as, or null when it runs as the server's user. */
-  account(agentId: number): Account | null {
-    return this.homes.account(agentId);
+    return this.containment.homeOf(agentId);
   }
 
   /** Copies a file onto the agent's ~/Desktop (running or not), never over an existing file. */
   putFile(agentId: number, sourcePath: string, name: string): Promise<string> {
-    return this.homes.putFile(agentId, sourcePath, name);
+    return this.containment.putFile(agentId, sourcePath, name);
+  }
+
+  /** The sandbox of the agent's running desktop, with DISPLAY in its environment. */
+  sandboxOf(agentId: number): Sandbox | null {
+    return this.sandboxes.get(agentId) ?? null;
   }
 
   async start(agentId: number): Promise<RfbDesktop> {
     if (!this.binary) throw new Error('Xvnc is not installed');
     await this.stopping.get(agentId);
-    const home = await this.homes.prepare(agentId, ['Desktop', '.run']);
-    await this.homes.ensureShellProfile(agentId);
-    const account = this.homes.account(agentId);
-    await this.endLeftover(agentId, home, account);
-    const sock = socketPath(home);
-    rmSync(sock, { force: true });
+    const sandbox = await this.containment.open(agentId);
+    try {
+      await this.endLeftover(sandbox);
+    } catch (err) {
+      await sandbox.close();
+      throw err;
+    }
+    // The RFB socket as the desktop makes it, and where the server connects to it.
+    const sock = sandbox.socket('.rfb.sock');
+    const hostSock = sandbox.hostPath(sock);
+    rmSync(hostSock, { force: true });
 
-    const { xvnc, display } = await this.launchXvnc(agentId, home, sock, account);
+    let launched: { xvnc: ChildProcess; display: number };
+    try {
+      launched = await this.launchXvnc(sandbox, sock);
+    } catch (err) {
+      await sandbox.close();
+      throw err;
+    }
+    const { xvnc, display } = launched;
     const children: ChildProcess[] = [xvnc];
     LIVE.add(xvnc);
     let sound: DesktopSound | null = null;
     let desktop: RfbDesktop | null = null;
-    const env: NodeJS.ProcessEnv = { ...desktopEnv(agentId, home), DISPLAY: `:${display}` };
+    const env: NodeJS.ProcessEnv = { DISPLAY: `:${display}` };
     let stopped: Promise<void> | null = null;
     const stopAll = () => (stopped ??= this.track(agentId, (async () => {
       sound?.close();
       for (const child of children.slice(1)) signal(child, 'SIGTERM');
       await stopProcess(xvnc);
       for (const child of children) LIVE.delete(child);
-      // Everything else of the agent's uid too: background jobs would otherwise watch later file drops.
-      if (account) await endProcessesOf(account.uid);
-      this.reserved.delete(display);
-      rmSync(sock, { force: true });
+      // Everything else of the desktop too: background jobs would otherwise watch later file drops.
+      await sandbox.close();
+      if (this.sandboxes.get(agentId) === sandbox) this.sandboxes.delete(agentId);
       rmSync(xvncPidFile(this.options.dataDir, agentId), { force: true });
+      if (sandbox.jail) return; // its display lived in its own /tmp, gone with it
+      this.reserved.delete(display);
+      rmSync(hostSock, { force: true });
       // SIGTERM lets Xvnc remove its lock; after a SIGKILL the files stay and are cleaned here.
       claimDisplay(display);
     })()));
@@ -123,16 +140,17 @@ export class XvncProvider {
       void stopAll();
     });
     try {
-      if (this.options.sound ?? DesktopSound.installed()) {
-        sound = await DesktopSound.start({ home, runtime: join(home, '.run'), env: desktopEnv(agentId, home), account, log: this.options.log });
+      if (this.options.sound ?? DesktopSound.installed(sandbox)) {
+        sound = await DesktopSound.start({ sandbox, log: this.options.log });
         if (sound) {
           children.push(sound.server);
           Object.assign(env, sound.env);
         }
       }
-      const apps = await startDesktopApps(this.apps, { env, home, account, width: this.width, height: this.height, log: this.options.log });
+      const apps = await startDesktopApps(this.apps, { sandbox, env, width: this.width, height: this.height, log: this.options.log });
       for (const child of apps) (children.push(child), LIVE.add(child));
-      const rfb = await RfbClient.connect({ path: sock }, { timeout: 5000 });
+      const rfb = await RfbClient.connect({ path: hostSock }, { timeout: 5000 });
+      this.sandboxes.set(agentId, sandbox);
       desktop = new RfbDesktop(agentId, rfb, {
         putFile: (src, name) => this.putFile(agentId, src, name),
         stop: stopAll,
@@ -156,13 +174,15 @@ export class XvncProvider {
     return stop;
   }
 
-  private async launchXvnc(agentId: number, home: string, sock: string, account: Account | null): Promise<{ xvnc: ChildProcess; display: number }> {
+  private async launchXvnc(sandbox: Sandbox, sock: string): Promise<{ xvnc: ChildProcess; display: number }> {
+    const { agentId } = sandbox;
     let lastError = '';
-    ensureSocketDir();
+    if (!sandbox.jail) ensureSocketDir();
     for (let attempt = 0; attempt < 20; attempt++) {
-      const display = this.pickDisplay(agentId);
+      // Contained, the desktop's display is alone in its own /tmp and network namespace.
+      const display = sandbox.jail ? JAIL_DISPLAY : this.pickDisplay(agentId);
       // A cookie, so that other local users cannot open the X display (its socket is world-writable).
-      await this.homes.writeFile(agentId, '.Xauthority', xauthority(display));
+      await this.containment.homes.writeFile(agentId, '.Xauthority', xauthority(display));
       const args = [
         `:${display}`,
         '-geometry', `${this.width}x${this.height}`, '-depth', '24',
@@ -172,13 +192,14 @@ export class XvncProvider {
         // without -s 0 the X screensaver blanks a watched but idle desktop after 600 s.
         '-AlwaysShared', '-s', '0',
         '-desktop', `agent-${agentId}`,
-        '-auth', join(home, '.Xauthority'),
+        '-auth', join(sandbox.insideHome, '.Xauthority'),
       ];
-      const xvnc = spawnForDesktop(account, this.binary!, args, { cwd: home, env: desktopEnv(agentId, home), stdio: ['ignore', 'ignore', 'pipe'] });
+      const xvnc = sandbox.spawn(this.binary!, args, { stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       xvnc.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
       xvnc.on('error', (err) => (stderr += err.message));
-      const ready = await until(() => existsSync(sock) && existsSync(X_SOCKET(display)), xvnc, 10_000);
+      const xSocket = sandbox.jail ? sandbox.hostPath(`/tmp/.X11-unix/X${display}`) : X_SOCKET(display);
+      const ready = await until(() => existsSync(sandbox.hostPath(sock)) && existsSync(xSocket), xvnc, 10_000);
       if (ready) {
         this.lastDisplay.set(agentId, display);
         const pidFile = xvncPidFile(this.options.dataDir, agentId);
@@ -212,16 +233,17 @@ export class XvncProvider {
    * What a previous (killed) server process left of this agent's desktop: under isolation every process
    * of the agent's uid; otherwise the Xvnc its pid file names, when that process is still that Xvnc.
    */
-  private async endLeftover(agentId: number, home: string, account: Account | null): Promise<void> {
-    if (account) {
-      const ended = await endProcessesOf(account.uid);
+  private async endLeftover(sandbox: Sandbox): Promise<void> {
+    const { agentId, home } = sandbox;
+    if (sandbox.account) {
+      const ended = await sandbox.endAll();
       if (ended) this.options.log.info(`desktop ${agentId}: ended ${ended} leftover process(es)`);
       return;
     }
     const file = xvncPidFile(this.options.dataDir, agentId);
     const pid = Number(readUntrustedFile(file, 64)?.split('\n')[0]);
     const cmdline = Number.isInteger(pid) && pid > 0 ? readProc(pid, 'cmdline') : null;
-    if (cmdline?.includes('Xvnc') && cmdline.includes(`agent-${agentId}`) && cmdline.includes(socketPath(home))) {
+    if (cmdline?.includes('Xvnc') && cmdline.includes(`agent-${agentId}`) && cmdline.includes(sandbox.socket('.rfb.sock'))) {
       this.options.log.info(`desktop ${agentId}: ending leftover Xvnc ${pid}`);
       try {
         process.kill(pid, 'SIGKILL');
@@ -231,8 +253,6 @@ export class XvncProvider {
   }
 }
 
-/** The RFB socket, in the agent's home when the path fits. */
-const socketPath = (home: string) => shortSocketPath(home, '.rfb.sock');
 
 function signal(child: ChildProcess, sig: NodeJS.Signals): void {
   if (child.exitCode !== null || child.signalCode !== null || !child.pid) return;

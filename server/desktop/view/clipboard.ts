@@ -1,6 +1,6 @@
 // The clipboard over the tunnel, both ways as UTF-8 blobs (the client library's string helpers mangle
 // non-BMP text): outgoing text as one clipboard stream, incoming streams collected up to 1 MiB each.
-import { encode } from './guac-codec.ts';
+import { encode } from './codec.ts';
 
 const MAX_CLIPBOARD = 1024 * 1024;
 

@@ -2,17 +2,17 @@
 // user with its environment. Apps start one at a time, each once its window is up, the terminal last: a
 // window that maps later takes the focus, and typing meant for the terminal would go to the browser.
 import type { ChildProcess } from 'node:child_process';
-import type { Log } from '../ops/log.ts';
-import { spawnForDesktop, type Account } from './agent-process.ts';
-import { findBinary } from './host.ts';
+import type { Log } from '../../ops/log.ts';
+import type { DesktopApp } from '../../config.ts';
+import type { Sandbox } from '../contain/sandbox.ts';
+import { until } from './until.ts';
 
-export type DesktopApp = 'terminal' | 'browser';
+export type { DesktopApp };
 
 export type AppContext = {
-  /** The desktop's environment, with DISPLAY. */
+  sandbox: Sandbox;
+  /** Added to the desktop's environment: DISPLAY, PULSE_SERVER. */
   env: NodeJS.ProcessEnv;
-  home: string;
-  account: Account | null;
   width: number;
   height: number;
   log: Log;
@@ -25,7 +25,7 @@ export async function startDesktopApps(apps: DesktopApp[], ctx: AppContext): Pro
   const children: ChildProcess[] = [];
   const wm = await startWindowManager(ctx);
   if (wm) children.push(wm);
-  const xprop = findBinary('xprop');
+  const xprop = ctx.sandbox.which('xprop');
   const ordered = [...apps].sort((a, b) => Number(a === 'terminal') - Number(b === 'terminal'));
   let windows = 0;
   for (const app of ordered) {
@@ -50,34 +50,34 @@ async function startWindowManager(ctx: AppContext): Promise<ChildProcess | null>
     // evilwm places windows without a user-given position under the pointer; pin Chromium's.
     { bin: 'evilwm', args: ['-fn', 'fixed', '-snap', '8', '-app', 'chromium/Chromium', '-g', `${ctx.width - half - 2}x${ctx.height - 2}+${half}+0`] },
     { bin: 'openbox', args: [] },
-  ].find((w) => findBinary(w.bin));
+  ].find((w) => ctx.sandbox.which(w.bin));
   if (!wm) {
     ctx.log.info('desktop: no window manager found (install evilwm); windows get no focus handling');
     return null;
   }
-  const child = spawnForDesktop(ctx.account, wm.bin, wm.args, { env: ctx.env, cwd: ctx.home });
+  const child = ctx.sandbox.spawn(wm.bin, wm.args, { env: ctx.env });
   child.on('error', () => {});
-  const xprop = findBinary('xprop');
+  const xprop = ctx.sandbox.which('xprop');
   if (!xprop) ctx.log.error('desktop: xprop is missing (Debian: x11-utils), so apps may start before the window manager is up');
   else if (!(await until(() => wmReady(xprop, ctx), child, 5000))) ctx.log.error(`desktop: ${wm.bin} did not announce itself within 5 s`);
   return child;
 }
 
 function startTerminal(ctx: AppContext): ChildProcess | null {
-  if (!findBinary('xterm')) return null;
+  if (!ctx.sandbox.which('xterm')) return null;
   // DejaVu Sans Mono at 10 pt and 96 dpi: 8 x 17 px cells.
   const half = Math.floor(ctx.width / 2);
   const cols = Math.max(40, Math.floor((half - 12) / 8));
   const rows = Math.max(10, Math.floor((ctx.height - 12) / 17));
-  const child = spawnForDesktop(ctx.account, 'xterm', ['-fa', 'Monospace', '-fs', '10', '-title', 'Terminal', '-geometry', `${cols}x${rows}+4+4`], {
-    env: ctx.env, cwd: ctx.home,
+  const child = ctx.sandbox.spawn('xterm', ['-fa', 'Monospace', '-fs', '10', '-title', 'Terminal', '-geometry', `${cols}x${rows}+4+4`], {
+    env: ctx.env,
   });
   child.on('error', () => {});
   return child;
 }
 
 async function startBrowser(ctx: AppContext): Promise<ChildProcess | null> {
-  const bin = ['chromium', 'chromium-browser', 'google-chrome'].find((b) => findBinary(b));
+  const bin = ['chromium', 'chromium-browser', 'google-chrome'].find((b) => ctx.sandbox.which(b));
   if (!bin) return null;
   // No --user-data-dir: the profile lands in $XDG_CONFIG_HOME/chromium anyway, and a non-default one
   // would change the window's instance name that evilwm's placement rule matches.
@@ -90,7 +90,7 @@ async function startBrowser(ctx: AppContext): Promise<ChildProcess | null> {
   ];
   // (--test-type hides the infobar that warns about --no-sandbox.)
   if (!(await sandboxWorks(ctx))) args.unshift('--no-sandbox', '--test-type');
-  const child = spawnForDesktop(ctx.account, bin, args, { env: ctx.env, cwd: ctx.home });
+  const child = ctx.sandbox.spawn(bin, args, { env: ctx.env });
   child.on('error', () => {});
   return child;
 }
@@ -103,10 +103,10 @@ let sandboxProbe: Promise<boolean> | null = null;
  * Asked once per server: the answer is the machine's, the same for every agent uid.
  */
 function sandboxWorks(ctx: AppContext): Promise<boolean> {
-  const uid = ctx.account?.uid ?? process.getuid?.();
+  const uid = ctx.sandbox.account?.uid ?? process.getuid?.();
   if (uid === 0) return Promise.resolve(false);
   return (sandboxProbe ??= new Promise<boolean>((resolve) => {
-    const probe = spawnForDesktop(ctx.account, 'unshare', ['--user', '--pid', '--net', '--fork', 'true'], { env: { PATH: ctx.env.PATH } });
+    const probe = ctx.sandbox.spawn('unshare', ['--user', '--pid', '--net', '--fork', 'true']);
     probe.once('error', () => resolve(false));
     probe.once('exit', (code) => resolve(code === 0));
   }).then((works) => {
@@ -117,7 +117,7 @@ function sandboxWorks(ctx: AppContext): Promise<boolean> {
 
 function xpropRoot(xprop: string, ctx: AppContext, property: string): Promise<string> {
   return new Promise((resolve) => {
-    const child = spawnForDesktop(ctx.account, xprop, ['-root', property], { env: ctx.env, stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = ctx.sandbox.spawn(xprop, ['-root', property], { env: ctx.env, stdio: ['ignore', 'pipe', 'ignore'] });
     let out = '';
     child.stdout!.on('data', (d) => (out = (out + d).slice(0, 64 * 1024)));
     child.on('error', () => resolve(''));
@@ -132,15 +132,4 @@ async function wmReady(xprop: string, ctx: AppContext): Promise<boolean> {
 /** Windows the window manager manages (_NET_CLIENT_LIST). */
 async function clientCount(xprop: string, ctx: AppContext): Promise<number> {
   return ((await xpropRoot(xprop, ctx, '_NET_CLIENT_LIST')).match(/0x[0-9a-f]+/gi) ?? []).length;
-}
-
-/** Polls `test` until it holds, the child exits or `ms` pass. */
-export async function until(test: () => boolean | Promise<boolean>, child: ChildProcess, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) return false;
-    if (await test()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return false;
 }

@@ -1,7 +1,7 @@
 // Rectangle arithmetic for dirty regions. A scrolling terminal makes Xvnc send ~200 rects per update;
 // merging them into a few rectangles before PNG-encoding beats one `img` per rect (fewer PNG headers,
 // deflate windows that span rows, far fewer blob acks).
-import type { Rect } from './types.ts';
+import type { Rect } from '../types.ts';
 
 export const area = (r: Rect) => r.w * r.h;
 

@@ -8,13 +8,8 @@
 import { constants, createReadStream, lstatSync, readdirSync, statSync } from 'node:fs';
 import { chmod, copyFile, lchown, lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, extname, join, resolve } from 'node:path';
-import type { Log } from '../ops/log.ts';
-import { desktopEnv, spawnForDesktop, type Account } from './agent-process.ts';
-
-// AGENT_UID_BASE: servers sharing one machine with separate databases (test runs side by side) each need
-// their own range, or stopping one's agent 1 would end the other's.
-export const AGENT_UID_BASE = Number(process.env.AGENT_UID_BASE) || 1_000_000;
-export type { Account };
+import type { Log } from '../../ops/log.ts';
+import type { Account, Sandbox } from './sandbox.ts';
 
 const SHELL_PROFILE = `# Written once by Agent Workspace; yours to change.
 PS1='\${USER}@\\h:\\w\\$ '
@@ -25,13 +20,18 @@ export class DesktopHomes {
   readonly isolated: boolean;
   private opened: Promise<void> | null = null;
 
-  constructor(private dataDir: string, private log: Log, isolate = process.getuid?.() === 0) {
+  /**
+   * `uidBase` (AGENT_UID_BASE): servers sharing one machine with separate databases (test runs side by side)
+   * each need their own range, or stopping one's agent 1 would end the other's.
+   */
+  constructor(private dataDir: string, private log: Log, private uidBase: number, isolate = process.getuid?.() === 0) {
     this.dataDir = resolve(dataDir);
-    const closed = isolate ? closedAncestor(this.dataDir) : null;
-    if (closed) {
-      log.error(`desktops run as the server's user (root): ${closed} does not let other users through (chmod o+x it, or put DATA_DIR elsewhere)`);
-    }
-    this.isolated = isolate && !closed;
+    this.isolated = isolate;
+  }
+
+  /** The first folder above DATA_DIR that other users cannot pass through (uncontained agents must), or null. */
+  closedAncestor(): string | null {
+    return closedAncestor(this.dataDir);
   }
 
   homeOf(agentId: number): string {
@@ -40,7 +40,7 @@ export class DesktopHomes {
 
   /** The uid/gid the agent's desktop runs as, or null when it runs as the server's user. */
   account(agentId: number): Account | null {
-    return this.isolated ? { uid: AGENT_UID_BASE + agentId, gid: AGENT_UID_BASE + agentId } : null;
+    return this.isolated ? { uid: this.uidBase + agentId, gid: this.uidBase + agentId } : null;
   }
 
   /** Makes the home and its given subdirectories real directories of the agent; returns the home. */
@@ -74,8 +74,9 @@ export class DesktopHomes {
     if (written) await this.own(agentId, path);
   }
 
-  /** Copies a file onto the agent's ~/Desktop (running or not), never over an existing file. */
-  async putFile(agentId: number, sourcePath: string, name: string): Promise<string> {
+  /** Copies a file onto the agent's ~/Desktop (running or not) as the desktop's user, never over an existing file. */
+  async putFile(sandbox: Sandbox, sourcePath: string, name: string): Promise<string> {
+    const agentId = sandbox.agentId;
     const dir = join(await this.prepare(agentId), 'Desktop');
     const taken = new Set(await readdir(dir));
     const ext = extname(name);
@@ -83,8 +84,7 @@ export class DesktopHomes {
     let target = name;
     for (let i = 1; taken.has(target); i++) target = `${stem} (${i})${ext}`;
     const path = join(dir, target);
-    const account = this.account(agentId);
-    if (account) await writeAs(account, desktopEnv(agentId, this.homeOf(agentId)), path, sourcePath);
+    if (sandbox.account) await writeAs(sandbox, path, sourcePath);
     else await copyFile(sourcePath, path, constants.COPYFILE_EXCL);
     return path;
   }
@@ -141,9 +141,9 @@ function statMode(path: string): number | null {
 }
 
 /** Copies a file as another user: it can only write where that user may (set -C: never over a file). */
-function writeAs(account: Account, env: NodeJS.ProcessEnv, path: string, sourcePath: string): Promise<void> {
+function writeAs(sandbox: Sandbox, path: string, sourcePath: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawnForDesktop(account, '/bin/sh', ['-c', 'set -C; cat > "$1"', 'sh', path], { env, stdio: ['pipe', 'ignore', 'pipe'] });
+    const child = sandbox.spawn('/bin/sh', ['-c', 'set -C; cat > "$1"', 'sh', sandbox.insidePath(path)], { stdio: ['pipe', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
     child.once('error', reject);

@@ -5,10 +5,8 @@
 // Both run as the desktop's user: the socket is in the agent's home, so whatever answers there is the agent's.
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Log } from '../ops/log.ts';
-import { spawnForDesktop, type Account } from './agent-process.ts';
-import { findBinary, shortSocketPath } from './host.ts';
+import type { Log } from '../../ops/log.ts';
+import type { Sandbox } from '../contain/sandbox.ts';
 
 export const SOUND_RATE = 44100;
 export const SOUND_CHANNELS = 2;
@@ -38,13 +36,8 @@ export class FrameAligner {
 }
 
 export type SoundOptions = {
-  /** The desktop user's home and its private runtime directory (the server's own sockets go there). */
-  home: string;
-  runtime: string;
-  /** The desktop's environment (not the server's). */
-  env: NodeJS.ProcessEnv;
-  /** The desktop's uid and gid, when it runs as its own user. */
-  account: Account | null;
+  /** Where the desktop's programs start; its home holds the sound server's socket. */
+  sandbox: Sandbox;
   log: Log;
 };
 
@@ -55,7 +48,7 @@ export class DesktopSound {
   private retry: NodeJS.Timeout | null = null;
   private closed = false;
 
-  private constructor(readonly server: ChildProcess, readonly socket: string, private log: Log, private account: Account | null, private processEnv: NodeJS.ProcessEnv) {
+  private constructor(readonly server: ChildProcess, readonly socket: string, private log: Log, private sandbox: Sandbox) {
     server.once('exit', (code, signal) => {
       if (!this.closed) log.error(`desktop sound: PulseAudio exited (${signal ?? code}); the desktop is silent now`);
       this.close();
@@ -63,35 +56,36 @@ export class DesktopSound {
   }
 
   /** Whether PulseAudio and its parec are installed (Debian: pulseaudio, pulseaudio-utils). */
-  static installed(): boolean {
-    return !!findBinary('pulseaudio') && !!findBinary('parec');
+  static installed(sandbox: Pick<Sandbox, 'which'>): boolean {
+    return !!sandbox.which('pulseaudio') && !!sandbox.which('parec');
   }
 
   /** Starts the desktop's sound server, or resolves null when it does not come up: no sound then. */
-  static async start({ home, runtime, env: base, account, log }: SoundOptions): Promise<DesktopSound | null> {
-    const socket = shortSocketPath(home, '.pulse.sock');
-    rmSync(socket, { force: true });
+  static async start({ sandbox, log }: SoundOptions): Promise<DesktopSound | null> {
+    // Where the desktop's programs reach it, and where the server sees it appear.
+    const socket = sandbox.socket('.pulse.sock');
+    const hostSocket = sandbox.hostPath(socket);
+    rmSync(hostSocket, { force: true });
     const args = [
       '-n', '--daemonize=no', '--exit-idle-time=-1', '--use-pid-file=no', '--disable-shm=yes',
       '--log-target=stderr', '--log-level=error',
       '-L', `module-null-sink sink_name=desktop rate=${SOUND_RATE} channels=${SOUND_CHANNELS}`,
       '-L', `module-native-protocol-unix socket=${socket} auth-anonymous=1`,
     ];
-    const env = { ...base, HOME: home, XDG_RUNTIME_DIR: runtime, XDG_CONFIG_HOME: join(home, '.config') };
-    const server = spawnForDesktop(account, 'pulseaudio', args, { env, cwd: home, stdio: ['ignore', 'ignore', 'pipe'] });
+    const server = sandbox.spawn('pulseaudio', args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     server.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-2000)));
     const failed = new Promise<false>((resolve) => {
       server.on('error', () => resolve(false));
       server.once('exit', () => resolve(false));
     });
-    const ready = await Promise.race([failed, waitForFile(socket, 5000)]);
+    const ready = await Promise.race([failed, waitForFile(hostSocket, 5000)]);
     if (!ready) {
       if (server.exitCode === null && server.pid) server.kill('SIGKILL');
       log.error(`desktop sound: PulseAudio did not start: ${stderr.trim().split('\n').at(-1) || 'no socket within 5 s'}`);
       return null;
     }
-    return new DesktopSound(server, socket, log, account, env);
+    return new DesktopSound(server, socket, log, sandbox);
   }
 
   /** What the desktop's programs need in their environment to play here. */
@@ -119,7 +113,7 @@ export class DesktopSound {
       `--server=unix:${this.socket}`, '--device=desktop.monitor', '--raw', '--format=s16le',
       `--rate=${SOUND_RATE}`, `--channels=${SOUND_CHANNELS}`, '--latency-msec=40',
     ];
-    const child = spawnForDesktop(this.account, 'parec', args, { env: this.processEnv, stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = this.sandbox.spawn('parec', args, { stdio: ['ignore', 'pipe', 'ignore'] });
     this.capture = child;
     const frames = new FrameAligner();
     child.stdout!.on('data', (data: Buffer) => {
@@ -150,7 +144,7 @@ export class DesktopSound {
     this.listeners.clear();
     this.stopCapture();
     if (this.server.exitCode === null && this.server.signalCode === null) this.server.kill('SIGTERM');
-    rmSync(this.socket, { force: true });
+    rmSync(this.sandbox.hostPath(this.socket), { force: true });
   }
 }
 

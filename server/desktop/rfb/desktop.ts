@@ -5,9 +5,9 @@ import { EventEmitter } from 'node:events';
 import { encodePngAsync } from './png.ts';
 import { intersects } from './rects.ts';
 import { keysymsForText } from './keysyms.ts';
-import type { RfbClient, RfbOp } from './rfb-client.ts';
-import type { DesktopSound } from './sound.ts';
-import type { Desktop, Framebuffer, Rect } from './types.ts';
+import type { RfbClient, RfbOp } from './client.ts';
+import type { DesktopSound } from '../start/sound.ts';
+import type { Desktop, Framebuffer, Rect } from '../types.ts';
 
 export type Copy = { src: Rect; dx: number; dy: number };
 

@@ -4,10 +4,11 @@
 // a desktop stops.
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Db } from '../db/db.ts';
-import type { Log } from '../ops/log.ts';
-import type { Desktops } from './manager.ts';
-import type { RfbDesktop } from './rfb-desktop.ts';
+import type { Db } from '../../db/db.ts';
+import type { Log } from '../../ops/log.ts';
+import { agentExists, stampScreenshot } from '../../domain/screenshots.ts';
+import type { LocalDesktops } from '../place/local-desktops.ts';
+import type { RfbDesktop } from '../rfb/desktop.ts';
 
 const STORE_EVERY_MS = 30_000;
 const ON_DEMAND_MIN_MS = 10_000;
@@ -34,14 +35,13 @@ export class ScreenshotStore {
 
   /** Writes the PNG (atomically) and stamps agents.screenshot_at; skipped for a deleted agent. */
   async save(agentId: number, png: Buffer): Promise<void> {
-    const row = await this.db.one<{ id: number }>('SELECT id FROM agents WHERE id = $1', [agentId]);
-    if (!row) return;
+    if (!(await agentExists(this.db, agentId))) return;
     const file = this.path(agentId);
     await mkdir(join(file, '..'), { recursive: true });
     const tmp = `${file}.${process.pid}.tmp`;
     await writeFile(tmp, png);
     await rename(tmp, file);
-    await this.db.query('UPDATE agents SET screenshot_path = $2, screenshot_at = now() WHERE id = $1', [agentId, `agent-${agentId}/screenshot.png`]);
+    await stampScreenshot(this.db, agentId, `agent-${agentId}/screenshot.png`);
     this.storedAt.set(agentId, Date.now());
   }
 
@@ -67,7 +67,7 @@ export class ScreenshotStore {
   }
 
   /** Keeps stored screenshots fresh for the manager's desktops and stores the last one on stop. */
-  watch(manager: Desktops): void {
+  watch(manager: LocalDesktops): void {
     manager.onStopping = (desktop) => this.saveFrom(desktop);
     manager.on('started', (desktop: RfbDesktop) => {
       // The first picture once the apps had a moment to draw.

@@ -2,14 +2,14 @@
 // (coalesced dirty rectangles as PNG, replayable CopyRects as copy, closed by sync) waits for the
 // viewer's sync ack, a minimum interval and a drained socket. A slow viewer gets fewer, coalesced
 // frames instead of a queue.
-import { encode } from './guac-codec.ts';
-import type { DesktopSession } from './guac-session.ts';
-import { coalesce } from './rects.ts';
-import type { Copy } from './rfb-desktop.ts';
-import type { Rect } from './types.ts';
+import { encode } from './codec.ts';
+import type { SessionPort } from './ports.ts';
+import { coalesce } from '../rfb/rects.ts';
+import type { Copy } from '../rfb/desktop.ts';
+import type { Rect } from '../types.ts';
 
 export type FrameSink = {
-  session: DesktopSession;
+  session: SessionPort;
   /** Bytes the socket has not sent yet. */
   buffered: () => number;
   send: (data: string) => void;
