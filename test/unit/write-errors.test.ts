@@ -253,7 +253,7 @@ files('an outbox .eml that does not fit fails the attempt with the detail and le
   delivery.close();
 });
 
-files('recording keyframes and the action log: a full disk keeps nothing, gives the counted bytes back, and the log is written once there is room', async () => {
+files('keyframes and the action log: a full disk keeps nothing, gives the counted bytes back, and the log is written once there is room', async () => {
   const dir = tempDir();
   await ActiveRecording.prepare(dir);
   const disk = fillingFs(16);
@@ -334,7 +334,8 @@ answers('a database that cannot write is 503 with a detail that says why; Retry-
   assert.ok(full.headers['Retry-After']);
   assert.equal((await answer(pgError('25006', 'cannot execute INSERT in a read-only transaction'))).body,
     { detail: 'The database cannot write right now: it is read-only' });
-  assert.equal((await answer(pgError('53000', 'insufficient resources'))).body, { detail: 'The database cannot write right now: the server is out of resources' });
+  const resources = await answer(pgError('53000', 'insufficient resources'));
+  assert.equal(resources.body, { detail: 'The database cannot write right now: the server is out of resources' });
   // PGlite may report the full disk with another code, in the message.
   assert.is(databaseCannotWrite(pgError('58030', 'could not write to file "pg_wal/x": No space left on device')),
     'The database cannot write right now: the server is out of disk space');
