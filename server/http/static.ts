@@ -61,5 +61,6 @@ function send(req: IncomingMessage, res: ServerResponse, file: string, size: num
     'Cache-Control': cacheControl,
   });
   if (req.method === 'HEAD') return void res.end();
-  createReadStream(file).pipe(res);
+  // A file gone since stat (a rebuild) must not become an unhandled 'error' event: the answer is cut instead.
+  createReadStream(file).on('error', () => res.destroy()).pipe(res);
 }
