@@ -57,7 +57,19 @@ test('a drafted reply waits on the Ops Dashboard, is edited and queued by the ad
     await expect(row).toBeVisible({ timeout: 2000 });
   }).toPass({ timeout: 60_000 });
   await expect(row.getByRole('cell')).toHaveText([subject, `Mailer ${run}`, /^(now|\dm ago)$/]);
+  // The data directory's disk as the server measures it, beside the threads.
+  const disk = page.getByRole('region', { name: 'Data directory' });
+  await expect(disk).toContainText(/^Data directory.*\d+(\.\d)? [KMGT]?B free of \d+(\.\d)? [KMGT]?B · .* kept for the database$/);
   await screenshotBothThemes(page, 'admin-ops');
+  // Below the reserve (answered for the browser here: this machine's disk is not full) the panel says so in words.
+  await page.route('**/api/admin/storage', (route) => route.fulfill({
+    json: { free_bytes: 600 * 1024 ** 2, total_bytes: 50 * 1024 ** 3, reserve_bytes: 1024 ** 3, low: true },
+  }));
+  await page.reload();
+  await expect(disk.getByRole('alert')).toHaveText('Free space is below the reserve: new uploads and mail attachments are refused until space is freed.');
+  await expect(disk).toContainText('600.0 MB free of 50.0 GB');
+  await screenshotBothThemes(page, 'admin-ops-disk-low');
+  await page.unroute('**/api/admin/storage');
 
   // The thread page: the mail in, the draft out (waiting), and the history of the run.
   await row.getByRole('cell').nth(1).click();

@@ -52,6 +52,16 @@ export class AgentStorage {
     return this.o.disk.ensureRoom(incoming);
   }
 
+  /**
+   * For a file no table records (the screenshot): QuotaExceeded (413) when `bytes` in place of the file at
+   * `replacing` (if any) would take the agent past its quota. Without a lock: such a file is small and one a time.
+   */
+  async ensureFileFits(agentId: number, bytes: number, replacing?: string): Promise<void> {
+    const { quota, used } = await this.usage(agentId);
+    const old = replacing ? await stat(replacing).then((s) => s.size, () => 0) : 0;
+    if (used - old + bytes > quota.bytes) throw new QuotaExceeded(quota.bytes, used);
+  }
+
   /** Inside a transaction: locks the agent and checks that `adding` bytes fit (else QuotaExceeded, 413). */
   async ensure(q: Queryable, agentId: number, adding: number): Promise<Quota> {
     const quota = await this.quota(agentId);

@@ -1,8 +1,8 @@
 // Writing files so that a full disk is an answer, not a crash: every stream gets an error handler, a write
 // that fails removes what it left behind, and ENOSPC/EDQUOT become OutOfSpace (507, 'Not enough storage
 // space on the server'). Other errors pass through unchanged (after the partial file is removed).
-import { createWriteStream } from 'node:fs';
-import { unlink, writeFile } from 'node:fs/promises';
+import { constants, createWriteStream } from 'node:fs';
+import { copyFile, unlink, writeFile } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { HttpError } from '../http/errors.ts';
 import { isOutOfSpace, OUT_OF_SPACE_DETAIL } from './out-of-space.ts';
@@ -26,9 +26,10 @@ export function storageError(err: unknown): unknown {
 export type FileSystem = {
   writeFile: (path: string, data: string | Uint8Array, options: { mode?: number; flag?: string }) => Promise<void>;
   createWriteStream: (path: string, options: { flags: string; mode: number }) => Writable;
+  copyFile: (source: string, destination: string, mode: number) => Promise<void>;
   unlink: (path: string) => Promise<void>;
 };
-export const nodeFs: FileSystem = { writeFile, createWriteStream, unlink };
+export const nodeFs: FileSystem = { writeFile, createWriteStream, copyFile, unlink };
 
 const removeQuietly = (fs: FileSystem, path: string) => fs.unlink(path).catch(() => {});
 
@@ -43,6 +44,19 @@ export async function writeFileOrRemove(path: string, data: string | Uint8Array,
   } catch (err) {
     // With 'wx', EEXIST means the file is someone else's: keep it.
     if ((err as { code?: string }).code !== 'EEXIST' || !flag.includes('x')) await removeQuietly(fs, path);
+    throw storageError(err);
+  }
+}
+
+/**
+ * Copies a file, or nothing: on any error the partial copy is removed and the error thrown, a full disk as
+ * OutOfSpace. Never over an existing file (COPYFILE_EXCL) unless `mode` says otherwise; then that file is kept.
+ */
+export async function copyFileOrRemove(source: string, destination: string, mode = constants.COPYFILE_EXCL, fs = nodeFs): Promise<void> {
+  try {
+    await fs.copyFile(source, destination, mode);
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'EEXIST') await removeQuietly(fs, destination);
     throw storageError(err);
   }
 }

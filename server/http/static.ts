@@ -92,5 +92,6 @@ async function send(req: IncomingMessage, res: ServerResponse, file: string, siz
   }
   res.writeHead(200, headers);
   if (req.method === 'HEAD') return void res.end();
-  createReadStream(path).pipe(res);
+  // A file gone since stat (a rebuild) must not become an unhandled 'error' event: the answer is cut instead.
+  createReadStream(path).on('error', () => res.destroy()).pipe(res);
 }

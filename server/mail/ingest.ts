@@ -10,7 +10,7 @@ import type { Mailbox } from '../domain/email-settings.ts';
 import { announceInput, announceScheduledInput, insertScheduledInput, insertThread, insertUserInput, lockAgents } from '../domain/threads.ts';
 import { recordFiles } from '../domain/uploads.ts';
 import type { AgentStorage } from '../files/agent-storage.ts';
-import { removeStoredFile, storeFile, type UploadHook } from '../files/storage.ts';
+import { removeStoredFile, storableName, storeFile, type UploadHook } from '../files/storage.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { cleanLine } from './clean-text.ts';
 import { parseMail, type ParsedMail } from './parse-mail.ts';
@@ -63,7 +63,8 @@ export async function ingestMail(deps: IngestDeps, delivery: Delivery, parsed?: 
         });
         // Attachments count against the agent's storage quota like uploads (the intake answers 552 when full).
         await recordFiles(q, mailbox.owner_id, mailbox.id, files.map((f, j) => ({
-          file_path: f.file_path, original_name: mail.attachments[j].filename, size: sizes[j], content_type: mail.attachments[j].mimeType,
+          file_path: f.file_path, original_name: storableName(mail.attachments[j].filename), size: sizes[j],
+          content_type: storableName(mail.attachments[j].mimeType),
         })), deps.storage ? await deps.storage.quota(mailbox.id) : deps.storageQuota());
         const text = userText(mailFrom, mail, heldNote(held, auth, delivery.runsPerHour));
         // A held mail is kept but waits for its owner; any other is queued in the same transaction.

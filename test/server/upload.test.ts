@@ -304,6 +304,15 @@ upload('the quota counts everything stored for the agent: its desktop\'s screens
     assert.is(refused.status, 413);
     assert.is(refused.body.detail, 'Not enough storage left for this agent: 1.5 MB of its 3 MB remain');
     assert.is((await put(MB)).status, 200);
+    // What the desktop code asks before it stores a new screenshot in place of the old one (0.5 MB left now).
+    const screenshot = join(dir, 'screenshot.png');
+    await services.storage.ensureFileFits(agent.id, 1.4 * MB, screenshot);
+    try {
+      await services.storage.ensureFileFits(agent.id, 1.6 * MB, screenshot);
+      assert.unreachable('past the quota');
+    } catch (err) {
+      assert.is((err as { status?: number }).status, 413);
+    }
   } finally {
     services.config.agentStorageBytes = quota;
   }

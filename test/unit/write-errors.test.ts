@@ -5,7 +5,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,7 +16,7 @@ import { QuotaExceeded } from '../../server/domain/uploads.ts';
 import { DiskSpace, reserveFor } from '../../server/files/disk-space.ts';
 import { receiveFile } from '../../server/files/multipart.ts';
 import { receiveRaw } from '../../server/files/raw-body.ts';
-import { nodeFs, OutOfSpace, writeFileOrRemove, type FileSystem } from '../../server/files/safe-write.ts';
+import { copyFileOrRemove, isOutOfSpace, nodeFs, OutOfSpace, writeFileOrRemove, type FileSystem } from '../../server/files/safe-write.ts';
 import { cutUtf8, safeFileName, storableName, storeFile } from '../../server/files/storage.ts';
 import { HttpError, sendError } from '../../server/http/errors.ts';
 import { createDelivery } from '../../server/mail/transport.ts';
@@ -61,6 +61,14 @@ function fillingFs(room: number) {
         throw enospc();
       }
       await writeFile(path, bytes, options);
+    },
+    async copyFile(source, destination, mode) {
+      const bytes = await readFile(source);
+      if (state.full && bytes.length > state.room) {
+        await writeFile(destination, bytes.subarray(0, state.room), { flag: 'wx' });
+        throw enospc();
+      }
+      await nodeFs.copyFile(source, destination, mode);
     },
     async unlink(path) {
       state.unlinked.push(path);
@@ -196,6 +204,26 @@ files('writeFileOrRemove: a full disk is OutOfSpace (507) and the partial file i
   assert.ok(existsSync(path));
 });
 
+files('copyFileOrRemove (a file put in a desktop home): a full disk is OutOfSpace and the partial copy is gone', async () => {
+  const dir = tempDir();
+  const source = join(dir, 'source');
+  writeFileSync(source, Buffer.alloc(10_000, 3));
+  const disk = fillingFs(1000);
+  try {
+    await copyFileOrRemove(source, join(dir, 'copy'), undefined, disk.fs);
+    assert.unreachable('the copy should fail');
+  } catch (err) {
+    assert.instance(err, OutOfSpace);
+  }
+  assert.equal(readdirSync(dir), ['source']);
+  disk.full = false;
+  await copyFileOrRemove(source, join(dir, 'copy'), undefined, disk.fs);
+  assert.ok(existsSync(join(dir, 'copy')));
+  // A helper process that copied for us (as the agent's user) only says it in words.
+  assert.ok(isOutOfSpace(new Error('cp: error writing \'/x\': No space left on device')));
+  assert.not.ok(isOutOfSpace(Object.assign(new Error('could not extend file: No space left on device'), { code: '53100', severity: 'ERROR' })));
+});
+
 files('a mail attachment (storeFile) that fills the disk: 507, its folder removed, nothing left for the agent', async () => {
   const dataDir = tempDir();
   const disk = fillingFs(100);
@@ -225,7 +253,7 @@ files('an outbox .eml that does not fit fails the attempt with the detail and le
   delivery.close();
 });
 
-files('recording keyframes and the action log: a full disk keeps nothing, gives the counted bytes back, and the log is written once there is room', async () => {
+files('keyframes and the action log: a full disk keeps nothing, gives the counted bytes back, and the log is written once there is room', async () => {
   const dir = tempDir();
   await ActiveRecording.prepare(dir);
   const disk = fillingFs(16);
@@ -306,7 +334,8 @@ answers('a database that cannot write is 503 with a detail that says why; Retry-
   assert.ok(full.headers['Retry-After']);
   assert.equal((await answer(pgError('25006', 'cannot execute INSERT in a read-only transaction'))).body,
     { detail: 'The database cannot write right now: it is read-only' });
-  assert.equal((await answer(pgError('53000', 'insufficient resources'))).body, { detail: 'The database cannot write right now: the server is out of resources' });
+  const resources = await answer(pgError('53000', 'insufficient resources'));
+  assert.equal(resources.body, { detail: 'The database cannot write right now: the server is out of resources' });
   // PGlite may report the full disk with another code, in the message.
   assert.is(databaseCannotWrite(pgError('58030', 'could not write to file "pg_wal/x": No space left on device')),
     'The database cannot write right now: the server is out of disk space');
