@@ -23,8 +23,11 @@ function message(from: string, to: string, subject: string, body: string): strin
 }
 
 async function signed(raw: string, domain: string): Promise<string> {
-  const result = await dkimSign(raw, { signingDomain: domain, selector: 'sel', privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }) });
+  // mailauth 4.13 signs what signatureData lists; its index.d.ts still types the older top-level fields.
+  const options = { signatureData: [{ signingDomain: domain, selector: 'sel', privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }) }] };
+  const result = await dkimSign(raw, options as unknown as Parameters<typeof dkimSign>[1]);
   assert.equal(result.errors, []);
+  assert.match(result.signatures, /^DKIM-Signature: /);
   return result.signatures + raw;
 }
 

@@ -134,7 +134,12 @@ type Relay = { port: number; lines: string[]; process: ChildProcess };
 async function startRelay(): Promise<Relay> {
   const child = spawn('/usr/bin/python3', [join(import.meta.dirname, 'fixtures', 'auth-relay.py')], { stdio: ['pipe', 'pipe', 'ignore'] });
   const relay: Relay = { port: 0, lines: [], process: child };
-  child.stdout!.on('data', (chunk) => relay.lines.push(...String(chunk).split('\n').filter(Boolean)));
+  let partial = '';
+  child.stdout!.on('data', (chunk) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop()!;
+    relay.lines.push(...lines);
+  });
   await waitFor(() => relay.lines.find((l) => l.startsWith('READY ')), 20_000, 'the aiosmtpd relay');
   relay.port = Number(relay.lines.find((l) => l.startsWith('READY '))!.split(' ')[1]);
   return relay;
