@@ -57,12 +57,12 @@ auth('a mail DKIM-signed by its From domain is verified and runs', async () => {
   const info = await sendMail({ envelope: { from: 'bounces@signed.test', to: [address] }, raw });
   assert.match(info.response, /^250 /);
   const [thread] = await threadsOf(agent.id, user.token);
-  assert.is(thread.name, 'Signed');
-  assert.is(thread.schedule_sequence, 1);
   const [m] = await commMessages(thread.id, admin);
+  assert.match(m.sender_auth, /^no DMARC policy for signed\.test; DKIM pass \(d=signed\.test\)/);
   assert.is(m.sender_verified, true);
   assert.is(m.held_reason, null);
-  assert.match(m.sender_auth, /^no DMARC policy for signed\.test; DKIM pass \(d=signed\.test\)/);
+  assert.is(thread.name, 'Signed');
+  assert.is(thread.schedule_sequence, 1);
 });
 
 auth('hold: a forged From of an accepted domain is stored as an "Unverified sender" thread that waits for its owner', async () => {
