@@ -160,7 +160,7 @@ const settings = suite('mail settings in config.ts');
 settings('defaults, and a bad value stops the start with one clear line', () => {
   const config = loadConfig({});
   assert.is(config.mailAuth, 'hold');
-  assert.equal(config.mailLimits, { perIpPerMinute: 60, perSenderPerMinute: 10, runsPerAgentPerHour: 30, connectionsPerIp: 10, idleMs: 20_000 });
+  assert.equal(config.mailLimits, { perIpPerMinute: 60, perSenderPerMinute: 10, runsPerAgentPerHour: 30, connectionsPerIp: 10, idleMs: 30_000 });
   assert.equal([config.smtpTls, config.smtpRequireTls, config.smtpRelayInsecure, config.mailSmtpUtf8], [null, false, false, false]);
   assert.is(loadConfig({ MAIL_AUTH: 'Enforce' }).mailAuth, 'enforce');
   const bad: [Record<string, string>, RegExp][] = [
