@@ -56,7 +56,7 @@ async function smtpClient(port) {
 }
 
 async function bench(engine) {
-  const { running, close } = await bootServer(engine, 'mail', { mailDomain: 'bench.test', desktopProvider: 'none' });
+  const { running, close } = await bootServer(engine, 'mail', { mailDomain: 'bench.test' }, { DESKTOP_PROVIDER: 'none' });
   const base = running.url;
   const port = running.services.smtp.port;
   const admin = (await api(base, '/api/auth/sign-in', { body: ADMIN })).token;

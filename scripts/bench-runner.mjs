@@ -37,10 +37,10 @@ async function boot(engine) {
 async function desktopParts(engine) {
   // The real desktop when the desktop module is in place and Xvnc is installed, else a fake one
   // whose screenshot is a real 1280x800 PNG encode of a blank framebuffer.
-  const haveModule = existsSync(new URL('../server/desktop/actions.ts', import.meta.url));
+  const haveModule = existsSync(new URL('../server/desktop/index.ts', import.meta.url));
   const { fakeDesktops, fakePerform } = await import('../test/server/runner-helpers.ts');
   if (haveModule && existsSync('/usr/bin/Xvnc') && engine.services.desktops?.status().available) {
-    const { performAction } = await import('../server/desktop/actions.ts');
+    const { performAction } = await import('../server/desktop/index.ts');
     return { desktops: engine.services.desktops, performAction, label: 'real Xvnc desktop' };
   }
   return { desktops: fakeDesktops(), performAction: fakePerform, label: 'fake desktop (fixed PNG)' };

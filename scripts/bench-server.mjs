@@ -27,8 +27,11 @@ export async function pgAvailable() {
   }
 }
 
-/** A server on port 0 (SMTP too) over `engine` ('pglite' | 'postgres'), with `config` on top of the defaults. */
-export async function bootServer(engine, name, config = {}) {
+/**
+ * A server on port 0 (SMTP too) over `engine` ('pglite' | 'postgres'), with `config` on top of the defaults
+ * read from this process's environment and `env`.
+ */
+export async function bootServer(engine, name, config = {}, env = {}) {
   let db;
   let drop = async () => {};
   if (engine === 'postgres') {
@@ -43,7 +46,7 @@ export async function bootServer(engine, name, config = {}) {
   } else db = await openDb({ dataDir: null });
   const dataDir = mkdtempSync(join(tmpdir(), `aw-bench-${name}-`));
   const running = await start({
-    ...loadConfig({}), dataDir, port: 0, smtpPort: 0, adminEmail: ADMIN.email, adminPassword: ADMIN.password, staticDir: null, logRequests: false, ...config,
+    ...loadConfig({ ...process.env, ...env }), dataDir, port: 0, smtpPort: 0, adminEmail: ADMIN.email, adminPassword: ADMIN.password, staticDir: null, logRequests: false, ...config,
   }, db, quiet);
   return {
     running, db,

@@ -1,5 +1,11 @@
 // Reads the process environment once into a typed config (the fixed interface of docs/architecture.md).
+// The only module that reads process.env: the rest of the server gets its settings from here. A bad value
+// of the desktop, model, recording and scheduler settings stops the start with an Error naming the variable.
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { Price } from './models/prices.ts';
+
+export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-4-5';
 
 export type Config = {
   port: number;
@@ -28,7 +34,6 @@ export type Config = {
   /** SMTP_REQUIRE_TLS=1: MAIL FROM only after STARTTLS. */
   smtpRequireTls: boolean;
   modelProvider: string;
-  desktopProvider: string;
   authIssuer: string;
   authAudience: string;
   /** PUBLIC_URL's origin: what browsers use to reach the server (behind a proxy, or under another name). */
@@ -40,15 +45,158 @@ export type Config = {
   logFormat: 'text' | 'json';
   /** METRICS_TOKEN: a bearer token that may read GET /api/metrics besides admins. */
   metricsToken: string | null;
-  /** Bytes of uploads each agent may keep (AGENT_STORAGE_MB, default 2048). */
+  /** Bytes each agent may keep: uploads, mail attachments, recordings, its screenshot (AGENT_STORAGE_MB, default 2048). */
   agentStorageBytes: number;
+  /**
+   * Free space of DATA_DIR kept for the database (DISK_RESERVE_MB): below it new uploads and mail attachments
+   * are refused with 507. null: 1024 MB, or 5 % of the disk when that is less (files/disk-space.ts). 0: none.
+   */
+  diskReserveBytes: number | null;
   /** BILLING_PROVIDER: 'local' (built-in test-mode portal) or 'stripe'. */
   billingProvider: 'local' | 'stripe';
   /** Test credits every user gets once, in USD cents. */
   testCreditsCents: number;
   stripeSecretKey: string | null;
   stripeApiBase: string;
+  desktop: DesktopConfig;
+  /** The model providers' settings; modelProvider (MODEL_PROVIDER) picks the one used. */
+  models: ModelsConfig;
+  recording: RecordingConfig;
+  /** SCHEDULER_TICK_MS: how often the scheduler looks for due schedules. */
+  schedulerTickMs: number;
 };
+
+/** Unset (undefined) settings leave the provider's own default. */
+export type ModelsConfig = {
+  /** OFFLINE_TERMINAL_AT: where the offline model finds the terminal (fractions of the screen). */
+  offlineTerminalAt?: [number, number];
+  anthropic: {
+    /** ANTHROPIC_API_KEY, required for MODEL_PROVIDER=anthropic. */
+    apiKey: string | null;
+    baseUrl?: string;
+    model: string;
+    maxTokens?: number;
+    /** ANTHROPIC_THINKING: off, adaptive or a budget in tokens (at least 1024). */
+    thinking: 'off' | 'adaptive' | number;
+    computerTool?: string;
+    betas?: string[];
+  };
+  openai: {
+    baseUrl?: string;
+    apiKey: string;
+    /** OPENAI_MODEL, required for MODEL_PROVIDER=openai. */
+    model: string | null;
+    maxTokens?: number;
+    contextTokens?: number;
+    /** OPENAI_IMAGES=0: a text-only model, screenshots are left out. */
+    images: boolean;
+  };
+  /** MODEL_PRICES_FILE's rows, ahead of the built-in price table; [] without one. */
+  prices: Price[];
+};
+
+export type RecordingConfig = {
+  /** RECORDING_MAX_SECONDS: the longest recording of a demonstration. */
+  maxSeconds: number;
+  /** TRANSCRIBE_BASE_URL (+ TRANSCRIBE_MODEL, TRANSCRIBE_API_KEY); null: no transcripts. */
+  transcribe: { baseUrl: string; model?: string; apiKey?: string } | null;
+};
+
+export type DesktopApp = 'terminal' | 'browser';
+
+/** The agents' desktops (server/desktop); every DESKTOP_* and AGENT_* setting. */
+export type DesktopConfig = {
+  /** DESKTOP_PROVIDER: one Xvnc per agent here, existing VNC servers, or none. */
+  provider: 'xvnc' | 'vnc' | 'none';
+  /** DESKTOP_IDLE_MINUTES: stop a desktop nobody watched or used for this long. */
+  idleMs: number;
+  /** DESKTOP_MAX: desktops running at once. */
+  max: number;
+  /** DESKTOP_APPS: what an Xvnc desktop starts. */
+  apps: DesktopApp[];
+  /** DESKTOP_GEOMETRY */
+  width: number;
+  height: number;
+  /** DESKTOP_FPS: frames per second sent to a viewer at most. */
+  fps: number;
+  /** DESKTOP_DISPLAY_BASE: first X display number tried. */
+  displayBase: number;
+  /** DESKTOP_VNC_ENDPOINTS and DESKTOP_VNC_PASSWORD, for the vnc provider. */
+  vncEndpoints: string;
+  vncPassword: string | null;
+  /** AGENT_UID_BASE: under root, agent n runs as uid/gid base + n. */
+  uidBase: number;
+  /**
+   * DESKTOP_SANDBOX: `on` contains every desktop (its own user, namespaces, network and limits) and starts
+   * none when it cannot; `off` (development only) runs desktops uncontained.
+   */
+  sandbox: 'on' | 'off';
+  /** AGENT_NETWORK: `internet` (outbound only; no loopback, host, link-local or private addresses) or `none`. */
+  network: 'internet' | 'none';
+  /** Per desktop: DESKTOP_PIDS_MAX processes and threads, DESKTOP_MEMORY_MB, DESKTOP_CPUS (cores' worth of time). */
+  limits: { pids: number; memoryMb: number; cpus: number };
+  /** The server's PATH (where the desktop's programs are found) and its locale and time zone, passed on. */
+  path: string;
+  lang: string;
+  tz: string | null;
+};
+
+/** The desktop settings from an environment; `loadConfig` uses it, and tests build theirs with it. */
+export function loadDesktopConfig(env: NodeJS.ProcessEnv = {}): DesktopConfig {
+  const provider = (env.DESKTOP_PROVIDER || 'xvnc').toLowerCase();
+  if (provider !== 'xvnc' && provider !== 'vnc' && provider !== 'none') {
+    throw new Error(`DESKTOP_PROVIDER must be xvnc, vnc or none, not "${env.DESKTOP_PROVIDER}"`);
+  }
+  const apps = (env.DESKTOP_APPS ?? 'terminal,browser').split(',').map((a) => a.trim()).filter(Boolean);
+  const unknown = apps.find((a) => a !== 'terminal' && a !== 'browser');
+  if (unknown) throw new Error(`DESKTOP_APPS may name terminal and browser, not "${unknown}"`);
+  const geometry = /^(\d{3,4})x(\d{3,4})$/.exec(env.DESKTOP_GEOMETRY || '1280x800');
+  if (!geometry) throw new Error(`DESKTOP_GEOMETRY must look like 1280x800, not "${env.DESKTOP_GEOMETRY}"`);
+  const lang = env.LANG && /utf-?8/i.test(env.LANG) ? env.LANG : 'C.UTF-8';
+  const sandbox = oneOf(env, 'DESKTOP_SANDBOX', ['on', 'off']);
+  const network = oneOf(env, 'AGENT_NETWORK', ['internet', 'none']);
+  return {
+    provider,
+    idleMs: positive(env, 'DESKTOP_IDLE_MINUTES', 10, false) * 60_000,
+    max: positive(env, 'DESKTOP_MAX', 8),
+    apps: apps as DesktopApp[],
+    width: Number(geometry[1]),
+    height: Number(geometry[2]),
+    fps: positive(env, 'DESKTOP_FPS', 15),
+    displayBase: positive(env, 'DESKTOP_DISPLAY_BASE', 20),
+    vncEndpoints: env.DESKTOP_VNC_ENDPOINTS ?? '',
+    vncPassword: env.DESKTOP_VNC_PASSWORD || null,
+    uidBase: positive(env, 'AGENT_UID_BASE', 1_000_000),
+    sandbox,
+    network,
+    limits: {
+      pids: positive(env, 'DESKTOP_PIDS_MAX', 2048),
+      memoryMb: positive(env, 'DESKTOP_MEMORY_MB', 2048),
+      cpus: positive(env, 'DESKTOP_CPUS', 1, false),
+    },
+    path: env.PATH || '/usr/local/bin:/usr/bin:/bin',
+    lang,
+    tz: env.TZ || null,
+  };
+}
+
+/** A setting that names one of `choices` (the first is the default). */
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, choices: readonly T[]): T {
+  const value = (env[name] || choices[0]).toLowerCase();
+  if (!choices.includes(value as T)) throw new Error(`${name} must be ${choices.join(' or ')}, not "${env[name]}"`);
+  return value as T;
+}
+
+/** A positive number setting, or its default when unset; anything else stops the start with its name. */
+function positive(env: NodeJS.ProcessEnv, name: string, fallback: number, integer = true): number {
+  const value = env[name];
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    throw new Error(`${name} must be a positive ${integer ? 'whole ' : ''}number, not "${value}"`);
+  }
+  return n;
+}
 
 export type MailLimits = {
   /** RCPTs one client address may give per minute; past it 450 4.7.1. */
@@ -89,7 +237,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpTls: smtpTls(env),
     smtpRequireTls: flag(env, 'SMTP_REQUIRE_TLS'),
     modelProvider: env.MODEL_PROVIDER || 'offline',
-    desktopProvider: env.DESKTOP_PROVIDER || 'xvnc',
     authIssuer: env.AUTH_ISSUER || 'agent-workspace',
     authAudience: env.AUTH_AUDIENCE || 'agent-workspace',
     publicUrl: env.PUBLIC_URL ? publicOrigin(env.PUBLIC_URL) : null,
@@ -98,18 +245,126 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat: env.LOG_FORMAT === 'json' ? 'json' : 'text',
     metricsToken: env.METRICS_TOKEN || null,
     agentStorageBytes: intOr(env.AGENT_STORAGE_MB, 2048) * 1024 * 1024,
+    diskReserveBytes: env.DISK_RESERVE_MB ? wholeNumber('DISK_RESERVE_MB', env.DISK_RESERVE_MB) * 1024 * 1024 : null,
     billingProvider: env.BILLING_PROVIDER === 'stripe' ? 'stripe' : 'local',
     testCreditsCents: intOr(env.BILLING_TEST_CREDITS_CENTS, 500),
     stripeSecretKey: env.STRIPE_SECRET_KEY || null,
     stripeApiBase: (env.STRIPE_API_BASE || 'https://api.stripe.com').replace(/\/+$/, ''),
+    desktop: loadDesktopConfig(env),
+    models: modelsConfig(env),
+    recording: {
+      maxSeconds: positive(env, 'RECORDING_MAX_SECONDS', 600),
+      transcribe: env.TRANSCRIBE_BASE_URL
+        ? { baseUrl: httpUrl(env, 'TRANSCRIBE_BASE_URL')!, model: env.TRANSCRIBE_MODEL, apiKey: env.TRANSCRIBE_API_KEY || undefined }
+        : null,
+    },
+    schedulerTickMs: positive(env, 'SCHEDULER_TICK_MS', 15_000),
   };
   if (config.smtpRequireTls && !config.smtpTls) throw new Error('SMTP_REQUIRE_TLS=1 needs a certificate: set SMTP_TLS_CERT and SMTP_TLS_KEY');
   return config;
 }
 
+const MODEL_PROVIDERS = ['offline', 'anthropic', 'openai'];
+
+function modelsConfig(env: NodeJS.ProcessEnv): ModelsConfig {
+  const provider = env.MODEL_PROVIDER || 'offline';
+  if (!MODEL_PROVIDERS.includes(provider.toLowerCase())) throw new Error(`Unknown MODEL_PROVIDER "${provider}": use offline, anthropic or openai`);
+  return {
+    offlineTerminalAt: fractions(env, 'OFFLINE_TERMINAL_AT'),
+    anthropic: {
+      apiKey: env.ANTHROPIC_API_KEY || null,
+      baseUrl: httpUrl(env, 'ANTHROPIC_BASE_URL'),
+      model: env.ANTHROPIC_MODEL || DEFAULT_ANTHROPIC_MODEL,
+      maxTokens: positiveOrUnset(env, 'ANTHROPIC_MAX_TOKENS'),
+      thinking: thinking(env),
+      computerTool: env.ANTHROPIC_COMPUTER_TOOL || undefined,
+      betas: env.ANTHROPIC_BETA ? env.ANTHROPIC_BETA.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+    },
+    openai: {
+      baseUrl: httpUrl(env, 'OPENAI_BASE_URL'),
+      apiKey: env.OPENAI_API_KEY || 'none',
+      model: env.OPENAI_MODEL || null,
+      maxTokens: positiveOrUnset(env, 'OPENAI_MAX_TOKENS'),
+      contextTokens: positiveOrUnset(env, 'OPENAI_CONTEXT_TOKENS'),
+      images: oneOrZero(env, 'OPENAI_IMAGES') ?? true,
+    },
+    prices: priceFile(env.MODEL_PRICES_FILE),
+  };
+}
+
+/** A positive whole number setting, or undefined when unset (the provider's own default). */
+function positiveOrUnset(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  return env[name] ? positive(env, name, 0) : undefined;
+}
+
+function httpUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name];
+  if (!value) return undefined;
+  if (!URL.canParse(value) || !['http:', 'https:'].includes(new URL(value).protocol)) throw new Error(`${name} must be an http(s) URL, not "${value}"`);
+  return value;
+}
+
+function oneOrZero(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
+  const value = env[name];
+  if (!value) return undefined;
+  if (value !== '0' && value !== '1') throw new Error(`${name} must be 0 or 1, not "${value}"`);
+  return value === '1';
+}
+
+/** ANTHROPIC_THINKING: off (unset), adaptive, or a budget in tokens, raised to the API's least (1024). */
+function thinking(env: NodeJS.ProcessEnv): 'off' | 'adaptive' | number {
+  const value = env.ANTHROPIC_THINKING || 'off';
+  if (value === 'off' || value === 'adaptive') return value;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`ANTHROPIC_THINKING must be off, adaptive or a budget in tokens, not "${value}"`);
+  return Math.max(1024, n);
+}
+
+/** "0.25,0.2" → [0.25, 0.2] */
+function fractions(env: NodeJS.ProcessEnv, name: string): [number, number] | undefined {
+  const value = env[name];
+  if (!value) return undefined;
+  const parts = value.split(',').map((p) => (p.trim() ? Number(p) : NaN));
+  if (parts.length !== 2 || !parts.every((n) => n >= 0 && n <= 1)) throw new Error(`${name} must be two fractions from 0 to 1 like 0.25,0.2, not "${value}"`);
+  return [parts[0], parts[1]];
+}
+
+const PRICE_RATES = ['input', 'output', 'cache_read', 'cache_write_5m', 'cache_write_1h'] as const;
+
+/** MODEL_PRICES_FILE: a JSON list of {model, input, output, cache_read, cache_write_5m, cache_write_1h, from?}. */
+function priceFile(file: string | undefined): Price[] {
+  if (!file) return [];
+  let rows: unknown;
+  try {
+    rows = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new Error(`MODEL_PRICES_FILE ${file} is unreadable: ${(err as Error).message}`);
+  }
+  const bad = Array.isArray(rows) ? rows.findIndex((row) => !isPrice(row)) : -2;
+  if (bad !== -1) {
+    throw new Error(`MODEL_PRICES_FILE ${file}: ${bad === -2 ? 'not a JSON list' : `row ${bad + 1} is not a price`}` +
+      ` (each row: model, ${PRICE_RATES.join(', ')} in USD per million tokens, from as YYYY-MM-DD or none)`);
+  }
+  return rows as Price[];
+}
+
+function isPrice(row: unknown): boolean {
+  if (typeof row !== 'object' || row === null) return false;
+  const r = row as Record<string, unknown>;
+  return typeof r.model === 'string' && r.model !== '' && PRICE_RATES.every((k) => typeof r[k] === 'number' && (r[k] as number) >= 0)
+    && (r.from === undefined || r.from === null || (typeof r.from === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(r.from)));
+}
+
 function intOr(value: string | undefined, fallback: number): number {
   const n = Number(value);
   return value && Number.isInteger(n) && n >= 0 ? n : fallback;
+}
+
+/** A setting that must be a whole number ≥ 0: anything else stops the start with one clear line. */
+function wholeNumber(name: string, value: string): number {
+  const n = Number(value.trim());
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new Error(`${name} must be a whole number ≥ 0, not '${value}'`);
+  return n;
 }
 
 /** A setting that is 1/true or 0/false (unset: false); anything else stops the start. */
@@ -118,14 +373,6 @@ function flag(env: NodeJS.ProcessEnv, name: string): boolean {
   if (value === '' || value === '0' || value === 'false') return false;
   if (value === '1' || value === 'true') return true;
   throw new Error(`${name} must be 1 or 0: ${env[name]}`);
-}
-
-/** One of the choices (unset: the first). */
-function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, choices: readonly T[]): T {
-  const value = (env[name] ?? '').trim().toLowerCase();
-  if (!value) return choices[0];
-  if (!(choices as readonly string[]).includes(value)) throw new Error(`${name} must be one of ${choices.join(', ')}: ${env[name]}`);
-  return value as T;
 }
 
 /** A whole number of at least 1 (unset: the default). */

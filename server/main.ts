@@ -6,7 +6,14 @@ import { createLog } from './ops/log.ts';
 
 // Everything the server writes (database, keys, uploads) is for its own user only.
 process.umask(0o077);
-const config = loadConfig();
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig();
+} catch (err) {
+  // A bad setting: one line that names it, not a stack trace.
+  console.error(`Agent Workspace cannot start: ${(err as Error).message}`);
+  process.exit(1);
+}
 const log = createLog(config.logFormat);
 const db = await openDb({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
 const running = await start(config, db, log);

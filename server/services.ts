@@ -3,9 +3,9 @@ import type { Auth } from './auth/auth.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
 import type { Bus } from './realtime/bus.ts';
-import type { DesktopManager } from './desktop/types.ts';
-import type { GuacGateway } from './desktop/guac-gateway.ts';
-import type { ScreenshotStore } from './desktop/screenshots.ts';
+import type { Desktops } from './desktop/index.ts';
+import type { GuacGateway } from './desktop/index.ts';
+import type { ScreenshotStore } from './desktop/index.ts';
 import type { ModelProvider } from './models/types.ts';
 import type { Recordings } from './recording/recordings.ts';
 import type { Runner } from './runner/runner.ts';
@@ -16,6 +16,7 @@ import type { Scheduler } from './scheduler/scheduler.ts';
 import type { Metrics } from './ops/metrics.ts';
 import type { Log } from './ops/log.ts';
 import type { UploadHook } from './files/storage.ts';
+import type { AgentStorage } from './files/agent-storage.ts';
 
 
 export type Services = {
@@ -27,11 +28,13 @@ export type Services = {
   bus: Bus;
   log: Log;
   /** The agents' virtual desktops (server/desktop). */
-  desktops: DesktopManager;
+  desktops: Desktops;
   /** The last screenshot of every agent's desktop, on disk. */
   screenshots: ScreenshotStore;
   /** The Guacamole gateway: tunnel tickets, viewers and control of the desktops. */
   gateway: GuacGateway;
+  /** What each agent may still store (one quota for all it keeps), and the disk's reserve for the database. */
+  storage: AgentStorage;
   /** Called after a file upload is stored (the desktop puts a copy on the agent's Desktop). */
   onUpload?: UploadHook;
   /** The model provider runs use (MODEL_PROVIDER). */

@@ -12,15 +12,16 @@ import type { Log } from './ops/log.ts';
 import type { Services } from './services.ts';
 import { BUS_CHANNEL, LocalBus, PostgresBus, type Bus } from './realtime/bus.ts';
 import { createSocketServer } from './realtime/sockets.ts';
-import { createDesktops, createGateway, desktopUploadHook } from './desktop/setup.ts';
+import { createGateway, desktopUploadHook, performAction, startDesktops } from './desktop/index.ts';
 import { chooseProvider } from './models/choose.ts';
 import { Runner } from './runner/runner.ts';
-import { performAction } from './desktop/actions.ts';
 import { chooseBillingProvider } from './billing/choose.ts';
 import { startMail } from './mail/setup.ts';
 import { filesDir } from './files/storage.ts';
+import { AgentStorage } from './files/agent-storage.ts';
+import { DiskSpace } from './files/disk-space.ts';
 import { Recordings } from './recording/recordings.ts';
-import { transcriberFromEnv } from './recording/transcriber.ts';
+import { createTranscriber } from './recording/transcriber.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
 import { Metrics } from './ops/metrics.ts';
 import { runCounts } from './domain/threads.ts';
@@ -31,18 +32,22 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   await migrate(db);
   const tokens = await TokenIssuer.load(db, config.authIssuer, config.authAudience);
   await ensureAdmin(db, config.adminEmail, config.adminPassword, log.info);
-  const { desktops, screenshots } = createDesktops(config, db, log);
+  const { desktops, screenshots } = startDesktops(config, db, log);
   const bus = await createBus(db, log);
+  const disk = new DiskSpace({ dir: config.dataDir, reserveBytes: config.diskReserveBytes, log });
   const services: Services = {
-    config, port: config.port, db, auth: new Auth(db, tokens), bus, log, models: chooseProvider(config.modelProvider), desktops, screenshots,
+    config, port: config.port, db, auth: new Auth(db, tokens), bus, log, models: chooseProvider(config.modelProvider, config.models), desktops, screenshots,
     gateway: createGateway({ get desktops() { return services.desktops; }, bus, log }),
+    // The screenshot is counted from its file: server/desktop/ stores it without a size.
+    storage: new AgentStorage({ db, config, disk, unrecorded: (agentId) => [services.screenshots.path(agentId)] }),
   };
   services.metrics = new Metrics();
   services.onUpload = desktopUploadHook(desktops, log);
   services.billing = chooseBillingProvider(config, db);
+  const { transcribe, maxSeconds } = config.recording;
   services.recordings = new Recordings({
-    db, bus: services.bus, log, filesDir: filesDir(config.dataDir), transcriber: transcriberFromEnv(),
-    desktop: (agentId) => services.desktops.running(agentId), maxSeconds: positiveInt(process.env.RECORDING_MAX_SECONDS),
+    db, bus: services.bus, log, filesDir: filesDir(config.dataDir), transcriber: transcribe ? createTranscriber(transcribe) : null,
+    storage: services.storage, desktop: (agentId) => services.desktops.running(agentId), maxSeconds,
   });
   // Looked up per event: tests swap services.recordings.
   services.gateway.on('input', (agentId, input) => services.recordings?.input(agentId, input));
@@ -55,7 +60,13 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     .gauge({ name: 'aw_runs_in_progress', help: 'Threads running now, on all instances.', read: async () => (await runCounts(db)).running })
     .gauge({ name: 'aw_queue_depth', help: 'Scheduled threads waiting to run, on all instances.', read: async () => (await runCounts(db)).queued })
     .gauge({ name: 'aw_runner_active_threads', help: 'Threads this instance is running.', read: () => services.runner?.activeThreads().length ?? 0 })
-    .gauge({ name: 'aw_desktops_running', help: 'Virtual desktops running on this instance.', read: () => desktops.list?.().length ?? 0 });
+    .gauge({ name: 'aw_desktops_running', help: 'Virtual desktops running on this instance.', read: () => desktops.list?.().length ?? 0 })
+    .gauge({ name: 'aw_data_dir_free_bytes', help: 'Free space of DATA_DIR for this server (statfs).', read: async () => (await disk.read()).free })
+    .gauge({ name: 'aw_data_dir_size_bytes', help: 'Size of the filesystem DATA_DIR is on.', read: async () => (await disk.read()).total })
+    .gauge({
+      name: 'aw_data_dir_reserve_bytes', help: 'Free space kept for the database (DISK_RESERVE_MB): below it uploads and attachments get 507.',
+      read: async () => (await disk.read()).reserve,
+    });
   server.on('upgrade', (req, socket, head) => {
     socket.on('error', () => socket.destroy());
     sockets.upgrade(req, socket, head).catch((err) => {
@@ -82,7 +93,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     server.close();
     throw err;
   });
-  const scheduler = (services.scheduler = new Scheduler({ db, bus: services.bus, log, tickMs: positiveInt(process.env.SCHEDULER_TICK_MS) }));
+  const scheduler = (services.scheduler = new Scheduler({ db, bus: services.bus, log, tickMs: config.schedulerTickMs }));
   scheduler.start();
 
   let closing: Promise<void> | null = null;
@@ -112,9 +123,4 @@ async function createBus(db: Db, log: Log): Promise<Bus> {
   }, log.error);
   await bus.start();
   return bus;
-}
-
-function positiveInt(value: string | undefined): number | undefined {
-  const n = Number(value);
-  return value && Number.isInteger(n) && n > 0 ? n : undefined;
 }

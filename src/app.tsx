@@ -1,12 +1,14 @@
 // The app: sign-in gate, the shared layout, and the route table mapped to screens.
 import { Suspense, useEffect, type ReactNode } from 'react';
+import { AGENTS_PATH } from './lib/api.ts';
 import { AuthProvider, useAuth } from './lib/auth.tsx';
 import { navigate, useLocation } from './lib/router.ts';
 import { lazyScreen, type Preloadable } from './lib/lazy-screen.ts';
 import { resolveRoute, type RouteMatch } from './lib/routes.ts';
 import { TitleProvider, useTitleValue } from './lib/title.tsx';
 import { useIsAdmin } from './lib/use-is-admin.ts';
-import { Forbidden, NotFound } from './screens/placeholders/placeholders.tsx';
+import { preload } from './lib/use-resource.ts';
+import { Forbidden, NotFound } from './screens/error-pages/error-pages.tsx';
 import { ImpersonationBanner } from './screens/shell/impersonation-banner.tsx';
 import { Rail } from './screens/shell/rail.tsx';
 import { SignInScreen } from './screens/sign-in/sign-in-screen.tsx';
@@ -42,9 +44,15 @@ export function preloadScreen(path: string): void {
   if ('name' in route) void SCREENS[route.name]?.preload().catch(() => {}); // its render shows the error
 }
 
+/** With a session, the home screen's list is asked for beside the profile, not one round trip after it. */
+function preloadData(): void {
+  const route = resolveRoute(window.location.pathname);
+  if ('name' in route && route.name === 'agents') preload(AGENTS_PATH);
+}
+
 export function App() {
   return (
-    <AuthProvider>
+    <AuthProvider onToken={preloadData}>
       <Gate />
     </AuthProvider>
   );

@@ -3,6 +3,7 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { mayWrite } from './read-cache.ts';
 import type { Db, Queryable, Row, Sql, Statement } from './types.ts';
 
 export type { Db, Queryable, Row, Sql, Statement };
@@ -36,12 +37,29 @@ async function openPglite(dataDir: string | null): Promise<Db> {
   await pg.waitReady;
   const { preparedQuery } = await import('./pglite-prepared.ts');
   const run = preparedQuery(pg);
-  const query = async <T extends Row>(sql: Sql, params?: unknown[]) =>
+  // Counted when a write has finished (committed or not): see read-cache.ts for why that order is safe.
+  let writes = 0;
+  const read = async <T extends Row>(sql: Sql, params?: unknown[]) =>
     typeof sql === 'string' ? (await pg.query<T>(sql, params as any[])).rows : run<T>(sql, params ?? []);
+  const query = async <T extends Row>(sql: Sql, params?: unknown[]) => {
+    if (!mayWrite(textOf(sql))) return read<T>(sql, params);
+    try {
+      return await read<T>(sql, params);
+    } finally {
+      writes++;
+    }
+  };
   return withOne({
     engine: 'pglite',
     query,
-    tx: (fn) => pg.transaction((t) => fn({ query: async <T extends Row>(s: Sql, p?: unknown[]) => (await t.query<T>(textOf(s), p as any[])).rows })),
+    tx: async (fn) => {
+      try {
+        return await pg.transaction((t) => fn({ query: async <T extends Row>(s: Sql, p?: unknown[]) => (await t.query<T>(textOf(s), p as any[])).rows }));
+      } finally {
+        writes++;
+      }
+    },
+    writes: () => writes,
     close: () => pg.close(),
   });
 }

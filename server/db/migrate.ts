@@ -8,7 +8,8 @@ import m005 from './migrations/005_mail.sql';
 import m006 from './migrations/006_billing_reports.sql';
 import m007 from './migrations/007_recordings.sql';
 import m008 from './migrations/008_step_page_json.sql';
-import m009 from './migrations/009_mail_auth.sql';
+import m009 from './migrations/009_storage.sql';
+import m010 from './migrations/010_mail_auth.sql';
 
 export const MIGRATIONS: { id: number; name: string; sql: string }[] = [
   { id: 1, name: 'init', sql: m001 },
@@ -19,7 +20,8 @@ export const MIGRATIONS: { id: number; name: string; sql: string }[] = [
   { id: 6, name: 'billing_reports', sql: m006 },
   { id: 7, name: 'recordings', sql: m007 },
   { id: 8, name: 'step_page_json', sql: m008 },
-  { id: 9, name: 'mail_auth', sql: m009 },
+  { id: 9, name: 'storage', sql: m009 },
+  { id: 10, name: 'mail_auth', sql: m010 },
 ];
 
 export async function migrate(db: Db): Promise<number[]> {

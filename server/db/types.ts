@@ -13,6 +13,11 @@ export type Db = Queryable & {
   tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
   readonly engine: 'pglite' | 'postgres';
+  /**
+   * PGlite only: how many writes (statements that may change data, transactions) have finished. This
+   * process is PGlite's only writer, so an unchanged count means unchanged data (see read-cache.ts).
+   */
+  writes?(): number;
   /** PostgreSQL only: a dedicated connection that LISTENs on a channel. */
   listen?(channel: string, onPayload: (payload: string) => void): Promise<void>;
 };

@@ -11,12 +11,9 @@
 // the screen on `agent:<id>:actions` (the action socket forwards it to the cursor overlay). Invalid input
 // (unknown key names, coordinates off screen, unknown actions) throws ActionError with a message meant for
 // the model. Don't hold a Desktop across a crash: acquire it again per action.
-import { parseKeys } from './keysyms.ts';
+import { ActionError } from './errors.ts';
+import { parseKeys } from './rfb/keysyms.ts';
 import type { ActionResult, ComputerAction, Desktop, PerformAction } from './types.ts';
-
-export class ActionError extends Error {
-  override name = 'ActionError';
-}
 
 const BUTTON = { left: 1, middle: 2, right: 4 };
 const WHEEL = { up: 8, down: 16, left: 32, right: 64 };

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 
 /** The executable's full path when it is on PATH, else null. */
-export function findBinary(name: string, path = process.env.PATH ?? ''): string | null {
+export function findBinary(name: string, path: string): string | null {
   for (const dir of path.split(delimiter)) {
     if (!dir) continue;
     const full = join(dir, name);

@@ -61,7 +61,7 @@ export interface DesktopSoundSource {
 
 export type DesktopStatus = { available: boolean; provider: 'xvnc' | 'vnc' | 'none'; reason?: string };
 
-export interface DesktopManager {
+export interface Desktops {
   status(): DesktopStatus;
   /** Starts the agent's desktop on demand (or connects to its VNC endpoint) and returns it. */
   acquire(agentId: number): Promise<Desktop>;

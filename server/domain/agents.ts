@@ -1,7 +1,9 @@
-// Agents: the list and detail shapes of spec section 3, creation, deletion, texts, run state.
+// Agents: the list and detail shapes of spec section 3, creation, deletion, texts, run state, what a run
+// reads of its agent, and notes.md as the notes tool changes it.
 import { rm } from 'node:fs/promises';
 import { batched } from '../db/batch.ts';
 import { prepared, type Db, type Queryable } from '../db/db.ts';
+import { cachedRead } from '../db/read-cache.ts';
 import { JsonText } from '../http/json-text.ts';
 import type { Bus } from '../realtime/bus.ts';
 
@@ -66,10 +68,14 @@ function listLoader(db: Queryable) {
   return loader;
 }
 
+// Until the next write the same JsonText is answered again: no query, and its ETag and compressed
+// bytes are worked out once (see read-cache.ts for when that applies).
+const cachedList = cachedRead(async (db, key) => new JsonText((await listLoader(db)(key)) ?? '[]'));
+
 export async function listAgents(db: Queryable, ownerId: number, search: string): Promise<JsonText> {
   const escaped = search.trim().toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c);
   const key: ListKey = { ownerId, search: escaped };
-  return new JsonText((await listLoader(db)(JSON.stringify(key))) ?? '[]');
+  return cachedList(db, JSON.stringify(key));
 }
 
 export async function getAgent(db: Queryable, id: number) {
@@ -123,4 +129,52 @@ export async function setRunState(db: Queryable, bus: Bus, id: number, state: Ru
   bus.publish(`agent:${id}:changed`, { agent_id: id, target_run_state: state });
   bus.publish('runner:wake', { agent_id: id });
   return row?.target_run_state ?? null;
+}
+
+/** The agent's name; null for no such agent. */
+export async function getAgentName(db: Queryable, id: number): Promise<string | null> {
+  return (await db.query<{ name: string }>('SELECT name FROM agents WHERE id = $1', [id]))[0]?.name ?? null;
+}
+
+export type RunAgent = { id: number; owner_id: number; name: string; email_prefix: string | null; system_prompt: string; instructions: string; notes: string };
+
+/** What a run needs to know of its agent (its texts go into the system prompt); null for no such agent. */
+export async function getRunAgent(db: Queryable, id: number): Promise<RunAgent | null> {
+  const [row] = await db.query<RunAgent>('SELECT id, owner_id, name, email_prefix, system_prompt, instructions, notes FROM agents WHERE id = $1', [id]);
+  return row ?? null;
+}
+
+const STOP_AFTER_RUN = `UPDATE agents SET target_run_state = 'stop', updated_at = now() WHERE id = $1 AND target_run_state = 'run' RETURNING id`;
+const STOP_UNLESS_STOPPED = `UPDATE agents SET target_run_state = 'stop', updated_at = now() WHERE id = $1 AND target_run_state <> 'stop' RETURNING id`;
+
+/**
+ * Sets the agent to stop after a run ended: `from: 'run'` only when it played one head (run), `'any'`
+ * unless it is stopped already (after a failure). Whether it changed.
+ */
+export async function stopAgentAfterRun(db: Queryable, id: number, from: 'run' | 'any'): Promise<boolean> {
+  const rows = await db.query(from === 'run' ? STOP_AFTER_RUN : STOP_UNLESS_STOPPED, [id]);
+  return rows.length > 0;
+}
+
+// --- notes.md (agents.notes), as the notes tool changes it
+
+/** Longest notes.md the notes tool keeps (characters). */
+export const MAX_NOTES = 200_000;
+
+export async function readNotes(db: Queryable, id: number): Promise<string | null> {
+  return (await db.query<{ notes: string }>('SELECT notes FROM agents WHERE id = $1', [id]))[0]?.notes ?? null;
+}
+
+/** Replaces notes.md; the stored text, null for no such agent. */
+export async function replaceNotes(db: Queryable, id: number, text: string): Promise<string | null> {
+  return (await db.query<{ notes: string }>('UPDATE agents SET notes = $2, updated_at = now() WHERE id = $1 RETURNING notes', [id, text]))[0]?.notes ?? null;
+}
+
+/** Adds a line to notes.md (cut at MAX_NOTES); the stored text, null for no such agent. */
+export async function appendNote(db: Queryable, id: number, line: string): Promise<string | null> {
+  const [row] = await db.query<{ notes: string }>(
+    `UPDATE agents SET notes = left(CASE WHEN notes = '' THEN $2 ELSE rtrim(notes, E'\\n') || E'\\n' || $2 END, ${MAX_NOTES}), updated_at = now()
+     WHERE id = $1 RETURNING notes`,
+    [id, line]);
+  return row?.notes ?? null;
 }

@@ -21,6 +21,12 @@ export async function addMessage(db: Queryable, bus: Bus, m: NewMessage) {
   return message;
 }
 
+/** Replaces a message's assistant_data (a tool call's status); the message, null when it is gone. Tell it with the bus yourself. */
+export async function updateAssistantData(db: Queryable, id: number, data: Record<string, unknown>) {
+  const [message] = await db.query(`UPDATE chat_messages SET assistant_data = $2 WHERE id = $1 RETURNING ${COLUMNS}`, [id, JSON.stringify(data)]);
+  return message ?? null;
+}
+
 export type UserWords = { agent_id: number; thread_id: number; text: string; files: string[] };
 
 /** Users' words in many threads in one statement; call announceMessage for each after the commit. */

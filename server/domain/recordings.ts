@@ -78,6 +78,11 @@ export async function setAudio(db: Queryable, id: number, path: string, contentT
   return rows.length > 0;
 }
 
+/** Counts a keyframe's bytes (or gives them back, negative) in the agent's storage. */
+export async function addKeyframeBytes(db: Queryable, id: number, bytes: number): Promise<void> {
+  await db.query('UPDATE recordings SET keyframe_bytes = keyframe_bytes + $2 WHERE id = $1', [id, bytes]);
+}
+
 export async function markSummarized(db: Queryable, id: number): Promise<void> {
   await db.query('UPDATE recordings SET summarized_at = now() WHERE id = $1', [id]);
 }

@@ -2,19 +2,26 @@
 // numbered 1..n without gaps (1 runs next); every change renumbers inside one transaction
 // that first locks the agent row, so concurrent changes cannot interleave.
 import { prepared, type Db, type Queryable } from '../db/db.ts';
+import { cachedRead } from '../db/read-cache.ts';
 import { JsonText } from '../http/json-text.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { THREAD_COLUMNS } from './agents.ts';
 import { announceMessage, insertUserMessages } from './messages.ts';
+import { STEP_COLUMNS, type StepImage } from './steps.ts';
 
-const STEP_COLUMNS = 'id, thread_id, sequence, reasoning_text, assistant_text, user_text, user_files, tool_calls, created_at, updated_at';
 export const FILES_ONLY_TEXT = 'Files uploaded';
-
-/** An image that comes with the user's words: a path under $DATA_DIR/files and what it shows. */
-export type StepImage = { path: string; caption: string };
 
 export async function getThread(db: Queryable, id: number) {
   return (await db.query(`SELECT ${THREAD_COLUMNS} FROM threads WHERE id = $1`, [id]))[0] ?? null;
+}
+
+export async function threadExists(db: Queryable, id: number): Promise<boolean> {
+  return (await db.query('SELECT 1 FROM threads WHERE id = $1', [id])).length > 0;
+}
+
+/** The thread's name ('' when unnamed); null for no such thread. */
+export async function getThreadName(db: Queryable, id: number): Promise<string | null> {
+  return (await db.query<{ name: string }>('SELECT name FROM threads WHERE id = $1', [id]))[0]?.name ?? null;
 }
 
 // One round trip, and the database writes the JSON: each step's is stored when the step is written
@@ -31,9 +38,13 @@ const LIST_STEPS = prepared('threads.list-steps', `SELECT
 
 /** The newest `limit` steps (after skipping `offset` newer ones), oldest first, as `{steps, total_count}` JSON. */
 export async function listSteps(db: Queryable, threadId: number, limit: number, offset: number): Promise<JsonText> {
-  const [row] = await db.query<{ total_count: number; steps: string }>(LIST_STEPS, [threadId, limit, offset]);
-  return new JsonText(`{"steps":${row.steps},"total_count":${row.total_count}}`);
+  return cachedSteps(db, `${threadId} ${limit} ${offset}`);
 }
+
+const cachedSteps = cachedRead(async (db, key) => {
+  const [row] = await db.query<{ total_count: number; steps: string }>(LIST_STEPS, key.split(' ').map(Number));
+  return new JsonText(`{"steps":${row.steps},"total_count":${row.total_count}}`);
+});
 
 /** A new empty thread, told to the agent's views. */
 export async function createThread(db: Queryable, bus: Bus, agentId: number, fields: { name?: string; description?: string } = {}) {
@@ -76,6 +87,33 @@ export async function insertUserInput(q: Queryable, threadId: number, text: stri
     [threadId, threadName(userText)]);
   const [message] = await insertUserMessages(q, [{ agent_id: thread.agent_id, thread_id: threadId, text: userText, files }]);
   return { step: { ...row, agent_id: thread.agent_id }, message };
+}
+
+/**
+ * A user's message and the run it asks for, in one transaction: the input appended (see appendUserInput)
+ * and the thread put at the end of its agent's queue. Both are kept, or neither; the events go out after the commit.
+ */
+export async function appendUserInputAndSchedule(db: Db, bus: Bus, threadId: number, agentId: number, text: string, files: string[]) {
+  const input = await db.tx((q) => insertScheduledInput(q, threadId, agentId, text, files));
+  announceScheduledInput(bus, input);
+  return input.step;
+}
+
+/**
+ * appendUserInputAndSchedule's writes, inside the caller's transaction (the route's, an e-mail's); call
+ * announceScheduledInput after it commits. The agent's queue lock comes first, as in every queue change.
+ */
+export async function insertScheduledInput(q: Queryable, threadId: number, agentId: number, text: string, files: string[]): Promise<UserInput> {
+  await lockAgents(q, [agentId]);
+  const input = await insertUserInput(q, threadId, text, files);
+  await enqueue(q, threadId, agentId);
+  return input;
+}
+
+/** What insertScheduledInput wrote, told to the chat, the thread's and the agent's views, and the runners. */
+export function announceScheduledInput(bus: Bus, input: UserInput): void {
+  announceInput(bus, input);
+  announceScheduled(bus, input.step.agent_id);
 }
 
 /** What insertUserInput wrote, told to the chat, the thread's views and the agent's views. */
@@ -178,13 +216,10 @@ async function writeQueue(q: Queryable, ids: number[]): Promise<void> {
     [ids, ids.map((_, i) => i + 1)]);
 }
 
-/** Puts the thread at the end of its agent's queue (no change when already queued). */
-export async function schedule(db: Db, bus: Bus, threadId: number, agentId: number): Promise<void> {
-  await db.tx((q) => enqueue(q, threadId, agentId));
-  announceScheduled(bus, agentId);
-}
-
-/** schedule's writes, inside the caller's transaction; call announceScheduled after it commits. */
+/**
+ * Puts the thread at the end of its agent's queue (no change when already queued), inside the caller's
+ * transaction; call announceScheduled after it commits.
+ */
 export async function enqueue(q: Queryable, threadId: number, agentId: number): Promise<void> {
   const ids = await queueOf(q, agentId);
   if (!ids.includes(threadId)) await writeQueue(q, [...ids, threadId]);

@@ -1,10 +1,41 @@
-// LLM traces as the /api/llm_traces routes read them (spec §7 "Traces"): pages ordered by id DESC over
-// the indexes of migrations 001/002, owners, thread names, cost by day, a thread's traces and one trace.
+// LLM traces: one written per model call (failed calls too; what they add up to is billing's business,
+// domain/billing-usage.ts), and read as the /api/llm_traces routes do (spec §7 "Traces"): pages ordered
+// by id DESC over the indexes of migrations 001/002, owners, thread names, cost by day, a thread's
+// traces and one trace.
 //
 // total_count: exact up to COUNT_CAP matching rows (a capped count, cheap through the same index);
 // beyond that the planner's row estimate is used (never below COUNT_CAP + 1) and the reply says
 // total_count_estimated: true — an exact count over a million rows costs more than the page.
 import type { Queryable } from '../db/db.ts';
+import type { Usage } from '../models/types.ts';
+
+export type TraceRecord = {
+  owner_id: number;
+  agent_id: number;
+  thread_id: number;
+  thread_name: string;
+  model: string;
+  usage: Usage;
+  cost: number;
+  latencyMs: number;
+  parameters: unknown;
+  request: unknown;
+  response: unknown;
+};
+
+export async function recordTrace(db: Queryable, t: TraceRecord): Promise<number> {
+  const [row] = await db.query<{ id: number }>(
+    `INSERT INTO llm_traces (owner_id, agent_id, thread_id, thread_name, model, cache_read_tokens, input_tokens, output_tokens,
+       estimated_cost, latency, parameters, request, response)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`,
+    [t.owner_id, t.agent_id, t.thread_id, t.thread_name.slice(0, 200), t.model, t.usage.cache_read_tokens,
+      // "In" counts every prompt token not read from the cache (cache writes included).
+      t.usage.input_tokens + t.usage.cache_write_tokens, t.usage.output_tokens,
+      t.cost, Math.round(t.latencyMs) / 1000, json(t.parameters), json(t.request), json(t.response)]);
+  return row.id;
+}
+
+const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v).replace(/\\u0000/g, ''));
 
 const ROW = `t.id, t.owner_id, u.email AS owner_email, t.created_at, t.agent_id, t.thread_id, t.thread_name, t.model,
   t.cache_read_tokens, t.input_tokens, t.output_tokens, t.estimated_cost, t.latency`;

@@ -1,17 +1,26 @@
 // The record of stored files (uploads and e-mail attachments alike): who owns each, for which agent, its
 // original name, size and type; the bytes live under $DATA_DIR/files (server/files/storage.ts). Each agent
-// keeps at most its storage quota: checked before an upload starts (it caps how much may arrive) and again
-// when files are recorded, under a lock on the agent, so that writers side by side cannot pass it together.
+// keeps at most its storage quota, counted over everything stored for it: its files, its recordings' audio
+// and keyframes, and what the database does not record (its desktop's screenshot, passed in as `unrecorded`).
+// Checked before a body starts (it caps how much may arrive) and again when it is recorded, under a lock on
+// the agent, so that writers side by side cannot pass it together.
 import type { Db, Queryable } from '../db/db.ts';
 import { HttpError } from '../http/errors.ts';
 
 export type StoredFile = { file_path: string; original_name: string; size: number; content_type: string };
 
+/** An agent's quota in bytes, and the bytes stored for it that no table records (its screenshot). */
+export type Quota = { bytes: number; unrecorded: number };
+const asQuota = (quota: number | Quota): Quota => (typeof quota === 'number' ? { bytes: quota, unrecorded: 0 } : quota);
+
 const MB = 1024 * 1024;
 
-/** Bytes of files the agent keeps. */
+/** Bytes the database records for the agent: its files, and its recordings' audio and keyframes. */
 export async function storageUsed(db: Queryable, agentId: number): Promise<number> {
-  const [row] = await db.query<{ used: string | number }>('SELECT COALESCE(sum(size_bytes), 0) AS used FROM uploaded_files WHERE agent_id = $1', [agentId]);
+  const [row] = await db.query<{ used: string | number }>(
+    `SELECT (SELECT COALESCE(sum(size_bytes), 0) FROM uploaded_files WHERE agent_id = $1)
+          + (SELECT COALESCE(sum(COALESCE(audio_bytes, 0) + keyframe_bytes), 0) FROM recordings WHERE agent_id = $1) AS used`,
+    [agentId]);
   return Number(row?.used ?? 0);
 }
 
@@ -22,12 +31,18 @@ export class QuotaExceeded extends HttpError {
   }
 }
 
-/** Records files of an agent inside the caller's transaction; throws QuotaExceeded when they do not fit. */
-export async function recordFiles(q: Queryable, ownerId: number, agentId: number, files: StoredFile[], quota: number): Promise<void> {
-  if (!files.length) return;
+/** Locks the agent and checks that `adding` more bytes fit its quota, inside the caller's transaction; else QuotaExceeded. */
+export async function ensureQuota(q: Queryable, agentId: number, quota: number | Quota, adding: number): Promise<void> {
+  const { bytes, unrecorded } = asQuota(quota);
   await q.query('SELECT id FROM agents WHERE id = $1 FOR UPDATE', [agentId]);
-  const used = await storageUsed(q, agentId);
-  if (used + files.reduce((n, f) => n + f.size, 0) > quota) throw new QuotaExceeded(quota, used);
+  const used = (await storageUsed(q, agentId)) + unrecorded;
+  if (used + adding > bytes) throw new QuotaExceeded(bytes, used);
+}
+
+/** Records files of an agent inside the caller's transaction; throws QuotaExceeded when they do not fit. */
+export async function recordFiles(q: Queryable, ownerId: number, agentId: number, files: StoredFile[], quota: number | Quota): Promise<void> {
+  if (!files.length) return;
+  await ensureQuota(q, agentId, quota, files.reduce((n, f) => n + f.size, 0));
   for (const f of files) {
     await q.query(
       'INSERT INTO uploaded_files (owner_id, agent_id, file_path, original_name, size_bytes, content_type) VALUES ($1, $2, $3, $4, $5, $6)',
@@ -36,7 +51,7 @@ export async function recordFiles(q: Queryable, ownerId: number, agentId: number
 }
 
 /** An upload through the API: recorded within the quota, and the agent's current file. */
-export async function recordUpload(db: Db, ownerId: number, agentId: number, file: StoredFile, quota: number): Promise<void> {
+export async function recordUpload(db: Db, ownerId: number, agentId: number, file: StoredFile, quota: number | Quota): Promise<void> {
   await db.tx(async (q) => {
     await recordFiles(q, ownerId, agentId, [file], quota);
     await q.query('UPDATE agents SET file_path = $2, updated_at = now() WHERE id = $1', [agentId, file.file_path]);

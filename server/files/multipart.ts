@@ -1,10 +1,9 @@
 // Streams the single file part of a multipart/form-data upload to disk without holding it
 // in memory, enforcing a byte cap while it streams. Other fields are ignored.
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { unlink } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { discardRest } from '../http/body.ts';
 import { HttpError } from '../http/errors.ts';
+import { FileSink, type FileSystem } from './safe-write.ts';
 
 export type UploadedFile = { path: string; filename: string; contentType: string; size: number };
 
@@ -19,12 +18,15 @@ export type ReceiveLimit = {
   bytes: number;
   /** The 413 to answer when the file passes `bytes`. @default tooLarge(bytes) */
   error?: HttpError;
+  /** Where the file is written (tests pass a failing one). @default node:fs */
+  fs?: FileSystem;
 };
 
 /**
  * Writes the part named `field` to `destination`. Rejects with 413 as soon as it passes
  * `limit.bytes` (or the declared length says it will), 400 for malformed bodies, 422 when
- * no such file part exists. A refused body is read to its end (bounded) so the client sees the reply.
+ * no such file part exists, 507 when the disk is full. A refused body is read to its end (bounded) so the
+ * client sees the reply; the partial file is removed.
  */
 export async function receiveFile(req: IncomingMessage, field: string, destination: string, limit: ReceiveLimit): Promise<UploadedFile> {
   const boundary = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(req.headers['content-type'] ?? '');
@@ -42,20 +44,14 @@ export async function receiveFile(req: IncomingMessage, field: string, destinati
   const delimiter = Buffer.from(`\r\n--${boundary[1] ?? boundary[2]}`);
   let buffer: Buffer = Buffer.from('\r\n'); // lets the first boundary match the same delimiter
   let state = 'preamble' as 'preamble' | 'headers' | 'body' | 'skip' | 'done';
-  let out: WriteStream | null = null;
+  let out: FileSink | null = null;
   let file: UploadedFile | null = null;
 
   const fail = async (err: unknown) => {
     discardRest(req);
-    if (out) {
-      out.destroy();
-      await unlink(destination).catch(() => {});
-    }
+    await out?.discard();
     throw err;
   };
-
-  const write = (chunk: Buffer) =>
-    new Promise<void>((resolve, reject) => out!.write(chunk, (err) => (err ? reject(err) : resolve())));
 
   try {
     // Not `for await (… of req)`: leaving that loop early destroys the request, and with it the connection
@@ -93,7 +89,7 @@ export async function receiveFile(req: IncomingMessage, field: string, destinati
               contentType: /content-type:\s*([^\r\n]*)/i.exec(headers)?.[1].trim() || 'application/octet-stream',
               size: 0,
             };
-            out = createWriteStream(destination, { flags: 'wx' });
+            out = new FileSink(destination, { fs: limit.fs });
             state = 'body';
           } else state = 'skip';
         } else if (state === 'body') {
@@ -103,12 +99,12 @@ export async function receiveFile(req: IncomingMessage, field: string, destinati
           if (safe > 0) {
             file!.size += safe;
             if (file!.size > limit.bytes) throw over();
-            await write(buffer.subarray(0, safe));
+            await out!.write(buffer.subarray(0, safe));
           }
           buffer = buffer.subarray(safe);
           if (at < 0) break;
           buffer = buffer.subarray(delimiter.length);
-          await new Promise<void>((resolve, reject) => out!.end((err?: Error | null) => (err ? reject(err) : resolve())));
+          await out!.end();
           state = 'headers';
         }
       }

@@ -1,8 +1,9 @@
 // Where uploaded files live: $DATA_DIR/files/agent-<id>/<random>/<safe name>. The stored
 // path (relative to the files folder) is what the API returns as file_path.
 import { randomUUID } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { nodeFs, writeFileOrRemove } from './safe-write.ts';
 
 /** Called after a file is stored for an agent (the desktop puts a copy on the agent's ~/Desktop). */
 export type UploadHook = (agentId: number, path: string, name: string) => Promise<void>;
@@ -13,19 +14,48 @@ export function filesDir(dataDir: string): string {
   return join(dataDir, 'files');
 }
 
-/** A file name that cannot climb directories or carry control characters. */
-/** A name as sent, for the record: without NUL (PostgreSQL cannot store it) or other control characters. */
-export function storableName(name: string): string {
-  return name.replace(/[\u0000-\u001f\u007f]/g, '').replace(/\p{Surrogate}/gu, '\ufffd').slice(0, 1000);
+/**
+ * Control characters (C0, DEL, C1: NUL and line breaks included) and the bidirectional controls that make
+ * 'invoice\u202Etxt.exe' display as 'invoiceexe.txt' (LRE…RLO, LRI…PDI, LRM, RLM, ALM): never part of a name
+ * taken from a user, an agent or a mail.
+ */
+const UNSAFE_IN_NAMES = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
+
+/** Most filesystems take names of up to 255 bytes. */
+export const MAX_NAME_BYTES = 255;
+
+/** The longest start of `text` that fits in `bytes` UTF-8 bytes, never cut inside a character. */
+export function cutUtf8(text: string, bytes: number): string {
+  if (Buffer.byteLength(text) <= bytes) return text;
+  let used = 0;
+  let end = 0;
+  for (const char of text) { // by code point: a surrogate pair stays whole
+    used += Buffer.byteLength(char);
+    if (used > bytes) break;
+    end += char.length;
+  }
+  return text.slice(0, end);
 }
 
+/** A name as sent, for the record: without the characters above, lone surrogates as U+FFFD, at most 1000 characters. */
+export function storableName(name: string): string {
+  return name.replace(UNSAFE_IN_NAMES, '').replace(/\p{Surrogate}/gu, '\ufffd').slice(0, 1000);
+}
+
+/**
+ * A file name that cannot climb directories or carry control or bidi characters, of at most 255 UTF-8 bytes;
+ * a name cut to fit keeps its extension (up to 16 characters).
+ */
 export function safeFileName(name: string): string {
   const base = basename(name.replace(/\\/g, '/'))
-    .replace(/[\u0000-\u001f\u007f/]/g, '')
+    .replace(UNSAFE_IN_NAMES, '')
+    .replace(/\//g, '')
+    .replace(/\p{Surrogate}/gu, '')
     .replace(/^\.+/, '')
-    .trim()
-    .slice(0, 150);
-  return base || 'file';
+    .trim();
+  if (Buffer.byteLength(base) <= MAX_NAME_BYTES) return base || 'file';
+  const ext = /\.[^.\s]{1,16}$/u.exec(base)?.[0] ?? '';
+  return (cutUtf8(base.slice(0, base.length - ext.length), MAX_NAME_BYTES - Buffer.byteLength(ext)).trimEnd() + ext) || 'file';
 }
 
 export async function newUploadSlot(dataDir: string, agentId: number): Promise<{ dir: string; relDir: string }> {
@@ -35,12 +65,17 @@ export async function newUploadSlot(dataDir: string, agentId: number): Promise<{
   return { dir, relDir };
 }
 
-/** Stores bytes already in hand (an e-mail attachment) the way an upload is stored; returns its file_path. */
-export async function storeFile(dataDir: string, agentId: number, name: string, content: Uint8Array): Promise<{ file_path: string; path: string; name: string }> {
+/**
+ * Stores bytes already in hand (an e-mail attachment) the way an upload is stored; returns its file_path.
+ * A full disk is OutOfSpace (507) with nothing left behind.
+ */
+export async function storeFile(
+  dataDir: string, agentId: number, name: string, content: Uint8Array, fs = nodeFs,
+): Promise<{ file_path: string; path: string; name: string }> {
   const { dir, relDir } = await newUploadSlot(dataDir, agentId);
   const safe = safeFileName(name);
   try {
-    await writeFile(join(dir, safe), content, { flag: 'wx' });
+    await writeFileOrRemove(join(dir, safe), content, {}, fs);
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
     throw err;

@@ -8,12 +8,22 @@ import type { Services } from '../services.ts';
 import type { Identity } from '../auth/auth.ts';
 import type { User } from '../auth/users.ts';
 import { badText, readJsonObject } from './body.ts';
-import { HttpError, invalid, sendError, sendJson } from './errors.ts';
+import { COMPRESS_MIN_BYTES, keepUncompressed } from './compress.ts';
+import { etagOf, notModified, REVALIDATE, sendNotModified, VALIDATE_MAX_BYTES } from './conditional.ts';
+import { HttpError, invalid, jsonText, sendError, sendJsonText } from './errors.ts';
+import { JsonText } from './json-text.ts';
 import { Router, type Params } from './router.ts';
 import { databaseUnavailable } from '../db/unavailable.ts';
 import { requestId } from '../ops/request-id.ts';
 
 export type AuthLevel = 'public' | 'user' | 'admin';
+
+/**
+ * Routes whose answers carry a secret (access and refresh tokens, a hub token in a URL, a single-use
+ * billing link): never compressed, so that the length of a compressed body cannot leak the secret to
+ * someone who gets their own text reflected beside it (BREACH). Patterns, matched as prefixes.
+ */
+export const SECRET_BEARING_ROUTES = ['/auth/', '/realtime/negotiate', '/billing/portal-session'];
 
 export type Ctx = {
   req: IncomingMessage;
@@ -135,6 +145,8 @@ export class Api {
     try {
       const { handler, params } = this.router.match(req.method ?? 'GET', url.pathname.slice('/api'.length) || '/');
       this.patterns.set(req, handler.pattern);
+      const secret = SECRET_BEARING_ROUTES.some((prefix) => handler.pattern.startsWith(prefix));
+      if (secret) keepUncompressed(res);
       const { user, realUser, sessionId } = await this.authenticate(req, handler.auth);
       for (const [name, value] of url.searchParams) {
         const bad = badText(value, ['query', name]);
@@ -151,7 +163,20 @@ export class Api {
         res.writeHead(204, { 'Cache-Control': 'no-store', ...ctx.headers });
         return void res.end();
       }
-      sendJson(res, ctx.status, result, ctx.headers);
+      if (res.headersSent) return void res.end(); // it wrote its answer and returned a value besides
+      const text = jsonText(result);
+      const get = req.method === 'GET' || req.method === 'HEAD';
+      if (get && ctx.status === 200 && !secret && text.length <= VALIDATE_MAX_BYTES && !ctx.headers['Cache-Control']) {
+        // Polled lists: the client's copy is revalidated each time and an unchanged one costs a 304.
+        // Secret-bearing answers stay no-store: a token has no business in the browser's disk cache.
+        // Only a JsonText is worth remembering things about: it is what read caches answer again.
+        const of = result instanceof JsonText ? result : undefined;
+        const etag = etagOf(text, of);
+        const vary: Record<string, string> = Buffer.byteLength(text) >= COMPRESS_MIN_BYTES ? { Vary: 'Accept-Encoding' } : {};
+        if (notModified(req, etag)) return sendNotModified(res, etag, vary);
+        return sendJsonText(res, 200, text, { ...ctx.headers, ETag: etag, 'Cache-Control': REVALIDATE }, of);
+      }
+      sendJsonText(res, ctx.status, text, ctx.headers, result instanceof JsonText ? result : undefined);
     } catch (err) {
       sendError(res, err, (msg) => this.services.log.error(msg, { request_id: requestId(req) }));
     }

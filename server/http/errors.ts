@@ -1,6 +1,8 @@
 // HttpError carries a status and the spec's {detail}; sendError writes it and hides internals.
 import type { ServerResponse } from 'node:http';
-import { databaseUnavailable } from '../db/unavailable.ts';
+import { databaseCannotWrite, databaseUnavailable } from '../db/unavailable.ts';
+import { isOutOfSpace, OUT_OF_SPACE_DETAIL } from '../files/out-of-space.ts';
+import { writeText } from './compress.ts';
 import { JsonText } from './json-text.ts';
 
 export type ValidationIssue = { loc: (string | number)[]; msg: string; type?: string };
@@ -27,16 +29,20 @@ export function invalid(field: string, msg: string, where: 'body' | 'query' | 'p
 export const notFound = (what = 'Not found') => new HttpError(404, what);
 export const forbidden = (what = 'Forbidden') => new HttpError(403, what);
 
+/** The JSON text of a handler's answer (JsonText is already JSON, e.g. written by the database). */
+export function jsonText(body: unknown): string {
+  return body === undefined ? '' : body instanceof JsonText ? body.text : JSON.stringify(body);
+}
+
+/** Writes a JSON answer, compressed when it pays (see compress.ts). */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return void res.end();
-  const text = body === undefined ? '' : body instanceof JsonText ? body.text : JSON.stringify(body);
-  res.writeHead(status, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Cache-Control': 'no-store',
-    'Content-Length': Buffer.byteLength(text),
-    ...headers,
-  });
-  res.end(text);
+  sendJsonText(res, status, jsonText(body), headers);
+}
+
+/** `of`: the JsonText the text came from, so that an answer served again is compressed once. */
+export function sendJsonText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}, of?: object): void {
+  writeText(res, status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...headers }, text, of);
 }
 
 /** Writes any thrown value as {detail}; unknown errors become a logged 500 without internals. */
@@ -45,6 +51,16 @@ export function sendError(res: ServerResponse, err: unknown, log: (msg: string) 
   if (databaseUnavailable(err)) {
     log(`database unavailable: ${(err as Error).message}`);
     return sendJson(res, 503, { detail: 'The database is unavailable. Try again shortly.' }, { 'Retry-After': '2' });
+  }
+  const cannotWrite = databaseCannotWrite(err);
+  if (cannotWrite) {
+    log(`database cannot write: ${(err as Error).message}`);
+    return sendJson(res, 503, { detail: cannotWrite }, { 'Retry-After': '30' });
+  }
+  // A write path that did not turn a full disk into its own answer still gets the right one.
+  if (isOutOfSpace(err)) {
+    log(`out of disk space: ${(err as Error).message}`);
+    return sendJson(res, 507, { detail: OUT_OF_SPACE_DETAIL });
   }
   log(`unhandled error: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
   sendJson(res, 500, { detail: 'Internal server error' });

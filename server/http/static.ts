@@ -1,9 +1,11 @@
 // Serves the built SPA: hashed assets cached forever, everything else falls back to index.html
-// so that history-API routes load the app.
+// so that history-API routes load the app. A text file's .br or .gz sibling (written by build.mjs)
+// goes out instead of it when the request accepts that coding; nothing is compressed per request.
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
+import { acceptedCoding, type Coding } from './compress.ts';
 import { sendJson } from './errors.ts';
 
 const TYPES: Record<string, string> = {
@@ -18,6 +20,9 @@ const TYPES: Record<string, string> = {
   '.woff2': 'font/woff2',
   '.txt': 'text/plain; charset=utf-8',
 };
+/** The types build.mjs writes compressed siblings for; the rest (PNG, fonts) is compressed already. */
+const COMPRESSIBLE = new Set(['.html', '.js', '.css', '.map', '.json', '.svg', '.txt']);
+const SUFFIX: Record<Coding, string> = { br: '.br', gzip: '.gz' };
 
 export async function serveStatic(root: string, req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -42,7 +47,7 @@ export async function serveStatic(root: string, req: IncomingMessage, res: Serve
   const index = join(root, 'index.html');
   const size = await fileSize(index);
   if (size === null) return sendJson(res, 503, { detail: 'The app is not built yet: run npm run build' });
-  send(req, res, index, size, 'no-cache');
+  await send(req, res, index, size, 'no-cache');
 }
 
 async function fileSize(path: string): Promise<number | null> {
@@ -54,12 +59,38 @@ async function fileSize(path: string): Promise<number | null> {
   }
 }
 
-function send(req: IncomingMessage, res: ServerResponse, file: string, size: number, cacheControl: string) {
-  res.writeHead(200, {
-    'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
+/** The compressed sibling to send instead of `file`, when the request accepts one and it exists. */
+async function variant(req: IncomingMessage, file: string): Promise<{ coding: Coding; path: string; size: number } | null> {
+  const accepted = acceptedCoding(req.headers['accept-encoding']);
+  // Brotli preferred; a client that takes only gzip (or refuses br with q=0) gets gzip.
+  const order: Coding[] = accepted === 'br' ? ['br', 'gzip'] : accepted === 'gzip' ? ['gzip'] : [];
+  for (const coding of order) {
+    if (coding === 'gzip' && acceptedCoding(req.headers['accept-encoding'], ['gzip']) === null) continue;
+    const path = file + SUFFIX[coding];
+    const size = await fileSize(path);
+    if (size !== null) return { coding, path, size };
+  }
+  return null;
+}
+
+async function send(req: IncomingMessage, res: ServerResponse, file: string, size: number, cacheControl: string) {
+  const type = extname(file);
+  const headers: Record<string, string | number> = {
+    'Content-Type': TYPES[type] ?? 'application/octet-stream',
     'Content-Length': size,
     'Cache-Control': cacheControl,
-  });
+  };
+  let path = file;
+  if (COMPRESSIBLE.has(type)) {
+    headers.Vary = 'Accept-Encoding';
+    const chosen = await variant(req, file);
+    if (chosen) {
+      path = chosen.path;
+      headers['Content-Length'] = chosen.size;
+      headers['Content-Encoding'] = chosen.coding;
+    }
+  }
+  res.writeHead(200, headers);
   if (req.method === 'HEAD') return void res.end();
-  createReadStream(file).pipe(res);
+  createReadStream(path).pipe(res);
 }

@@ -7,14 +7,21 @@
 import type { Db } from '../db/db.ts';
 import { countMailRuns, findReplyThread, insertInbound, type HeldReason } from '../domain/comm-messages.ts';
 import type { Mailbox } from '../domain/email-settings.ts';
-import { announceInput, announceScheduled, enqueue, insertThread, insertUserInput, lockAgents } from '../domain/threads.ts';
+import { announceInput, announceScheduledInput, insertScheduledInput, insertThread, insertUserInput, lockAgents } from '../domain/threads.ts';
 import { recordFiles } from '../domain/uploads.ts';
+import type { AgentStorage } from '../files/agent-storage.ts';
 import { removeStoredFile, storeFile, type UploadHook } from '../files/storage.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { cleanLine } from './clean-text.ts';
 import { parseMail, type ParsedMail } from './parse-mail.ts';
 
-export type IngestDeps = { db: Db; bus: Bus; dataDir: string; onUpload?: UploadHook; /** Bytes each agent may keep (read per message). */ storageQuota: () => number };
+export type IngestDeps = {
+  db: Db; bus: Bus; dataDir: string; onUpload?: UploadHook;
+  /** Bytes each agent may keep (read per message), when `storage` is not given. */
+  storageQuota: () => number;
+  /** The agents' storage: one quota for all they keep (screenshot included), and the disk's reserve (507 below it). */
+  storage?: AgentStorage;
+};
 export type Delivery = {
   mailFrom: string; raw: Buffer;
   /** verified: the sender passed authentication for this mailbox's patterns (null: not checked); auth: what the checks found. */
@@ -29,6 +36,9 @@ export async function ingestMail(deps: IngestDeps, delivery: Delivery, parsed?: 
   const mail = parsed ?? (await parseMail(delivery.raw));
   const mailFrom = cleanLine(delivery.mailFrom);
   const stored: { agentId: number; files: Awaited<ReturnType<typeof storeFile>>[]; sizes: number[] }[] = [];
+  const attachmentBytes = mail.attachments.reduce((n, a) => n + a.content.byteLength, 0);
+  // Below the disk's reserve no attachment is written: OutOfSpace (the intake answers 452).
+  if (attachmentBytes) await deps.storage?.admit(attachmentBytes * delivery.recipients.length);
   try {
     for (const { mailbox } of delivery.recipients) {
       const files = [];
@@ -54,17 +64,17 @@ export async function ingestMail(deps: IngestDeps, delivery: Delivery, parsed?: 
         // Attachments count against the agent's storage quota like uploads (the intake answers 552 when full).
         await recordFiles(q, mailbox.owner_id, mailbox.id, files.map((f, j) => ({
           file_path: f.file_path, original_name: mail.attachments[j].filename, size: sizes[j], content_type: mail.attachments[j].mimeType,
-        })), deps.storageQuota());
-        const input = await insertUserInput(q, threadId, userText(mailFrom, mail, heldNote(held, auth, delivery.runsPerHour)), paths);
-        if (!held) await enqueue(q, threadId, mailbox.id);
+        })), deps.storage ? await deps.storage.quota(mailbox.id) : deps.storageQuota());
+        const text = userText(mailFrom, mail, heldNote(held, auth, delivery.runsPerHour));
+        // A held mail is kept but waits for its owner; any other is queued in the same transaction.
+        const input = held ? await insertUserInput(q, threadId, text, paths) : await insertScheduledInput(q, threadId, mailbox.id, text, paths);
         out.push({ threadId, input, held });
       }
       return out;
     });
     for (const [i, { input, held }] of results.entries()) {
-      announceInput(deps.bus, input);
-      if (held) deps.bus.publish(`agent:${input.step.agent_id}:changed`, { agent_id: input.step.agent_id });
-      else announceScheduled(deps.bus, input.step.agent_id);
+      if (held) announceInput(deps.bus, input);
+      else announceScheduledInput(deps.bus, input);
       for (const f of stored[i].files) await deps.onUpload?.(input.step.agent_id, f.path, f.name);
     }
     return results.map(({ threadId, held }) => ({ threadId, held }));

@@ -7,7 +7,7 @@ import { SmtpIntake } from './smtp-intake.ts';
 export async function startMail(services: Services): Promise<{ close: () => Promise<void> }> {
   const { config, db, bus, log } = services;
   const intake = new SmtpIntake({
-    db, bus, log, dataDir: config.dataDir, onUpload: services.onUpload, storageQuota: () => config.agentStorageBytes,
+    db, bus, log, dataDir: config.dataDir, onUpload: services.onUpload, storageQuota: () => config.agentStorageBytes, storage: services.storage,
     port: config.smtpPort, mailDomain: config.mailDomain, maxBytes: config.mailMaxBytes,
     auth: () => config.mailAuth, limits: config.mailLimits, tls: config.smtpTls, requireTls: config.smtpRequireTls,
   });

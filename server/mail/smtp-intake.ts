@@ -13,6 +13,8 @@ import type { Log } from '../ops/log.ts';
 import { acceptsSender } from './accept-from.ts';
 import { recipientPrefix, splitAddress } from './address.ts';
 import { QuotaExceeded } from '../domain/uploads.ts';
+import { databaseCannotWrite } from '../db/unavailable.ts';
+import { isOutOfSpace, OutOfSpace } from '../files/safe-write.ts';
 import { ingestMail, type IngestDeps } from './ingest.ts';
 import { parseMail } from './parse-mail.ts';
 import { SlidingWindow } from './rate-limit.ts';
@@ -184,6 +186,11 @@ export class SmtpIntake {
       this.counts.held += threads.filter((t) => t.held).length;
     } catch (err) {
       if (err instanceof QuotaExceeded) throw smtpError(552, `5.2.2 Mailbox full: ${err.message}`);
+      // A full disk (or a database that cannot write) passes: the sending server tries again later.
+      if (err instanceof OutOfSpace || isOutOfSpace(err) || databaseCannotWrite(err)) {
+        this.o.log.error(`smtp: message from <${envelopeSender(session)}> not stored: ${(err as Error).message}`);
+        throw smtpError(452, '4.3.1 Insufficient system storage, please try again later');
+      }
       this.o.log.error(`smtp: message from <${envelopeSender(session)}> not stored: ${(err as Error).stack ?? err}`);
       // PostgreSQL's data exceptions (class 22: a byte sequence, a value out of range) fail again on every retry.
       if (/^22/.test(String((err as { code?: unknown }).code ?? ''))) throw smtpError(554, '5.6.0 This message cannot be stored here');

@@ -3,10 +3,11 @@
 // nodemailer's stream transport — the exact bytes a relay would have been given.
 // The outbox file is message-<id>-<Message-ID uuid>.eml. A password never crosses the network in
 // clear: an smtp:// URL with credentials requires STARTTLS (SMTP_RELAY_INSECURE=1 allows otherwise).
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
+import { nodeFs, writeFileOrRemove, type FileSystem } from '../files/safe-write.ts';
 
 export type Delivery = { send(message: SendMailOptions & { id: number }): Promise<void>; close(): void; describe: string };
 
@@ -20,7 +21,9 @@ export function outboxFileName(id: number, messageId: string): string {
   return `message-${id}-${unique}.eml`;
 }
 
-export function createDelivery(relayUrl: string | null, dataDir: string, options: { insecure?: boolean } = {}): Delivery {
+/** `fs`: where outbox files are written (tests pass a failing one); `insecure`: SMTP_RELAY_INSECURE. */
+export function createDelivery(relayUrl: string | null, dataDir: string, options: { insecure?: boolean; fs?: FileSystem } = {}): Delivery {
+  const fs = options.fs ?? nodeFs;
   if (relayUrl) {
     const where = new URL(relayUrl);
     const requireTLS = where.protocol === 'smtp:' && !!(where.username || where.password) && !options.insecure;
@@ -49,10 +52,14 @@ export function createDelivery(relayUrl: string | null, dataDir: string, options
       const info = await transport.sendMail(message);
       await mkdir(dir, { recursive: true });
       // Named after the Message-ID too, so ids of another database using this folder never collide;
-      // written whole then renamed, so whoever watches the folder never reads half a message.
+      // written whole then renamed, so whoever watches the folder never reads half a message. A full disk leaves
+      // no .tmp behind and fails the attempt with 'Not enough storage space on the server' (retried later).
       const file = join(dir, outboxFileName(id, typeof message.messageId === 'string' ? message.messageId : ''));
-      await writeFile(`${file}.tmp`, info.message as Buffer);
-      await rename(`${file}.tmp`, file);
+      await writeFileOrRemove(`${file}.tmp`, info.message as Buffer, { flag: 'w' }, fs);
+      await rename(`${file}.tmp`, file).catch(async (err) => {
+        await unlink(`${file}.tmp`).catch(() => {});
+        throw err;
+      });
     },
     close: () => transport.close(),
   };

@@ -1,7 +1,7 @@
 // Anthropic Messages API over fetch (docs/protocols.md §2): the computer-use tool plus our custom
 // tools, the system prompt as a cached block, cache breakpoints on the last user turns, optional
 // extended thinking, retries on 429/5xx. The response already is our shape; we only normalise usage.
-import { costOf } from './prices.ts';
+import { costOf, type Price } from './prices.ts';
 import { elideImages } from './estimate.ts';
 import { postJson, type RetryOptions } from './http.ts';
 import { ModelError, type AssistantBlock, type Message, type ModelProvider, type ModelRequest, type ModelResult, type Usage, type UserBlock } from './types.ts';
@@ -19,6 +19,8 @@ export type AnthropicOptions = {
   computerTool?: string;
   betas?: string[];
   retry?: RetryOptions;
+  /** The price table the cost of a call comes from. @default PRICES */
+  prices?: readonly Price[];
 };
 
 const VERSION = '2023-06-01';
@@ -51,7 +53,7 @@ export function createAnthropic(options: AnthropicOptions): ModelProvider {
         const latencyMs = performance.now() - started;
         return {
           response, request: elideImages(body), traceResponse: res.body, parameters: { ...parameters, attempts: res.attempts },
-          cost: costOf(response.model || options.model, response.usage), latencyMs,
+          cost: costOf(response.model || options.model, response.usage, new Date(), options.prices), latencyMs,
         } satisfies ModelResult;
       } catch (err) {
         if (!(err instanceof ModelError)) throw err;

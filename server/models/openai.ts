@@ -2,7 +2,7 @@
 // Anthropic-shaped interface: our messages become chat messages with tool_calls and role 'tool'
 // results (screenshots follow in a user message as data URLs), and the reply becomes content blocks.
 import { computerFunction } from './computer-schema.ts';
-import { costOf } from './prices.ts';
+import { costOf, type Price } from './prices.ts';
 import { elideImages } from './estimate.ts';
 import { postJson, type RetryOptions } from './http.ts';
 import { ModelError, type AssistantBlock, type Message, type ModelProvider, type ModelRequest, type ModelResponse, type ToolDefinition } from './types.ts';
@@ -20,6 +20,8 @@ export type OpenAIOptions = {
   /** The served model's context window (local models vary). @default 32768 */
   contextTokens?: number;
   retry?: RetryOptions;
+  /** The price table the cost of a call comes from. @default PRICES */
+  prices?: readonly Price[];
 };
 
 type ChatMessage = Record<string, unknown> & { role: string };
@@ -43,7 +45,7 @@ export function createOpenAI(options: OpenAIOptions): ModelProvider {
         return {
           response, request: elideImages(body), traceResponse: { ...response, raw: res.body },
           parameters: { ...parameters, attempts: res.attempts },
-          cost: costOf(response.model || options.model, response.usage), latencyMs: performance.now() - started,
+          cost: costOf(response.model || options.model, response.usage, new Date(), options.prices), latencyMs: performance.now() - started,
         };
       } catch (err) {
         if (!(err instanceof ModelError)) throw err;

@@ -1,7 +1,7 @@
 // Model prices in USD per million tokens, as dated data (docs/protocols.md §2.6), and the cost of
 // one call from its usage. Four explicit rates per model (some models break the old multipliers).
-// A JSON file named by MODEL_PRICES_FILE (same row shape) is read first and wins over this table.
-import { readFileSync } from 'node:fs';
+// The rows of MODEL_PRICES_FILE (same shape, read by config.ts) go ahead of this table: a provider gets
+// both as its `prices` (models/choose.ts).
 import type { Usage } from './types.ts';
 
 export type Price = {
@@ -37,29 +37,12 @@ export const PRICES: Price[] = [
   { model: 'claude-fable-5-1', input: 10, cache_write_5m: 12.5, cache_write_1h: 20, cache_read: 0.25, output: 50, source: 'Pricing (newest snapshot)' },
 ];
 
-let overrides: Price[] | null = null;
-
-function table(): Price[] {
-  if (overrides === null) {
-    overrides = [];
-    const file = process.env.MODEL_PRICES_FILE;
-    if (file) {
-      try {
-        overrides = JSON.parse(readFileSync(file, 'utf8')) as Price[];
-      } catch (err) {
-        console.error(`MODEL_PRICES_FILE ${file} is unreadable: ${(err as Error).message}`);
-      }
-    }
-  }
-  return [...overrides, ...PRICES];
-}
-
-/** The price row for a model id at a date: the longest matching prefix, then the latest `from`. */
-export function priceFor(model: string, at: Date = new Date()): Price | null {
+/** The price row for a model id at a date in `table`: the longest matching prefix, then the latest `from` (earlier rows win ties). */
+export function priceFor(model: string, at: Date = new Date(), table: readonly Price[] = PRICES): Price | null {
   const id = model.toLowerCase().replace(/^anthropic\//, '').replace(/\./g, '-');
   const day = at.toISOString().slice(0, 10);
   let best: Price | null = null;
-  for (const row of table()) {
+  for (const row of table) {
     if (!id.startsWith(row.model)) continue;
     if (row.from && row.from > day) continue;
     if (!best || row.model.length > best.model.length || (row.model.length === best.model.length && (row.from ?? '') > (best.from ?? ''))) best = row;
@@ -68,8 +51,8 @@ export function priceFor(model: string, at: Date = new Date()): Price | null {
 }
 
 /** USD for one call; unknown models (local ones served by vLLM or Ollama) cost 0. */
-export function costOf(model: string, usage: Usage, at: Date = new Date()): number {
-  const price = priceFor(model, at);
+export function costOf(model: string, usage: Usage, at: Date = new Date(), table: readonly Price[] = PRICES): number {
+  const price = priceFor(model, at, table);
   if (!price) return 0;
   const write1h = usage.cache_write_1h_tokens ?? 0;
   const write5m = Math.max(0, usage.cache_write_tokens - write1h);

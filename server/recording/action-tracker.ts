@@ -2,7 +2,7 @@
 // would name: clicks (double and triple too), drags, typed text (one string per run of typing, Backspace
 // applied), key chords and special keys, scrolls (notches of one direction together) and dropped files.
 // Pure: times come with the events, so it is tested event by event. Mouse moves alone are not actions.
-import type { DesktopInput } from '../desktop/types.ts';
+import type { DesktopInput } from '../desktop/index.ts';
 
 export type ActionKind = 'click' | 'drag' | 'type' | 'key' | 'scroll' | 'drop';
 export type Button = 'left' | 'middle' | 'right';

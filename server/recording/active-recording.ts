@@ -2,9 +2,11 @@
 // new action gets a PNG keyframe of the desktop (at most one a second, from the live framebuffer), and a
 // timer ends it at the maximum length. finish() writes the action log beside the keyframes. Only input of
 // the recording user counts (the gateway already passes only the viewer holding control).
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Desktop, DesktopInput } from '../desktop/types.ts';
+import type { Desktop, DesktopInput } from '../desktop/index.ts';
+import { QuotaExceeded } from '../domain/uploads.ts';
+import { nodeFs, writeFileOrRemove, type FileSystem } from '../files/safe-write.ts';
 import { ActionTracker, type Action } from './action-tracker.ts';
 
 export const KEYFRAME_INTERVAL_MS = 1000;
@@ -31,6 +33,10 @@ export type ActiveRecordingOptions = {
   desktop: () => Desktop | null;
   onMaxLength: () => void;
   log: (msg: string) => void;
+  /** Counts a keyframe's bytes in the agent's storage before it is written (throws when they do not fit), or gives them back. */
+  account?: (bytes: number) => Promise<void>;
+  /** @default node:fs */
+  fs?: FileSystem;
 };
 
 export class ActiveRecording {
@@ -40,7 +46,9 @@ export class ActiveRecording {
   private keyframes = 0;
   private writes = new Set<Promise<void>>();
   private timer: NodeJS.Timeout;
+  private stoppedAt: Date | null = null;
   private finished: Promise<ActionLog> | null = null;
+  private quotaLogged = false;
 
   constructor(readonly o: ActiveRecordingOptions) {
     this.tracker = new ActionTracker(o.startedAt.getTime());
@@ -53,13 +61,13 @@ export class ActiveRecording {
   }
 
   input(event: DesktopInput): void {
-    if (this.finished || event.userId !== this.o.userId) return;
+    if (this.stoppedAt || event.userId !== this.o.userId) return;
     const action = this.tracker.input(event);
     if (action) this.keyframe(action, event.at);
   }
 
   dropped(name: string, at = Date.now()): void {
-    if (this.finished) return;
+    if (this.stoppedAt) return;
     this.keyframe(this.tracker.drop(name, at), at);
   }
 
@@ -71,17 +79,44 @@ export class ActiveRecording {
     this.screen = { width: desktop.width, height: desktop.height };
     const file = `keyframes/${String(++this.keyframes).padStart(4, '0')}.png`;
     const write = desktop.screenshot()
-      .then((png) => writeFile(join(this.o.dir, file), png, { mode: 0o600 }))
+      .then((png) => this.store(file, png))
       .then(() => void (action.keyframe = file))
-      .catch((err) => this.o.log(`recording ${this.o.sessionId}: keyframe not written: ${(err as Error).message}`))
+      .catch((err) => {
+        if (err instanceof QuotaExceeded && this.quotaLogged) return;
+        this.quotaLogged ||= err instanceof QuotaExceeded; // once a recording: it would repeat every second
+        this.o.log(`recording ${this.o.sessionId}: keyframe not written: ${(err as Error).message}`);
+      })
       .finally(() => this.writes.delete(write));
     this.writes.add(write);
   }
 
-  /** Stops taking input, waits for keyframes under way and writes actions.json; once. */
+  /** Counted in the agent's quota first; a failed write takes nothing and gives the bytes back. */
+  private async store(file: string, png: Buffer): Promise<void> {
+    await this.o.account?.(png.length);
+    try {
+      await writeFileOrRemove(join(this.o.dir, file), png, { mode: 0o600, flag: 'w' }, this.o.fs ?? nodeFs);
+    } catch (err) {
+      await this.o.account?.(-png.length).catch(() => {});
+      throw err;
+    }
+  }
+
+  /**
+   * Stops taking input, waits for keyframes under way and writes actions.json; once. When that write fails (a full
+   * disk: OutOfSpace, 507) the next call tries again.
+   */
   finish(stoppedAt: Date): Promise<ActionLog> {
-    return (this.finished ??= (async () => {
-      clearTimeout(this.timer);
+    this.stoppedAt ??= stoppedAt;
+    clearTimeout(this.timer);
+    const attempt = (this.finished ??= this.writeLog(this.stoppedAt).catch((err) => {
+      if (this.finished === attempt) this.finished = null;
+      throw err;
+    }));
+    return attempt;
+  }
+
+  private writeLog(stoppedAt: Date): Promise<ActionLog> {
+    return (async () => {
       await Promise.allSettled([...this.writes]);
       const desktop = this.o.desktop();
       const log: ActionLog = {
@@ -91,9 +126,9 @@ export class ActiveRecording {
         screen: this.screen ?? (desktop ? { width: desktop.width, height: desktop.height } : null),
         actions: this.tracker.actions,
       };
-      await writeFile(join(this.o.dir, 'actions.json'), JSON.stringify(log, null, 1), { mode: 0o600 });
+      await writeFileOrRemove(join(this.o.dir, 'actions.json'), JSON.stringify(log, null, 1), { mode: 0o600, flag: 'w' }, this.o.fs ?? nodeFs);
       return log;
-    })());
+    })();
   }
 
   static async prepare(dir: string): Promise<void> {

@@ -8,13 +8,15 @@ import { rename, unlink } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import type { Db } from '../db/db.ts';
-import type { Desktop, DesktopInput } from '../desktop/types.ts';
+import type { Desktop, DesktopInput } from '../desktop/index.ts';
 import { addMessage } from '../domain/messages.ts';
 import {
-  getRecording, insertRecording, markStopped, markSummarized, openRecording, ownRecording, setAudio, type RecordingRow,
+  addKeyframeBytes, getRecording, insertRecording, markStopped, markSummarized, openRecording, ownRecording, setAudio, type RecordingRow,
 } from '../domain/recordings.ts';
 import { appendUserInput, createThread, getThread } from '../domain/threads.ts';
+import type { AgentStorage } from '../files/agent-storage.ts';
 import { receiveRaw } from '../files/raw-body.ts';
+import type { FileSystem } from '../files/safe-write.ts';
 import { MAX_UPLOAD_BYTES } from '../files/storage.ts';
 import { HttpError } from '../http/errors.ts';
 import type { Bus } from '../realtime/bus.ts';
@@ -37,6 +39,10 @@ export type RecordingsOptions = {
   transcriber: Transcriber | null;
   /** RECORDING_MAX_SECONDS. @default 600 */
   maxSeconds?: number;
+  /** The agents' storage quota, which audio and keyframes count against; without it they are not limited (tests). */
+  storage?: AgentStorage;
+  /** Where audio, keyframes and action logs are written (tests pass a failing one). @default node:fs */
+  fs?: FileSystem;
 };
 
 export const recordingDir = (agentId: number, sessionId: string) => `agent-${agentId}/recordings/${sessionId}`;
@@ -80,6 +86,8 @@ export class Recordings {
       desktop: () => this.o.desktop(agentId),
       onMaxLength: () => void this.autoStop(recording),
       log: this.o.log.error,
+      account: this.o.storage && ((bytes) => this.accountKeyframe(created.id, agentId, bytes)),
+      fs: this.o.fs,
     });
     this.active.set(agentId, recording);
     this.sessions.set(sessionId, recording);
@@ -108,9 +116,20 @@ export class Recordings {
   private async finish(row: RecordingRow, auto: boolean): Promise<RecordingRow> {
     const recording = this.sessions.get(row.session_id);
     if (this.active.get(row.agent_id) === recording) this.active.delete(row.agent_id);
-    const stopped = await markStopped(this.o.db, row.id, new Date(), auto);
+    // One already stopped is not written again (audio may arrive while the database cannot write).
+    const stopped = row.stopped_at ? row : await markStopped(this.o.db, row.id, new Date(), auto);
     await recording?.finish(new Date(stopped.stopped_at!));
     return stopped;
+  }
+
+  /** A keyframe's bytes counted against the agent's quota before it is written (QuotaExceeded: not written), or given back. */
+  private async accountKeyframe(id: number, agentId: number, bytes: number): Promise<void> {
+    const { db, storage } = this.o;
+    if (bytes < 0 || !storage) return addKeyframeBytes(db, id, bytes);
+    await db.tx(async (q) => {
+      await storage.ensure(q, agentId, bytes);
+      await addKeyframeBytes(q, id, bytes);
+    });
   }
 
   private async autoStop(recording: ActiveRecording): Promise<void> {
@@ -128,7 +147,8 @@ export class Recordings {
 
   /**
    * The recording's audio (any length, 0 bytes when none was captured): stored beside its action log, then
-   * the summary is made in the background. Audio also ends a recording that was not stopped yet.
+   * the summary is made in the background. Audio also ends a recording that was not stopped yet. The body may
+   * bring what is left of the agent's storage quota at most (else 413, nothing kept); a full disk is 507.
    */
   async receiveAudio(userId: number, sessionId: string, req: IncomingMessage, contentType: string): Promise<{ session_id: string; received_bytes: number }> {
     let row = await ownRecording(this.o.db, userId, sessionId);
@@ -136,8 +156,19 @@ export class Recordings {
     row = await this.finish(row, false);
     const rel = `${recordingDir(row.agent_id, row.session_id)}/audio.${audioExtension(contentType)}`;
     const partial = join(this.o.filesDir, `${rel}.${randomUUID()}.partial`);
-    const bytes = await receiveRaw(req, partial, this.maxAudioBytes, 'Audio');
-    if (!(await setAudio(this.o.db, row.id, rel, contentType, bytes))) {
+    const limit = (await this.o.storage?.limit(row.agent_id, this.maxAudioBytes)) ?? { bytes: this.maxAudioBytes };
+    const bytes = await receiveRaw(req, partial, { ...limit, fs: this.o.fs }, 'Audio');
+    const agentId = row.agent_id;
+    const id = row.id;
+    const stored = await this.o.db.tx(async (q) => {
+      // Again under the agent's lock: uploads or other audio may have arrived meanwhile.
+      await this.o.storage?.ensure(q, agentId, bytes);
+      return setAudio(q, id, rel, contentType, bytes);
+    }).catch(async (err) => {
+      await unlink(partial).catch(() => {});
+      throw err;
+    });
+    if (!stored) {
       await unlink(partial).catch(() => {});
       throw new HttpError(409, 'The audio of this recording was already received');
     }

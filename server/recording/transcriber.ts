@@ -1,7 +1,8 @@
 // Speech to text over an OpenAI-compatible /v1/audio/transcriptions (OpenAI, a local whisper server…):
 // multipart with the audio file, model and response_format verbose_json, whose segments carry start and
-// end in seconds. Environment: TRANSCRIBE_BASE_URL (none: no transcriber), TRANSCRIBE_MODEL (whisper-1),
-// TRANSCRIBE_API_KEY. One attempt per recording, no retries: a failure is said in the summary instead.
+// end in seconds. Settings: config.recording.transcribe (TRANSCRIBE_BASE_URL, none: no transcriber;
+// TRANSCRIBE_MODEL, whisper-1; TRANSCRIBE_API_KEY). One attempt per recording, no retries: a failure is
+// said in the summary instead.
 import { openAsBlob } from 'node:fs';
 
 export type Segment = { start: number; end: number; text: string };
@@ -89,9 +90,4 @@ function errorMessage(text: string): string {
   } catch {
     return '';
   }
-}
-
-export function transcriberFromEnv(env: NodeJS.ProcessEnv = process.env): Transcriber | null {
-  if (!env.TRANSCRIBE_BASE_URL) return null;
-  return createTranscriber({ baseUrl: env.TRANSCRIBE_BASE_URL, model: env.TRANSCRIBE_MODEL, apiKey: env.TRANSCRIBE_API_KEY || undefined });
 }

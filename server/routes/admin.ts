@@ -1,5 +1,5 @@
 // /api/admin (admin only, spec §6/§7 "Admin"): every user's agents and threads, the threads waiting
-// for approval, and deleting a thread. The communication-message routes are in admin-mail.ts.
+// for approval, deleting a thread, and the data directory's free space. The communication-message routes are in admin-mail.ts.
 import { idParam, type Api } from '../http/api.ts';
 import { HttpError, invalid } from '../http/errors.ts';
 import {
@@ -30,4 +30,10 @@ export function registerAdminRoutes(api: Api) {
   }, 'admin');
 
   api.get('/admin/threads-requiring-approval', (ctx) => listThreadsRequiringApproval(ctx.services.db), 'admin');
+
+  // The Ops Dashboard's disk figures: free space of DATA_DIR, its size, and the reserve kept for the database.
+  api.get('/admin/storage', async (ctx) => {
+    const { free, total, reserve, low } = await ctx.services.storage.disk.read();
+    return { free_bytes: free, total_bytes: total, reserve_bytes: reserve, low };
+  }, 'admin');
 }

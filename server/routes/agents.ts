@@ -6,10 +6,11 @@ import { HttpError, invalid } from '../http/errors.ts';
 import {
   AGENT_TEXTS, createAgent, deleteAgent, getAgent, getAgentText, listAgents, RUN_STATES, runStatus, setAgentText, setRunState as storeRunState, type RunState,
 } from '../domain/agents.ts';
-import { QuotaExceeded, recordUpload, storageUsed } from '../domain/uploads.ts';
+import { recordUpload } from '../domain/uploads.ts';
 import { receiveFile } from '../files/multipart.ts';
 import { filesDir, MAX_UPLOAD_BYTES, newUploadSlot, safeFileName, storableName } from '../files/storage.ts';
 import { agentIdParam } from '../http/params.ts';
+import { discardRest } from '../http/body.ts';
 
 const MAX_TEXT = 200_000;
 
@@ -54,11 +55,16 @@ export function registerAgentRoutes(api: Api) {
 
   api.post('/agents/:id/upload_file', async (ctx) => {
     const id = await agentIdParam(ctx);
-    const { db, config } = ctx.services;
-    // What may arrive: 100 MB, or what is left of the agent's quota when that is less.
-    const used = await storageUsed(db, id);
-    const room = config.agentStorageBytes - used;
-    const limit = room < MAX_UPLOAD_BYTES ? { bytes: Math.max(0, room), error: new QuotaExceeded(config.agentStorageBytes, used) } : { bytes: MAX_UPLOAD_BYTES };
+    const { db, config, storage } = ctx.services;
+    try {
+      // Below the disk's reserve (kept for the database) nothing new is taken: 507.
+      await storage.admit(Number(ctx.req.headers['content-length']) || 0);
+    } catch (err) {
+      discardRest(ctx.req);
+      throw err;
+    }
+    // What may arrive: 100 MB, or what is left of the agent's quota (everything stored for it) when that is less.
+    const limit = await storage.limit(id, MAX_UPLOAD_BYTES);
     const { dir, relDir } = await newUploadSlot(config.dataDir, id);
     const partial = join(dir, '.upload');
     try {
@@ -66,7 +72,8 @@ export function registerAgentRoutes(api: Api) {
       const name = safeFileName(file.filename);
       await rename(partial, join(dir, name));
       const file_path = `${relDir}/${name}`;
-      await recordUpload(db, ctx.user.id, id, { file_path, original_name: storableName(file.filename), size: file.size, content_type: storableName(file.contentType) }, config.agentStorageBytes);
+      const record = { file_path, original_name: storableName(file.filename), size: file.size, content_type: storableName(file.contentType) };
+      await recordUpload(db, ctx.user.id, id, record, await storage.quota(id));
       await ctx.services.onUpload?.(id, join(dir, name), name);
       ctx.services.recordings?.dropped(id, name);
       return { file_path, file_name: name, size: file.size };

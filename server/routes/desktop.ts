@@ -3,10 +3,9 @@
 // gateway (server/desktop/guac-gateway.ts).
 import type { Api, Ctx } from '../http/api.ts';
 import { HttpError, invalid } from '../http/errors.ts';
-import { TICKET_SHAPE, TUNNEL_ROUTE, tunnelUrl } from '../desktop/guac-gateway.ts';
-import { DesktopUnavailable } from '../desktop/none-provider.ts';
-import type { Desktop } from '../desktop/types.ts';
+import { DesktopUnavailable, TICKET_SHAPE, TUNNEL_ROUTE, tunnelUrl, type Desktop } from '../desktop/index.ts';
 import { agentIdParam } from '../http/params.ts';
+import { getAgentName } from '../domain/agents.ts';
 
 export function registerDesktopRoutes(api: Api) {
   // The ticket is the authorisation: checked and spent by the gateway before the upgrade completes.
@@ -21,8 +20,8 @@ export function registerDesktopRoutes(api: Api) {
   api.post('/agents/enter', async (ctx) => {
     const id = await agentIdParam(ctx, (await ctx.body()).agent_id);
     const desktop = await start(ctx, id);
-    const row = await ctx.services.db.one<{ name: string }>('SELECT name FROM agents WHERE id = $1', [id]);
-    const { ticket, sessionId } = ctx.services.gateway.issueTicket(ctx.user.id, id, row?.name ?? `Agent ${id}`);
+    const name = await getAgentName(ctx.services.db, id);
+    const { ticket, sessionId } = ctx.services.gateway.issueTicket(ctx.user.id, id, name ?? `Agent ${id}`);
     return { guacamole_tunnel_url: tunnelUrl(ticket), session_id: sessionId, width: desktop.width, height: desktop.height };
   });
 

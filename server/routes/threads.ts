@@ -5,8 +5,8 @@ import { agentIdParam } from '../http/params.ts';
 import { intQuery } from '../http/query.ts';
 import { ownedAgentId, ownedThread } from '../domain/access.ts';
 import {
-  announceNewThreads, appendUserInput, createThread, deleteThread, insertNewThreads, getThread, listSteps, removeFromSchedule, schedule,
-  setScheduleSequence, setThreadRunState,
+  announceNewThreads, appendUserInput, appendUserInputAndSchedule, createThread, deleteThread, insertNewThreads, getThread, listSteps,
+  removeFromSchedule, setScheduleSequence, setThreadRunState,
 } from '../domain/threads.ts';
 
 const MAX_STEPS_PAGE = 1000;
@@ -55,9 +55,7 @@ export function registerThreadRoutes(api: Api) {
   api.post('/threads/:id/set-user-input-and-schedule', async (ctx) => {
     const { id, agent_id } = await thread(ctx);
     const { text, files } = userInput(await ctx.body());
-    const step = await appendUserInput(ctx.services.db, ctx.services.bus, id, text, files);
-    await schedule(ctx.services.db, ctx.services.bus, id, agent_id);
-    return step;
+    return appendUserInputAndSchedule(ctx.services.db, ctx.services.bus, id, agent_id, text, files);
   });
 
   api.post('/threads/:id/stop', async (ctx) => {

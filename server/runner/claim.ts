@@ -1,6 +1,6 @@
 // The runner's SQL: instance heartbeats, claiming the head of an agent's queue with
 // FOR UPDATE SKIP LOCKED (two instances on one PostgreSQL never run the same thread, nor two
-// threads of one agent), and failing runs whose instance died.
+// threads of one agent), whether a claim still holds, releasing it, and failing runs whose instance died.
 import type { Db, Queryable } from '../db/db.ts';
 
 export type Claim = { thread_id: number; agent_id: number; mode: 'run' | 'run_all' };
@@ -12,6 +12,14 @@ export async function heartbeat(db: Queryable, instanceId: string): Promise<void
 
 export async function retireInstance(db: Queryable, instanceId: string): Promise<void> {
   await db.query('DELETE FROM runner_instances WHERE id = $1', [instanceId]);
+}
+
+/** The instances on `host` (ids host:pid:random) other than `instanceId` that own a run now. */
+export async function runOwnersOnHost(db: Queryable, host: string, instanceId: string): Promise<string[]> {
+  const rows = await db.query<{ run_owner: string }>(
+    `SELECT DISTINCT run_owner FROM threads WHERE thread_running AND run_owner LIKE $1 AND run_owner <> $2`,
+    [`${host.replace(/[\\%_]/g, (c) => '\\' + c)}:%`, instanceId]);
+  return rows.map((r) => r.run_owner);
 }
 
 /**
@@ -66,6 +74,23 @@ export async function takeOrphans(db: Db, instanceId: string, staleSeconds: numb
     await q.query(`DELETE FROM runner_instances WHERE heartbeat_at < now() - interval '1 day'`);
     return rows;
   });
+}
+
+export type ClaimState = { run_owner: string | null; thread_state: string | null; agent_state: string };
+
+/** Who runs the thread now and what its thread and agent were told (stop?); null when the thread is gone. */
+export async function claimState(db: Queryable, threadId: number): Promise<ClaimState | null> {
+  const [row] = await db.query<ClaimState>(
+    `SELECT t.run_owner, t.target_run_state AS thread_state, a.target_run_state AS agent_state
+     FROM threads t JOIN agents a ON a.id = t.agent_id WHERE t.id = $1`, [threadId]);
+  return row ?? null;
+}
+
+/** Ends this instance's run of the thread (no change when another instance took it over), with its error ('' for none). */
+export async function releaseClaim(db: Queryable, threadId: number, instanceId: string, error: string): Promise<void> {
+  await db.query(
+    `UPDATE threads SET thread_running = false, run_owner = NULL, error_message = $3, updated_at = now() WHERE id = $1 AND run_owner = $2`,
+    [threadId, instanceId, error]);
 }
 
 /** agent_running and running_state from what actually runs. */

@@ -7,26 +7,9 @@ import { DEFAULT_CONTEXT_TOKENS, ModelError, isAbort, type AssistantBlock, type 
 import { toolSet } from '../tools/index.ts';
 import { ToolInputError, type AgentInfo, type ToolContext } from '../tools/types.ts';
 import { fitContext, INTERRUPTED_RESULT, keepRecentImages, type StoredToolCall } from './history.ts';
-import { recordTrace } from './record.ts';
+import { recordTrace } from '../domain/traces.ts';
 import type { LiveStep, StepWriter } from './steps.ts';
-
-/** A failure that ends the run; its message is shown to the user as the thread's error. */
-export class RunFailure extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'RunFailure';
-  }
-}
-
-export type StopReason = 'thread' | 'agent' | 'shutdown' | 'lost';
-
-/** The run was stopped on purpose (abort reason). */
-export class RunStopped extends Error {
-  constructor(readonly reason: StopReason) {
-    super(`Run stopped (${reason})`);
-    this.name = 'RunStopped';
-  }
-}
+import { RunFailure, RunStopped, stopOf } from './errors.ts';
 
 export type LoopDeps = {
   db: Db;
@@ -50,10 +33,6 @@ export type LoopDeps = {
 
 const MAX_INPUT_ERRORS = 5;
 const KEEP_IMAGES = 3;
-
-export function stopOf(signal: AbortSignal): RunStopped {
-  return signal.reason instanceof RunStopped ? signal.reason : new RunStopped('agent');
-}
 
 /**
  * Runs the loop on `conversation` (mutated as it grows) and returns the final answer's text.

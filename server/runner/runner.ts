@@ -18,12 +18,17 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/db.ts';
 import type { Bus } from '../realtime/bus.ts';
 import type { Log } from '../ops/log.ts';
-import type { DesktopManager, PerformAction } from '../desktop/types.ts';
+import type { Desktops, PerformAction } from '../desktop/index.ts';
 import type { ModelProvider } from '../models/types.ts';
 import { addMessage } from '../domain/messages.ts';
-import { removeFromSchedule, type StepImage } from '../domain/threads.ts';
-import { claimNext, heartbeat, refreshAgentState, retireInstance, takeOrphans, type Claim } from './claim.ts';
-import { converse, RunFailure, RunStopped, stopOf, type LoopDeps, type StopReason } from './conversation.ts';
+import { getRunAgent, stopAgentAfterRun } from '../domain/agents.ts';
+import { getThreadName, removeFromSchedule, threadExists } from '../domain/threads.ts';
+import { hasUserInputAfter, stepsToReplay, userInputAfter } from '../domain/steps.ts';
+import {
+  claimNext, claimState, heartbeat, refreshAgentState, releaseClaim, retireInstance, runOwnersOnHost, takeOrphans, type Claim,
+} from './claim.ts';
+import { converse, type LoopDeps } from './conversation.ts';
+import { RunFailure, RunStopped, stopOf, type StopReason } from './errors.ts';
 import { messagesFromSteps, systemPrompt, type StoredStep } from './history.ts';
 import { refusal, spendState } from '../domain/billing-usage.ts';
 import { loadStepImages } from './step-images.ts';
@@ -35,7 +40,7 @@ export type RunnerOptions = {
   bus: Bus;
   log: Log;
   provider: ModelProvider;
-  desktops?: DesktopManager | null;
+  desktops?: Desktops | null;
   performAction?: PerformAction | null;
   mailDomain?: string;
   /** MAIL_SMTPUTF8 (the email tool's recipients). */
@@ -191,14 +196,9 @@ export class Runner {
    */
   private async forgetDeadNeighbours(): Promise<void> {
     const host = hostname();
-    const rows = await this.o.db.query<{ run_owner: string }>(
-      `SELECT DISTINCT run_owner FROM threads WHERE thread_running AND run_owner LIKE $1 AND run_owner <> $2`,
-      [`${host.replace(/[\\%_]/g, (c) => '\\' + c)}:%`, this.id]);
-    for (const { run_owner } of rows) {
-      const pid = Number(run_owner.slice(host.length + 1).split(':')[0]);
-      if (Number.isInteger(pid) && pid > 0 && !processAlive(pid)) {
-        await this.o.db.query('DELETE FROM runner_instances WHERE id = $1', [run_owner]);
-      }
+    for (const owner of await runOwnersOnHost(this.o.db, host, this.id)) {
+      const pid = Number(owner.slice(host.length + 1).split(':')[0]);
+      if (Number.isInteger(pid) && pid > 0 && !processAlive(pid)) await retireInstance(this.o.db, owner);
     }
   }
 
@@ -230,7 +230,7 @@ export class Runner {
       await this.converseOn(claim, controller, writer, seen);
       outcome = { kind: 'done' };
     } catch (err) {
-      if (!(await db.one('SELECT 1 FROM threads WHERE id = $1', [threadId]).catch(() => ({})))) outcome = { kind: 'stopped', reason: 'lost' };
+      if (!(await threadExists(db, threadId).catch(() => true))) outcome = { kind: 'stopped', reason: 'lost' };
       else if (err instanceof RunStopped) outcome = { kind: 'stopped', reason: err.reason };
       else if (controller.signal.aborted) outcome = { kind: 'stopped', reason: stopOf(controller.signal).reason };
       else if (err instanceof RunFailure) outcome = { kind: 'failed', message: err.message };
@@ -253,13 +253,10 @@ export class Runner {
   /** Runs the conversation; returns the sequence of the last user input it answered. */
   private async converseOn(claim: Claim, controller: AbortController, writer: StepWriter, seen: { userSequence: number }): Promise<void> {
     const { db } = this.o;
-    const agent = await db.one<{ id: number; owner_id: number; name: string; email_prefix: string | null; system_prompt: string; instructions: string; notes: string }>(
-      'SELECT id, owner_id, name, email_prefix, system_prompt, instructions, notes FROM agents WHERE id = $1', [claim.agent_id]);
-    const thread = await db.one<{ name: string }>('SELECT name FROM threads WHERE id = $1', [claim.thread_id]);
-    if (!agent || !thread) throw new RunStopped('lost');
-    const steps = await db.query<StoredStep & { user_images: StepImage[] }>(
-      `SELECT sequence, user_text, user_files, user_images, reasoning_text, assistant_text, tool_calls, model_content FROM thread_steps WHERE thread_id = $1 ORDER BY sequence`,
-      [claim.thread_id]);
+    const agent = await getRunAgent(db, claim.agent_id);
+    const threadName = await getThreadName(db, claim.thread_id);
+    if (!agent || threadName === null) throw new RunStopped('lost');
+    const steps = await stepsToReplay<StoredStep>(db, claim.thread_id);
     const conversation = messagesFromSteps(steps, await loadStepImages(steps, claim.agent_id, this.o.filesDir ?? null));
     // Scheduled again without new input: nothing to answer.
     if (!conversation.length || conversation[conversation.length - 1].role === 'assistant') return;
@@ -280,23 +277,19 @@ export class Runner {
       maxTurns: this.o.maxTurns,
       checkpoint: () => this.checkpoint(claim, controller, agent.owner_id),
       newInput: async () => {
-        const rows = await db.query<{ sequence: number; user_text: string; user_files: string[] }>(
-          `SELECT sequence, user_text, user_files FROM thread_steps WHERE thread_id = $1 AND sequence > $2 AND (user_text <> '' OR user_files <> '[]'::jsonb) ORDER BY sequence`,
-          [claim.thread_id, seen.userSequence]);
+        const rows = await userInputAfter(db, claim.thread_id, seen.userSequence);
         if (rows.length) seen.userSequence = rows[rows.length - 1].sequence;
         return rows.map((r) => r.user_text);
       },
     };
-    await converse(deps, conversation, `Main: ${thread.name || `thread ${claim.thread_id}`}`);
+    await converse(deps, conversation, `Main: ${threadName || `thread ${claim.thread_id}`}`);
   }
 
   /** Before each model call: still ours, not stopped, within the test credits or the monthly limit. */
   private async checkpoint(claim: Claim, controller: AbortController, ownerId: number): Promise<void> {
     if (controller.signal.aborted) throw stopOf(controller.signal);
     if (!this.running) throw new RunStopped('shutdown');
-    const row = await this.o.db.one<{ run_owner: string | null; thread_state: string | null; agent_state: string }>(
-      `SELECT t.run_owner, t.target_run_state AS thread_state, a.target_run_state AS agent_state
-       FROM threads t JOIN agents a ON a.id = t.agent_id WHERE t.id = $1`, [claim.thread_id]);
+    const row = await claimState(this.o.db, claim.thread_id);
     if (!row || row.run_owner !== this.id) throw new RunStopped('lost');
     if (row.thread_state === 'stop') throw new RunStopped('thread');
     if (row.agent_state === 'stop') throw new RunStopped('agent');
@@ -337,21 +330,17 @@ export class Runner {
     const { thread_id: threadId, agent_id: agentId } = claim;
     if (outcome.kind === 'stopped' && outcome.reason === 'lost') return; // deleted, or another instance took over
     // Input that arrived after the model's last call keeps the thread queued: it runs again.
-    const unanswered = outcome.kind === 'done' && (await db.query(
-      `SELECT 1 FROM thread_steps WHERE thread_id = $1 AND sequence > $2 AND (user_text <> '' OR user_files <> '[]'::jsonb) LIMIT 1`,
-      [threadId, answeredUserSequence])).length > 0;
+    const unanswered = outcome.kind === 'done' && (await hasUserInputAfter(db, threadId, answeredUserSequence));
     const leavesQueue = (outcome.kind === 'done' && !unanswered) || outcome.kind === 'failed' || (outcome.kind === 'stopped' && outcome.reason === 'thread');
     if (leavesQueue) await removeFromSchedule(db, bus, threadId, agentId);
     const error = outcome.kind === 'failed' ? outcome.message : '';
-    await db.query(
-      `UPDATE threads SET thread_running = false, run_owner = NULL, error_message = $3, updated_at = now() WHERE id = $1 AND run_owner = $2`,
-      [threadId, this.id, error]);
+    await releaseClaim(db, threadId, this.id, error);
     if (outcome.kind === 'failed') await writer.message('error', error);
     if (outcome.kind === 'stopped') await writer.message('warning', STOP_NOTES[outcome.reason]);
 
     // play works one head, then waits; a failure stops the agent until someone looks.
-    const toStop = outcome.kind === 'failed' ? `target_run_state <> 'stop'` : outcome.kind === 'done' && !unanswered ? `target_run_state = 'run'` : null;
-    if (toStop && (await db.query(`UPDATE agents SET target_run_state = 'stop', updated_at = now() WHERE id = $1 AND ${toStop} RETURNING id`, [agentId])).length) {
+    const stopFrom = outcome.kind === 'failed' ? 'any' : outcome.kind === 'done' && !unanswered ? 'run' : null;
+    if (stopFrom && (await stopAgentAfterRun(db, agentId, stopFrom))) {
       bus.publish(`agent:${agentId}:changed`, { agent_id: agentId, target_run_state: 'stop' });
     }
     const next = outcome.kind === 'done' && this.running ? await claimNext(db, this.id, agentId) : null;

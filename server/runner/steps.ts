@@ -2,12 +2,12 @@
 // tool calls pending → running → done/failed) and the matching chat messages.
 import type { Db } from '../db/db.ts';
 import type { Bus } from '../realtime/bus.ts';
-import { addMessage, type MessageRole } from '../domain/messages.ts';
+import { addMessage, updateAssistantData, type MessageRole } from '../domain/messages.ts';
+import { insertModelStep, saveToolCalls } from '../domain/steps.ts';
 import { publishStep } from '../domain/threads.ts';
 import type { AssistantBlock, ModelResponse } from '../models/types.ts';
 import type { StoredToolCall } from './history.ts';
 
-const STEP_COLUMNS = 'id, thread_id, sequence, reasoning_text, assistant_text, user_text, user_files, tool_calls, created_at, updated_at';
 const OUTPUT_LIMIT = 20_000;
 
 export type LiveStep = Record<string, any> & { id: number; thread_id: number; sequence: number; tool_calls: StoredToolCall[] };
@@ -26,16 +26,7 @@ export class StepWriter {
     const calls: StoredToolCall[] = content
       .filter((b): b is Extract<AssistantBlock, { type: 'tool_use' }> => b.type === 'tool_use')
       .map((b) => ({ id: b.id, name: b.name, status: 'pending', input: b.input }));
-    const step = await this.db.tx(async (q) => {
-      await q.query('SELECT id FROM threads WHERE id = $1 FOR UPDATE', [this.threadId]);
-      const [{ next }] = await q.query<{ next: number }>('SELECT COALESCE(max(sequence), 0) + 1 AS next FROM thread_steps WHERE thread_id = $1', [this.threadId]);
-      const [row] = await q.query<LiveStep>(
-        `INSERT INTO thread_steps (thread_id, sequence, reasoning_text, assistant_text, tool_calls, model_content)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${STEP_COLUMNS}`,
-        [this.threadId, next, reasoning, text, JSON.stringify(calls), JSON.stringify(content)]);
-      await q.query('UPDATE threads SET updated_at = now() WHERE id = $1', [this.threadId]);
-      return row;
-    });
+    const step = await insertModelStep<LiveStep>(this.db, this.threadId, { reasoning, text, toolCalls: calls, content });
     publishStep(this.bus, step);
     if (reasoning) await this.message('reasoning', reasoning);
     if (text) await this.message('assistant', text);
@@ -62,9 +53,8 @@ export class StepWriter {
   }
 
   private async save(step: LiveStep): Promise<void> {
-    const [row] = await this.db.query<{ updated_at: Date }>(
-      'UPDATE thread_steps SET tool_calls = $2, updated_at = now() WHERE id = $1 RETURNING updated_at', [step.id, JSON.stringify(step.tool_calls)]);
-    if (row) step.updated_at = row.updated_at;
+    const updatedAt = await saveToolCalls(this.db, step.id, step.tool_calls);
+    if (updatedAt) step.updated_at = updatedAt;
     publishStep(this.bus, step);
   }
 
@@ -78,9 +68,7 @@ export class StepWriter {
       this.messages.set(call.id, { id: message.id, data });
       return;
     }
-    const [message] = await this.db.query(
-      'UPDATE chat_messages SET assistant_data = $2 WHERE id = $1 RETURNING id, agent_id, thread_id, role, user_data, assistant_data, created_at',
-      [known.id, JSON.stringify(data)]);
+    const message = await updateAssistantData(this.db, known.id, data);
     if (message) this.bus.publish(`agent:${this.agentId}:messages`, { type: 'updated', agent_id: this.agentId, message_id: message.id, message });
   }
 }

@@ -1,6 +1,6 @@
 // The computer tool: validates the model's action (§2.4) and performs it on the agent's desktop
 // through the desktop module, which also pushes the action event (cursor x, y as fractions).
-import type { ComputerAction } from '../desktop/types.ts';
+import type { ComputerAction } from '../desktop/index.ts';
 import { short, ToolInputError, type Tool, type ToolContext } from './types.ts';
 
 const CLICKS = ['left_click', 'right_click', 'middle_click', 'double_click', 'triple_click'] as const;

@@ -2,7 +2,7 @@
 // is_error tool result (the model can correct itself); any other error ends the run.
 import type { Db } from '../db/db.ts';
 import type { Bus } from '../realtime/bus.ts';
-import type { Desktop, PerformAction } from '../desktop/types.ts';
+import type { Desktop, PerformAction } from '../desktop/index.ts';
 import type { ToolDefinition } from '../models/types.ts';
 
 export type AgentInfo = { id: number; owner_id: number; name: string; email_prefix: string | null };

@@ -52,11 +52,15 @@ export type IdnView = { unicode: string; mixed_scripts: string[] | null };
 
 export type ThreadNeedingApproval = { id: number; thread_name: string; agent_id: number; agent_name: string; updated_at: string };
 
+/** The data directory's disk (Ops Dashboard): below reserve_bytes free, uploads and mail attachments are refused. */
+export type DiskSpace = { free_bytes: number; total_bytes: number; reserve_bytes: number; low: boolean };
+
 export const adminAgentsPath = '/admin/agents';
 export const adminThreadsPath = (agentId: number) => `/admin/threads?agent_id=${agentId}`;
 export const adminThreadPath = (threadId: number) => `/admin/threads/${threadId}`;
 export const commMessagesPath = (threadId: number) => `/admin/comm-messages?thread_id=${threadId}`;
 export const approvalThreadsPath = '/admin/threads-requiring-approval';
+export const adminStoragePath = '/admin/storage';
 
 export const deleteAdminThread = (threadId: number) => request<null>(adminThreadPath(threadId), { method: 'DELETE' });
 export const updateCommMessageText = (id: number, text: string) =>

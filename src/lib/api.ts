@@ -12,6 +12,8 @@ export const searchUsers = (search: string) => request<UserSummary[]>('/users/',
 // --- agents (spec §7 "Agents")
 
 export const agentPath = (id: number) => `/agents/${id}`;
+/** The agents grid's key (useResource), preloaded at start-up on the home screen. */
+export const AGENTS_PATH = '/agents/';
 export const listAgents = (search = '') => request<AgentSummary[]>('/agents/', { query: { search } });
 export const getAgent = (id: number) => request<Agent>(agentPath(id));
 export const createAgent = (name: string) => request<Agent>('/agents/', { method: 'POST', body: { name }, timeout: TIMEOUTS.long });

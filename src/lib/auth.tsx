@@ -61,7 +61,8 @@ async function credentialCall(path: string, email: string, password: string): Pr
   token = body.token;
 }
 
-export function AuthProvider({ children }: { children: ReactNode }) {
+/** onToken: called once a session's token is at hand at start-up, before the profile is read (to preload). */
+export function AuthProvider({ children, onToken }: { children: ReactNode; onToken?: () => void }) {
   const [state, setState] = useState<AuthState>({ status: 'loading' });
 
   const loadMe = useCallback(async () => {
@@ -78,7 +79,13 @@ export function AuthProvider({ children }: { children: ReactNode }) {
 
   useEffect(() => {
     configureHttp({ getToken, onUnauthorized: () => setState({ status: 'signed-out' }) });
-    renewToken().then((t) => (t ? loadMe() : setState({ status: 'signed-out' })));
+    renewToken().then((t) => {
+      if (!t) return setState({ status: 'signed-out' });
+      onToken?.();
+      return loadMe();
+    });
+    // onToken matters at start-up only.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [loadMe]);
 
   const api = useMemo<AuthApi>(() => ({

@@ -73,7 +73,7 @@ export function configureHttp(partial: Partial<HttpConfig>): void {
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
   409: 'Conflict', 413: 'Payload Too Large', 422: 'Unprocessable Entity', 429: 'Too Many Requests',
-  500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+  500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout', 507: 'Insufficient Storage',
 };
 
 export class HttpError extends Error {
@@ -122,23 +122,44 @@ type Encoded = { body: BodyInit | undefined; json: boolean };
 type Attempt = { response: Response; payload: unknown };
 
 export async function request<T = unknown>(path: string, options: RequestOptions = {}): Promise<T> {
+  return (await send(path, options, false)).payload as T;
+}
+
+/** What a conditional GET brought: the same as the copy named by the ETag, or new data with its ETag. */
+export type Revalidated<T> = { notModified: true; etag: string } | { notModified: false; data: T; etag: string | null };
+
+/**
+ * A GET that sends `etag` as If-None-Match (when given) and reports a 304 instead of throwing. A browser
+ * passes a 304 through only when the page asked conditionally itself; without If-None-Match it may
+ * revalidate from its own HTTP cache and hand over a 200 with the stored body, which arrives as new data.
+ */
+export async function requestIfChanged<T = unknown>(path: string, etag: string | null, options: RequestOptions = {}): Promise<Revalidated<T>> {
+  const headers = etag ? { ...options.headers, 'If-None-Match': etag } : options.headers;
+  const { response, payload } = await send(path, { ...options, headers }, true);
+  const tag = response.headers.get('ETag');
+  if (response.status === 304) return { notModified: true, etag: tag ?? etag ?? '' };
+  return { notModified: false, data: payload as T, etag: tag };
+}
+
+async function send(path: string, options: RequestOptions, takeNotModified: boolean): Promise<Attempt> {
   const method = (options.method ?? 'GET').toUpperCase();
   const url = buildUrl(config.baseUrl, path, options.query);
   const encoded = encodeBody(options.body);
-  const send = (token: string | null) => attempt(url, method, encoded, token, options);
+  const go = (token: string | null) => attempt(url, method, encoded, token, options);
 
-  let result = await send(await readToken());
+  let result = await go(await readToken());
   if (result.response.status === 401) {
     const fresh = await readToken({ refresh: true });
-    if (fresh) result = await send(fresh);
+    if (fresh) result = await go(fresh);
     if (result.response.status === 401) {
       config.debug(`401 after token refresh: ${method} ${url}`);
       config.onUnauthorized();
       throw new HttpError(result.response, method, url, withAuthDetail(result.payload), true);
     }
   }
+  if (result.response.status === 304 && takeNotModified) return result;
   if (!result.response.ok) throw new HttpError(result.response, method, url, result.payload);
-  return result.payload as T;
+  return result;
 }
 
 function buildUrl(baseUrl: string, path: string, query: RequestOptions['query']): string {
@@ -218,8 +239,8 @@ async function attempt(url: string, method: string, encoded: Encoded, token: str
       body: encoded.body,
       signal: controller.signal,
     };
-    const send = options.onUploadProgress ? xhrFetch(config.XMLHttpRequest(), options.onUploadProgress) : config.fetch;
-    const response = await send(url, init).catch(fail);
+    const transport = options.onUploadProgress ? xhrFetch(config.XMLHttpRequest(), options.onUploadProgress) : config.fetch;
+    const response = await transport(url, init).catch(fail);
     const parse = response.ok ? (options.parse ?? 'json') : 'error';
     const raw = parse === 'none' ? undefined
       : parse === 'blob' ? await response.blob().catch(fail)

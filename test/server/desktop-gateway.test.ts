@@ -4,11 +4,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EventEmitter } from 'node:events';
-import { encode, GuacParser, STATUS, type Instruction } from '../../server/desktop/guac-codec.ts';
-import { GuacGateway } from '../../server/desktop/guac-gateway.ts';
-import { decodeOwnPng } from '../../server/desktop/png.ts';
-import { coalesce, contains } from '../../server/desktop/rects.ts';
-import type { Desktop, DesktopManager, Rect } from '../../server/desktop/types.ts';
+import { encode, GuacParser, STATUS, type Instruction } from '../../server/desktop/index.ts';
+import { GuacGateway } from '../../server/desktop/index.ts';
+import { decodeOwnPng } from '../../server/desktop/index.ts';
+import { coalesce, contains } from '../../server/desktop/index.ts';
+import type { Desktop, Desktops, Rect } from '../../server/desktop/index.ts';
 
 class FakeDesktop extends EventEmitter {
   agentId = 7;
@@ -92,7 +92,7 @@ class FakeSocket extends EventEmitter {
 
 function setup(options: ConstructorParameters<typeof GuacGateway>[3] = {}) {
   const desktop = new FakeDesktop();
-  const manager: DesktopManager = {
+  const manager: Desktops = {
     status: () => ({ available: true, provider: 'xvnc' }),
     acquire: async () => desktop as unknown as Desktop,
     running: () => desktop as unknown as Desktop,

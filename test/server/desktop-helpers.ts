@@ -2,8 +2,11 @@
 // ping, sync acks) and keeps its own canvas by applying size/img/copy, so tests can compare what a viewer
 // sees with the server's framebuffer.
 import { WebSocket } from 'ws';
-import { encode, GuacParser, type Instruction } from '../../server/desktop/guac-codec.ts';
-import { decodeOwnPng } from '../../server/desktop/png.ts';
+import { loadDesktopConfig, type DesktopConfig } from '../../server/config.ts';
+import {
+  Containment, createDesktops, decodeOwnPng, encode, GuacParser, XvncProvider, type Instruction, type LocalDesktops, type XvncOptions,
+} from '../../server/desktop/index.ts';
+import { testEnv } from './helpers.ts';
 
 type Stream = { x: number; y: number; mask: number; chunks: string[]; kind: 'img' | 'clipboard' | 'audio' };
 
@@ -164,4 +167,24 @@ export function diffPixels(a: Buffer, b: Buffer): number {
   let n = 0;
   for (let i = 0; i < a.length; i += 4) if (a[i] !== b[i] || a[i + 1] !== b[i + 1] || a[i + 2] !== b[i + 2]) n++;
   return n + Math.abs(a.length - b.length) / 4;
+}
+
+/** This test process's desktop settings (its own agent uid range, its PATH), with `env` on top. */
+export function testDesktopConfig(env: NodeJS.ProcessEnv = {}): DesktopConfig {
+  return loadDesktopConfig(testEnv(env));
+}
+
+/** The uid of this test process's agent n is AGENT_UID_BASE + n (run.mjs gives each process its range). */
+export const AGENT_UID_BASE = testDesktopConfig().uidBase;
+
+/** Desktops of this test process: its uid range and PATH, the given settings and environment on top. */
+export function testDesktops(options: Parameters<typeof createDesktops>[0]): LocalDesktops {
+  return createDesktops({ ...options, env: testEnv(options.env) });
+}
+
+/** An Xvnc provider with this process's uid range, isolated when the process runs as root (or as told). */
+export function testXvnc(options: Omit<XvncOptions, 'containment'> & { isolate?: boolean; env?: NodeJS.ProcessEnv }): XvncProvider {
+  const { isolate, env, ...rest } = options;
+  const containment = new Containment({ dataDir: options.dataDir, log: options.log, config: testDesktopConfig(env), isolate });
+  return new XvncProvider({ ...rest, containment });
 }

@@ -7,15 +7,14 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, constants, existsSync, lstatSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { desktopEnv, processesOf } from '../../server/desktop/agent-process.ts';
-import { AGENT_UID_BASE, DesktopHomes } from '../../server/desktop/desktop-homes.ts';
-import { findBinary } from '../../server/desktop/host.ts';
+import { Containment, processesOf, Sandbox } from '../../server/desktop/index.ts';
+import { AGENT_UID_BASE, testDesktopConfig, testXvnc } from './desktop-helpers.ts';
+import { findBinary } from '../../server/desktop/index.ts';
 import { processAlive as alive } from '../../server/system/processes.ts';
-import { XvncProvider } from '../../server/desktop/xvnc-provider.ts';
 
 const isolation = suite('desktop isolation: the agent as an attacker');
 const ROOT = process.getuid?.() === 0;
-const HAVE_XVNC = !!findBinary('Xvnc');
+const HAVE_XVNC = !!findBinary('Xvnc', process.env.PATH ?? '');
 // Agent ids no test server uses: their uids (AGENT_UID_BASE + id) are shared with this process's servers,
 // whose desktops would otherwise show up in (or be ended by) these tests.
 const [DROP, STOP, SANDBOX, PROFILE] = [9101, 9103, 9104, 9105];
@@ -56,13 +55,15 @@ function needs(condition: boolean, what: string): boolean {
 
 const asAgent = (agentId: number, home: string, script: string, extraEnv: Record<string, string> = {}): ChildProcess =>
   spawn('/bin/sh', ['-c', script], {
-    uid: AGENT_UID_BASE + agentId, gid: AGENT_UID_BASE + agentId, env: { ...desktopEnv(agentId, home), ...extraEnv }, stdio: 'ignore', detached: true,
+    uid: AGENT_UID_BASE + agentId, gid: AGENT_UID_BASE + agentId, env: { ...new Sandbox(agentId, home, null, testDesktopConfig()).env, ...extraEnv }, stdio: 'ignore', detached: true,
   });
 
 isolation('a program watching /proc while a file is dropped on its desktop finds none of the server\'s secrets', async () => {
   if (!needs(ROOT, 'per-agent users need root')) return;
   const dir = mkdtempSync(join(tmpdir(), 'aw-drop-watch-'));
-  const homes = new DesktopHomes(dir, quiet, true);
+  // The uncontained drop (DESKTOP_SANDBOX=off): contained, the copy runs in a sandbox of its own.
+  const containment = new Containment({ dataDir: dir, log: quiet, config: testDesktopConfig({ DESKTOP_SANDBOX: 'off' }), isolate: true });
+  const homes = containment.homes;
   const home = await homes.prepare(DROP);
   const seen = join(home, 'seen.txt');
   // The watcher copies the environment of every process of its uid it can read, other than its own kind.
@@ -79,7 +80,7 @@ isolation('a program watching /proc while a file is dropped on its desktop finds
   await new Promise((resolve, reject) => execFile('mkfifo', [source], (err) => (err ? reject(err) : resolve(null))));
   try {
     // The drop reads from a FIFO the test feeds only once the watcher has seen the copying process.
-    const drop = homes.putFile(DROP, source, 'drop.txt');
+    const drop = containment.putFile(DROP, source, 'drop.txt');
     await until(() => existsSync(seen) && /^== /m.test(readFileSync(seen, 'latin1')), 15_000, 'the watcher to read the helper\'s environment');
     // Not writeFileSync: opening a FIFO for writing blocks the whole process until a reader comes.
     await until(() => feedFifo(source, 'dropped while watched\n'), 15_000, 'the drop to open its source');
@@ -101,7 +102,7 @@ isolation('a program watching /proc while a file is dropped on its desktop finds
 
 isolation('the shell profile is written once, as the agent, and never through a link the agent planted', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'aw-profile-'));
-  const homes = new DesktopHomes(dir, quiet, ROOT);
+  const homes = new Containment({ dataDir: dir, log: quiet, config: testDesktopConfig(), isolate: ROOT }).homes;
   try {
     const home = await homes.prepare(PROFILE);
     await homes.ensureShellProfile(PROFILE);
@@ -126,7 +127,7 @@ isolation('the shell profile is written once, as the agent, and never through a 
 isolation('stopping a desktop ends every process of the agent\'s uid, also jobs it started on its own', async () => {
   if (!needs(ROOT, 'per-agent users need root') || !needs(HAVE_XVNC, 'Xvnc is not installed')) return;
   const dir = mkdtempSync(join(tmpdir(), 'aw-stop-all-'));
-  const provider = new XvncProvider({ dataDir: dir, log: quiet, apps: ['terminal'], displayBase: 640, sound: false });
+  const provider = testXvnc({ dataDir: dir, log: quiet, apps: ['terminal'], displayBase: 640, sound: false });
   const desktop = await provider.start(STOP);
   const uid = AGENT_UID_BASE + STOP;
   try {
@@ -147,11 +148,11 @@ isolation('stopping a desktop ends every process of the agent\'s uid, also jobs 
 
 isolation('Chromium on a desktop keeps its sandbox when the machine allows user namespaces', async () => {
   if (!needs(ROOT, 'per-agent users need root') || !needs(HAVE_XVNC, 'Xvnc is not installed')) return;
-  if (!findBinary('chromium')) return console.log('  (Chromium is not installed: skipped)');
+  if (!findBinary('chromium', process.env.PATH ?? '')) return console.log('  (Chromium is not installed: skipped)');
   const probe = spawn('unshare', ['--user', '--pid', '--net', '--fork', 'true'], { uid: AGENT_UID_BASE + SANDBOX, gid: AGENT_UID_BASE + SANDBOX, env: { PATH: process.env.PATH } });
   const namespaces = await new Promise<boolean>((resolve) => (probe.once('error', () => resolve(false)), probe.once('exit', (code) => resolve(code === 0))));
   const dir = mkdtempSync(join(tmpdir(), 'aw-sandbox-'));
-  const provider = new XvncProvider({ dataDir: dir, log: quiet, apps: ['browser', 'terminal'], displayBase: 660, sound: false });
+  const provider = testXvnc({ dataDir: dir, log: quiet, apps: ['browser', 'terminal'], displayBase: 660, sound: false });
   const desktop = await provider.start(SANDBOX);
   try {
     const browsers = () => processesOf(AGENT_UID_BASE + SANDBOX).map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1')).filter((c) => /chrom/i.test(c.split('\0')[0]));

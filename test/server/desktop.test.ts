@@ -9,30 +9,23 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performAction } from '../../server/desktop/actions.ts';
-import { AGENT_UID_BASE } from '../../server/desktop/desktop-homes.ts';
-import { keysymsForText } from '../../server/desktop/keysyms.ts';
-import { createDesktopManager, type Desktops } from '../../server/desktop/manager.ts';
-import { decodeOwnPng } from '../../server/desktop/png.ts';
-import { RfbClient, RfbError, vncPasswordFile } from '../../server/desktop/rfb-client.ts';
-import type { RfbDesktop } from '../../server/desktop/rfb-desktop.ts';
-import { desktopUploadHook } from '../../server/desktop/setup.ts';
-import type { DesktopManager } from '../../server/desktop/types.ts';
-import { findBinary } from '../../server/desktop/host.ts';
-import { XvncProvider, xvncPidFile } from '../../server/desktop/xvnc-provider.ts';
+import {
+  decodeOwnPng, desktopUploadHook, findBinary, keysymsForText, performAction, RfbClient, RfbError, vncPasswordFile, xvncPidFile,
+  type Desktops, type LocalDesktops, type RfbDesktop,
+} from '../../server/desktop/index.ts';
 import type { Services } from '../../server/services.ts';
-import { diffPixels, GuacTestClient } from './desktop-helpers.ts';
+import { AGENT_UID_BASE, diffPixels, GuacTestClient, testDesktops, testXvnc } from './desktop-helpers.ts';
 import { adminToken, call, newAgent, newUser, testServer } from './helpers.ts';
 
-const HAVE_XVNC = !!findBinary('Xvnc');
+const HAVE_XVNC = !!findBinary('Xvnc', process.env.PATH ?? '');
 const quiet = { info: () => {}, error: (m: string) => process.env.TEST_VERBOSE && console.error(m) };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 type Ctx = {
   dir: string;
-  manager: Desktops;
+  manager: LocalDesktops;
   services: Services;
-  original: { desktops: DesktopManager; onUpload: Services['onUpload'] };
+  original: { desktops: Desktops; onUpload: Services['onUpload'] };
   user: { token: string; id: number };
   agent: { id: number };
   base: string;
@@ -48,13 +41,32 @@ async function until(test: () => boolean | Promise<boolean>, ms = 5000, what = '
 }
 
 const home = () => join(ctx.dir, 'desktops', `agent-${ctx.agent.id}`);
+// Agent ids of the providers some tests start beside the shared desktop: a desktop's uid (and its network
+// namespace) is its agent id's, so these must not meet the test server's agents.
+const [OWN_WM, OWN, OTHER] = [901, 902, 903];
 const xvncInfo = () => {
   const [pid, display] = readFileSync(xvncPidFile(ctx.dir, ctx.agent.id), 'latin1').split('\n');
   return { pid: Number(pid), display: Number(display) };
 };
 const desktop = () => ctx.manager.acquire(ctx.agent.id);
 const viewersGone = async () => (await call(`/api/agents/${ctx.agent.id}/desktop`, { token: ctx.user.token })).body.viewers === 0;
-const xenv = () => ({ ...process.env, DISPLAY: `:${xvncInfo().display}`, XAUTHORITY: join(home(), '.Xauthority') });
+/** The running desktop's sandbox: X clients of the tests reach its display only from inside, as its apps do. */
+const sandbox = () => ctx.manager.xvnc!.sandboxOf(ctx.agent.id)!;
+/** Where the server reaches the desktop's RFB socket. */
+const rfbSocket = () => sandbox().hostPath(sandbox().socket('.rfb.sock'));
+
+/** Runs a program on the desktop (DISPLAY set), as its apps run; resolves with its exit code and output. */
+function inDesktop(cmd: string, args: string[], options: { input?: string | Buffer; env?: NodeJS.ProcessEnv } = {}) {
+  const child = sandbox().spawn(cmd, args, { env: { DISPLAY: `:${xvncInfo().display}`, ...options.env }, stdio: ['pipe', 'pipe', 'ignore'] });
+  if (options.input !== undefined) child.stdin!.end(options.input);
+  else child.stdin!.end();
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  const done = new Promise<{ code: number; out: string }>((resolve) => child.once('close', (code) => resolve({ code: code ?? 1, out })));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  void done.then(() => clearTimeout(timer));
+  return { child, done };
+}
 
 async function viewer(token = ctx.user.token, agentId = ctx.agent.id): Promise<{ client: GuacTestClient; sessionId: string }> {
   const res = await call('/api/agents/enter', { token, body: { agent_id: agentId } });
@@ -91,11 +103,10 @@ async function sameAsServer(client: GuacTestClient, d: RfbDesktop, ms = 8000) {
   });
 }
 
-function xclip(args: string[], input?: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = execFile('xclip', args, { env: xenv(), timeout: 5000 }, (err, out) => (err ? reject(err) : resolve(out)));
-    if (input !== undefined) child.stdin!.end(input);
-  });
+async function xclip(args: string[], input?: string): Promise<string> {
+  const { code, out } = await inDesktop('xclip', args, { input }).done;
+  if (code !== 0) throw new Error(`xclip exited ${code}`);
+  return out;
 }
 
 // ---
@@ -113,7 +124,7 @@ if (!HAVE_XVNC) {
     ctx.services = running.services;
     ctx.base = running.url.replace('http', 'ws');
     ctx.dir = mkdtempSync(join(tmpdir(), 'aw-desktop-test-'));
-    ctx.manager = createDesktopManager({ dataDir: ctx.dir, log: quiet, provider: 'xvnc', apps: ['terminal'], displayBase: 60, env: {} });
+    ctx.manager = testDesktops({ dataDir: ctx.dir, log: quiet, config: { provider: 'xvnc', apps: ['terminal'], displayBase: 60 } });
     // This file's desktops live in a temporary directory, not in the shared test server's data dir.
     ctx.original = { desktops: ctx.services.desktops, onUpload: ctx.services.onUpload };
     ctx.services.desktops = ctx.manager;
@@ -143,13 +154,13 @@ if (!HAVE_XVNC) {
     assert.ok(has('-nolisten', 'tcp'));
     assert.ok(has('-SecurityTypes', 'None'));
     assert.ok(has('-rfbunixmode', '0600'));
-    assert.is(statSync(join(home(), '.rfb.sock')).mode & 0o777, 0o600);
+    assert.is(statSync(rfbSocket()).mode & 0o777, 0o600);
     // The X display wants the desktop's cookie: other local users' clients are refused.
-    assert.ok(has('-auth', join(home(), '.Xauthority')));
-    if (findBinary('xprop')) {
-      const run = (env: NodeJS.ProcessEnv) => new Promise<number>((resolve) => execFile('xprop', ['-root', '_XKB_RULES_NAMES'], { env, timeout: 3000 }, (err) => resolve(err ? 1 : 0)));
-      assert.is(await run(xenv()), 0);
-      assert.is(await run({ ...xenv(), XAUTHORITY: '/nonexistent' }), 1);
+    assert.ok(has('-auth', join(sandbox().insideHome, '.Xauthority')));
+    if (findBinary('xprop', process.env.PATH ?? '')) {
+      const run = async (env: NodeJS.ProcessEnv) => (await inDesktop('xprop', ['-root', '_XKB_RULES_NAMES'], { env }).done).code;
+      assert.is(await run({}), 0);
+      assert.is(await run({ XAUTHORITY: '/nonexistent' }), 1);
     }
     const status = await call('/api/desktops/status', { token: ctx.user.token });
     assert.equal(status.body, { available: true, provider: 'xvnc' });
@@ -170,8 +181,8 @@ if (!HAVE_XVNC) {
   xvnc('the terminal shows up by itself: the window manager is up before apps start', async () => {
     // Own Xvnc without the initial pointer move, so that no input at all hides the race.
     const dir = mkdtempSync(join(tmpdir(), 'aw-wm-race-'));
-    const provider = new XvncProvider({ dataDir: dir, log: quiet, apps: ['terminal'], displayBase: 80, pointerToTerminal: false });
-    const d = await provider.start(1);
+    const provider = testXvnc({ dataDir: dir, log: quiet, apps: ['terminal'], displayBase: 80, pointerToTerminal: false });
+    const d = await provider.start(OWN_WM);
     try {
       const white = () => {
         const { data, width } = d.framebuffer();
@@ -195,14 +206,14 @@ if (!HAVE_XVNC) {
     const source = join(dir, 'upload.txt');
     writeFileSync(source, 'for agent 2 only', { mode: 0o600 });
     process.env.AW_TEST_SECRET = 'server-only-value';
-    const provider = new XvncProvider({ dataDir: dir, log: quiet, apps: ['terminal'], displayBase: 85 });
-    const otherFile = await provider.putFile(2, source, 'private.txt');
-    assert.is(statSync(otherFile).uid, AGENT_UID_BASE + 2);
-    const d = await provider.start(1);
+    const provider = testXvnc({ dataDir: dir, log: quiet, apps: ['terminal'], displayBase: 85 });
+    const otherFile = await provider.putFile(OTHER, source, 'private.txt');
+    assert.is(statSync(otherFile).uid, AGENT_UID_BASE + OTHER);
+    const d = await provider.start(OWN);
     try {
-      const home1 = provider.homeOf(1);
-      const [pid] = readFileSync(xvncPidFile(dir, 1), 'latin1').split('\n');
-      assert.match(readFileSync(`/proc/${pid}/status`, 'latin1'), new RegExp(`\\nUid:\\s+${AGENT_UID_BASE + 1}\\s`));
+      const home1 = provider.homeOf(OWN);
+      const [pid] = readFileSync(xvncPidFile(dir, OWN), 'latin1').split('\n');
+      assert.match(readFileSync(`/proc/${pid}/status`, 'latin1'), new RegExp(`\\nUid:\\s+${AGENT_UID_BASE + OWN}\\s`));
       assert.is(statSync(dir).mode & 0o777, 0o711, 'the data directory lets agents through, not look');
       assert.is(statSync(join(dir, 'pg')).mode & 0o777, 0o700);
 
@@ -211,24 +222,25 @@ if (!HAVE_XVNC) {
       await d.typeText(`env > ~/Desktop/env.txt; id -u > ~/Desktop/uid.txt; cat ${dir}/pg/secret ${otherFile} > ~/Desktop/leak.txt 2> ~/Desktop/err.txt\n`);
       const err = join(home1, 'Desktop', 'err.txt');
       await until(() => existsSync(err) && readFileSync(err, 'utf8').split('\n').length > 2, 8000, 'the shell to finish');
-      assert.is(readFileSync(join(home1, 'Desktop', 'uid.txt'), 'utf8'), `${AGENT_UID_BASE + 1}\n`);
+      assert.is(readFileSync(join(home1, 'Desktop', 'uid.txt'), 'utf8'), `${AGENT_UID_BASE + OWN}\n`);
       assert.is(readFileSync(join(home1, 'Desktop', 'leak.txt'), 'utf8'), '');
       // Nor does the server's environment reach it (API keys, DATABASE_URL), not even through /proc.
       const env = readFileSync(join(home1, 'Desktop', 'env.txt'), 'utf8');
       assert.match(env, /^DISPLAY=:\d+$/m);
       assert.not.match(env, /server-only-value/);
       assert.not.match(readFileSync(`/proc/${pid}/environ`, 'latin1'), /server-only-value/);
-      assert.is(readFileSync(err, 'utf8').match(/Permission denied/g)?.length, 2, readFileSync(err, 'utf8'));
+      // Contained, the paths do not exist in its world; uncontained, they are closed to its user.
+      assert.is(readFileSync(err, 'utf8').match(/Permission denied|No such file or directory/g)?.length, 2, readFileSync(err, 'utf8'));
 
       // A ~/Desktop the agent turned into a link is replaced, not followed, when a file arrives.
       const victim = mkdtempSync(join(tmpdir(), 'aw-victim-'));
       rmSync(join(home1, 'Desktop'), { recursive: true });
       symlinkSync(victim, join(home1, 'Desktop'));
-      const put = await provider.putFile(1, source, 'dropped.txt');
+      const put = await provider.putFile(OWN, source, 'dropped.txt');
       assert.equal(readdirSync(victim), []);
       assert.ok(lstatSync(join(home1, 'Desktop')).isDirectory());
       assert.is(readFileSync(put, 'utf8'), 'for agent 2 only');
-      assert.is(statSync(put).uid, AGENT_UID_BASE + 1);
+      assert.is(statSync(put).uid, AGENT_UID_BASE + OWN);
       rmSync(victim, { recursive: true });
     } finally {
       delete process.env.AW_TEST_SECRET;
@@ -372,7 +384,7 @@ if (!HAVE_XVNC) {
   });
 
   xvnc('clipboard both ways keeps "café ✓ 😀"', async () => {
-    if (!findBinary('xclip')) return console.log('  (clipboard check needs xclip: skipped)');
+    if (!findBinary('xclip', process.env.PATH ?? '')) return console.log('  (clipboard check needs xclip: skipped)');
     const a = await viewer();
     await call(`/api/agents/${ctx.agent.id}/control`, { token: ctx.user.token, body: { session_id: a.sessionId, take: true } });
     const bytes = Buffer.from('café ✓ 😀', 'utf8');
@@ -380,9 +392,9 @@ if (!HAVE_XVNC) {
     a.client.send('blob', 5, bytes.toString('base64'));
     a.client.send('end', 5);
     await until(async () => (await xclip(['-o', '-selection', 'clipboard']).catch(() => '')) === 'café ✓ 😀', 5000, 'X clipboard');
-    // The other way: an X client sets the clipboard, the viewer gets it.
-    const child = spawn('xclip', ['-i', '-selection', 'clipboard', '-loops', '3'], { env: xenv(), stdio: ['pipe', 'ignore', 'ignore'] });
-    child.stdin.end('naïve ✓ 😀 back');
+    // The other way: an X client sets the clipboard, the viewer gets it (-quiet: in the foreground, since a
+    // sandboxed command's background children end with it).
+    const { child } = inDesktop('xclip', ['-i', '-quiet', '-selection', 'clipboard', '-loops', '3'], { input: 'naïve ✓ 😀 back' });
     try {
       await a.client.until(() => a.client.clipboard.includes('naïve ✓ 😀 back'), 5000, 'clipboard instruction');
     } finally {
@@ -460,12 +472,9 @@ if (!HAVE_XVNC) {
       tone.writeInt16LE(v, i * 4);
       tone.writeInt16LE(v, i * 4 + 2);
     }
-    const pacat = spawn('pacat', ['--raw', '--format=s16le', `--rate=${rate}`, '--channels=2'], {
-      env: { ...process.env, HOME: home(), ...d.sound.env },
-      stdio: ['pipe', 'ignore', 'inherit'],
-    });
-    const played = new Promise((resolve) => pacat.once('exit', resolve));
-    pacat.stdin!.end(Buffer.concat([Buffer.alloc(silence), tone]));
+    const played = inDesktop('pacat', ['--raw', '--format=s16le', `--rate=${rate}`, '--channels=2'], {
+      env: d.sound.env, input: Buffer.concat([Buffer.alloc(silence), tone]),
+    }).done.then((r) => r.code);
     const received = () => client.audio.reduce((n, b) => n + b.length, 0);
     await client.until(() => received() >= tone.length * 0.9, 20_000, 'most of the tone');
     assert.is(await played, 0);
@@ -513,24 +522,30 @@ if (!HAVE_XVNC) {
     again.client.close();
   });
 
-  xvnc('a stale /tmp/.X<n>-lock of a dead server is removed before the display is reused', async () => {
+  xvnc('a stale /tmp/.X<n>-lock of a dead server is no obstacle to the display', async () => {
     await desktop();
     const { display } = xvncInfo();
+    // Contained, the display lives in the desktop's own /tmp; uncontained, in the host's.
+    const lock = sandbox().jail ? sandbox().hostPath(`/tmp/.X${display}-lock`) : `/tmp/.X${display}-lock`;
+    const xSocket = sandbox().jail ? sandbox().hostPath(`/tmp/.X11-unix/X${display}`) : `/tmp/.X11-unix/X${display}`;
     await ctx.manager.stop(ctx.agent.id);
     // What SIGKILL leaves behind: a lock naming a dead pid, and the socket.
     const dead = spawn('true');
     await new Promise((r) => dead.once('exit', r));
-    writeFileSync(`/tmp/.X${display}-lock`, `${String(dead.pid).padStart(10)}\n`);
-    writeFileSync(`/tmp/.X11-unix/X${display}`, '');
+    mkdirSync(join(lock, '..', '.X11-unix'), { recursive: true });
+    writeFileSync(lock, `${String(dead.pid).padStart(10)}\n`);
+    writeFileSync(xSocket, '');
     await desktop();
     assert.is(xvncInfo().display, display);
-    const pid = Number(readFileSync(`/tmp/.X${display}-lock`, 'latin1').trim());
-    assert.is(pid, xvncInfo().pid);
+    const pid = Number(readFileSync(sandbox().jail ? sandbox().hostPath(`/tmp/.X${display}-lock`) : lock, 'latin1').trim());
+    // Contained, the lock names Xvnc's pid in its own pid namespace, and the planted one is gone with its /tmp.
+    if (sandbox().jail) assert.is.not(pid, dead.pid);
+    else assert.is(pid, xvncInfo().pid);
   });
 
   xvnc('-AlwaysShared: a viewer that asks for exclusive access does not drop the gateway', async () => {
     const d = (await desktop()) as RfbDesktop;
-    const sock = connect(join(home(), '.rfb.sock'));
+    const sock = connect(rfbSocket());
     const got: Buffer[] = [];
     sock.on('data', (b) => got.push(b));
     const wait = async (n: number) => until(() => Buffer.concat(got).length >= n, 3000, `${n} bytes`);
@@ -573,7 +588,7 @@ providers('none: the status says why, and entering answers 503 with that reason'
   const running = await testServer();
   const user = await newUser('none');
   const agent = await newAgent(user.id);
-  const none = createDesktopManager({ dataDir: tmpdir(), log: quiet, provider: 'none', env: {} });
+  const none = testDesktops({ dataDir: tmpdir(), log: quiet, config: { provider: 'none' } });
   const original = running.services.desktops;
   running.services.desktops = none;
   try {
@@ -594,25 +609,17 @@ providers('none: the status says why, and entering answers 503 with that reason'
 });
 
 providers('xvnc without the binary falls back to none and names the package', async () => {
-  const m = createDesktopManager({ dataDir: tmpdir(), log: quiet, provider: 'xvnc', env: { PATH: '/nonexistent' } });
-  const saved = process.env.PATH;
-  try {
-    process.env.PATH = '/nonexistent';
-    const m2 = createDesktopManager({ dataDir: tmpdir(), log: quiet, provider: 'xvnc', env: {} });
-    assert.is(m2.status().available, false);
-    assert.match(m2.status().reason!, /Xvnc is not installed.*tigervnc-standalone-server/);
-    await m2.stopAll();
-  } finally {
-    process.env.PATH = saved;
-  }
+  const m = testDesktops({ dataDir: tmpdir(), log: quiet, config: { provider: 'xvnc' }, env: { PATH: '/nonexistent' } });
+  assert.is(m.status().available, false);
+  assert.match(m.status().reason!, /Xvnc is not installed.*tigervnc-standalone-server/);
   await m.stopAll();
 });
 
 providers('vnc: endpoints parse, and VNC authentication works with the right password only', async () => {
-  const m = createDesktopManager({ dataDir: tmpdir(), log: quiet, provider: 'vnc', env: { DESKTOP_VNC_ENDPOINTS: '41=127.0.0.1:1,42=secret@unix:/tmp/x.sock' } });
+  const m = testDesktops({ dataDir: tmpdir(), log: quiet, env: { DESKTOP_PROVIDER: 'vnc', DESKTOP_VNC_ENDPOINTS: '41=127.0.0.1:1,42=secret@unix:/tmp/x.sock' } });
   assert.equal(m.status(), { available: true, provider: 'vnc' });
   await m.stopAll();
-  const bad = createDesktopManager({ dataDir: tmpdir(), log: quiet, provider: 'vnc', env: { DESKTOP_VNC_ENDPOINTS: 'oops' } });
+  const bad = testDesktops({ dataDir: tmpdir(), log: quiet, env: { DESKTOP_PROVIDER: 'vnc', DESKTOP_VNC_ENDPOINTS: 'oops' } });
   assert.is(bad.status().provider, 'none');
   assert.match(bad.status().reason!, /bad entry "oops"/);
   await bad.stopAll();

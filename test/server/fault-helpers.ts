@@ -1,8 +1,8 @@
 // Parts for the fault tests: a throwaway PostgreSQL of our own (initdb + pg_ctl in a temp dir, on a free
-// port, never the machine's), the real server as a child process (to kill -9), a fake OpenAI-compatible
-// model server, and waiting on conditions.
+// port, never the machine's), a small disk of our own (a tmpfs, root only), the real server as a child
+// process (to kill -9), a fake OpenAI-compatible model server, and waiting on conditions.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, rmdirSync, rmSync, statfsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -57,6 +57,38 @@ export async function ownPostgres() {
   };
   await pg.start();
   return pg;
+}
+
+/** Only root may mount a filesystem. */
+export const IS_ROOT = process.getuid?.() === 0;
+
+/**
+ * An empty tmpfs of `mb` MB mounted on a fresh temp folder, so that a test can fill a disk without filling the
+ * machine's. Root only (mount(2)). close() unmounts it (lazily when something still holds a file open) and
+ * removes the folder; it is also registered as a teardown of the test process, so it runs even when the test
+ * throws before its own `finally`.
+ */
+export async function smallDisk(mb: number) {
+  if (!IS_ROOT) throw new Error('mounting a tmpfs needs root');
+  const dir = mkdtempSync(join(tmpdir(), 'aw-fault-disk-'));
+  await run('mount', ['-t', 'tmpfs', '-o', `size=${mb}m,mode=0700`, 'tmpfs', dir], false);
+  let mounted = true;
+  const close = async () => {
+    if (!mounted) return;
+    mounted = false;
+    await run('umount', [dir], false).catch(() => run('umount', ['-l', dir], false));
+    rmdirSync(dir);
+  };
+  (globalThis as { __teardown?: (() => Promise<void>)[] }).__teardown?.push(close);
+  return {
+    dir,
+    close,
+    /** Bytes still free on it. */
+    free: () => {
+      const s = statfsSync(dir);
+      return s.bavail * s.bsize;
+    },
+  };
 }
 
 async function ids(user: string): Promise<[number, number]> {

@@ -22,7 +22,7 @@ import { openDb, type Db } from '../../server/db/db.ts';
 import { start, type Running } from '../../server/start.ts';
 import { RESTART_ERROR } from '../../server/runner/runner.ts';
 import { PUBSUB_PROTOCOL } from '../../server/realtime/pubsub-hub.ts';
-import { ADMIN, newAgent, newUser, openSocket, testServer } from './helpers.ts';
+import { ADMIN, newAgent, newUser, openSocket, testEnv, testServer } from './helpers.ts';
 import { fakeModel, HAVE_POSTGRES_BINARIES, ownPostgres, spawnServer, until } from './fault-helpers.ts';
 
 const quiet = { info: () => {}, error: (m: string) => process.env.TEST_VERBOSE && console.error(m) };
@@ -151,8 +151,8 @@ async function instance(): Promise<Running> {
   c.dbs.push(db);
   c.dirs.push(dataDir);
   return start({
-    ...loadConfig({}), dataDir, port: 0, smtpPort: 0, adminEmail: ADMIN.email, adminPassword: ADMIN.password,
-    staticDir: null, logRequests: false, modelProvider: 'openai', desktopProvider: 'none',
+    ...loadConfig(testEnv({ DESKTOP_PROVIDER: 'none', MODEL_PROVIDER: 'openai', OPENAI_BASE_URL: c.model.url, OPENAI_MODEL: 'fault-model' })),
+    dataDir, port: 0, smtpPort: 0, adminEmail: ADMIN.email, adminPassword: ADMIN.password, staticDir: null, logRequests: false,
   }, db, quiet);
 }
 
@@ -165,19 +165,8 @@ if (!ownCluster) {
     c.dirs = [];
     c.pg = await ownPostgres();
     c.model = await fakeModel(() => 'done');
-    // The provider reads its settings from the environment when the instance starts.
-    const saved = { base: process.env.OPENAI_BASE_URL, model: process.env.OPENAI_MODEL };
-    process.env.OPENAI_BASE_URL = c.model.url;
-    process.env.OPENAI_MODEL = 'fault-model';
-    try {
-      c.one = await instance(); // migrates first; the second finds the schema in place
-      c.two = await instance();
-    } finally {
-      if (saved.base === undefined) delete process.env.OPENAI_BASE_URL;
-      else process.env.OPENAI_BASE_URL = saved.base;
-      if (saved.model === undefined) delete process.env.OPENAI_MODEL;
-      else process.env.OPENAI_MODEL = saved.model;
-    }
+    c.one = await instance(); // migrates first; the second finds the schema in place
+    c.two = await instance();
     c.token = (await ok(c.one.url, '/api/auth/sign-in', { body: ADMIN })).token;
     c.agent = (await ok(c.one.url, '/api/agents/', { token: c.token, body: { name: 'Cluster agent' } })).id;
     c.thread = (await ok(c.one.url, '/api/threads/', { token: c.token, body: { agent_id: c.agent } })).id;

@@ -9,6 +9,14 @@ import { openDb, type Db } from '../../server/db/db.ts';
 import { start, type Running } from '../../server/start.ts';
 import { fakeResolve } from './fake-dns.ts';
 
+/**
+ * What a test server takes from this process's environment: the agent uid range run.mjs gave this test
+ * process (its desktops must not end another process's) and PATH (where the desktop programs are).
+ */
+export function testEnv(env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { AGENT_UID_BASE: process.env.AGENT_UID_BASE, PATH: process.env.PATH, ...env };
+}
+
 export const ADMIN = { email: 'admin@test.local', password: 'admin-password-123' };
 const quiet = { info: () => {}, error: (m: string) => process.env.TEST_VERBOSE && console.error(m) };
 
@@ -36,7 +44,7 @@ async function boot(): Promise<Running> {
     db = await openDb({ dataDir: null });
   }
   const config = {
-    ...loadConfig({}),
+    ...loadConfig(testEnv()),
     // Its own data directory: files of earlier runs (same agent ids, other engines) must not show up here.
     dataDir,
     port: 0,

@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { adminToken, call, newAgent, newUser, openSocket, testServer } from './helpers.ts';
 import { createLog } from '../../server/ops/log.ts';
+import { statfs } from 'node:fs/promises';
 
 /** The value of one sample line (`name{labels} value`), 0 when absent. */
 function sample(text: string, series: string): number {
@@ -28,6 +29,29 @@ metrics('anonymous is 401, a user 403 (also impersonating nobody), an admin 200 
   for (const gauge of ['aw_open_sockets', 'aw_runs_in_progress', 'aw_queue_depth', 'aw_desktops_running']) {
     assert.match(admin.body, new RegExp(`^${gauge} \\d+$`, 'm'), gauge);
   }
+});
+
+metrics('the data directory\'s free space, size and reserve are gauges, as statfs sees them; the Ops Dashboard reads the same', async () => {
+  const { services } = await testServer();
+  const token = await adminToken();
+  const text = (await call('/api/metrics', { token })).body as string;
+  for (const gauge of ['aw_data_dir_free_bytes', 'aw_data_dir_size_bytes', 'aw_data_dir_reserve_bytes']) {
+    assert.match(text, new RegExp(`^# TYPE ${gauge} gauge$`, 'm'), gauge);
+  }
+  const fs = await statfs(services.config.dataDir);
+  const size = sample(text, 'aw_data_dir_size_bytes');
+  assert.is(size, fs.blocks * fs.bsize);
+  // Free space moves with whatever else writes to the disk: close to what statfs says now.
+  assert.ok(Math.abs(sample(text, 'aw_data_dir_free_bytes') - fs.bavail * fs.bsize) < 256 * 1024 * 1024);
+  assert.is(sample(text, 'aw_data_dir_reserve_bytes'), Math.min(1024 ** 3, Math.floor(size * 0.05)));
+  const ops = await call('/api/admin/storage', { token });
+  assert.is(ops.status, 200);
+  assert.is(ops.body.total_bytes, size);
+  assert.is(ops.body.reserve_bytes, sample(text, 'aw_data_dir_reserve_bytes'));
+  assert.type(ops.body.free_bytes, 'number');
+  assert.is(ops.body.low, ops.body.free_bytes < ops.body.reserve_bytes);
+  const { token: userToken } = await newUser();
+  assert.is((await call('/api/admin/storage', { token: userToken })).status, 403);
 });
 
 metrics('METRICS_TOKEN lets a scraper in; a wrong one does not', async () => {

@@ -6,18 +6,19 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findBinary } from '../../server/desktop/host.ts';
-import { keysymsForText } from '../../server/desktop/keysyms.ts';
-import { createDesktopManager, type Desktops } from '../../server/desktop/manager.ts';
-import { decodeOwnPng } from '../../server/desktop/png.ts';
-import type { DesktopManager } from '../../server/desktop/types.ts';
+import { findBinary } from '../../server/desktop/index.ts';
+import { keysymsForText } from '../../server/desktop/index.ts';
+import type { LocalDesktops } from '../../server/desktop/index.ts';
+import { decodeOwnPng } from '../../server/desktop/index.ts';
+import type { Desktops } from '../../server/desktop/index.ts';
+import { testDesktops } from './desktop-helpers.ts';
 import { filesDir } from '../../server/files/storage.ts';
 import { recordingDir } from '../../server/recording/recordings.ts';
 import { GuacTestClient } from './desktop-helpers.ts';
 import { call, newAgent, newUser, testServer } from './helpers.ts';
 import { waitFor } from './runner-helpers.ts';
 
-const HAVE_XVNC = !!findBinary('Xvnc');
+const HAVE_XVNC = !!findBinary('Xvnc', process.env.PATH ?? '');
 const quiet = { info: () => {}, error: (m: string) => process.env.TEST_VERBOSE && console.error(m) };
 
 const take = suite('screenshare: a take-over on a real desktop');
@@ -33,14 +34,14 @@ if (!HAVE_XVNC) {
   if (process.env.CI) take('Xvnc is installed', () => assert.unreachable('Xvnc is missing on CI'));
   else take.skip('needs Xvnc', () => {});
 } else {
-  let manager: Desktops;
-  let original: DesktopManager;
+  let manager: LocalDesktops;
+  let original: Desktops;
   let dir: string;
 
   take.before(async () => {
     const { services } = await testServer();
     dir = mkdtempSync(join(tmpdir(), 'aw-recording-test-'));
-    manager = createDesktopManager({ dataDir: dir, log: quiet, provider: 'xvnc', apps: ['terminal'], displayBase: 610, env: {} });
+    manager = testDesktops({ dataDir: dir, log: quiet, config: { provider: 'xvnc', apps: ['terminal'], displayBase: 610 } });
     original = services.desktops;
     services.desktops = manager;
   });

@@ -9,8 +9,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, request, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { keysymsForText } from '../../server/desktop/keysyms.ts';
-import type { DesktopInput } from '../../server/desktop/types.ts';
+import { keysymsForText } from '../../server/desktop/index.ts';
+import type { DesktopInput } from '../../server/desktop/index.ts';
 import { filesDir } from '../../server/files/storage.ts';
 import { createAnthropic } from '../../server/models/anthropic.ts';
 import { Recordings, recordingDir, type RecordingsOptions } from '../../server/recording/recordings.ts';
@@ -211,6 +211,55 @@ access('a new start ends the agent\'s recording that was left running (a closed 
   assert.is(stopped.body.session_id, second);
   assert.is((await audio(user.token, first, '')).status, 202, 'the first one still takes its audio');
 });
+
+// ---
+
+const quota = suite('screenshare: audio and the agent\'s storage quota');
+quota.before(restore); // the server's own service, which counts against the quota
+
+quota('audio past what is left of the quota is 413 with nothing stored, declared or streamed; the remaining figure counts stored audio', async () => {
+  const { url, services } = await testServer();
+  const { user, agent } = await owner();
+  const KB = 1024;
+  const saved = services.config.agentStorageBytes;
+  services.config.agentStorageBytes = 1024 * KB;
+  const dirOf = (session: string) => join(filesDir(services.config.dataDir), recordingDir(agent.id, session));
+  try {
+    const first = (await start(user.token, { agent_id: agent.id })).body.session_id;
+    assert.is((await audio(user.token, first, new Uint8Array(600 * KB))).status, 202);
+    const second = (await start(user.token, { agent_id: agent.id })).body.session_id;
+    const remain = 'Not enough storage left for this agent: 0.4 MB of its 1 MB remain';
+    const declared = await audio(user.token, second, new Uint8Array(500 * KB));
+    assert.is(declared.status, 413);
+    assert.is(declared.body.detail, remain);
+    const streamed = await fetch(`${url}/api/screenshare/audio-final`, {
+      method: 'POST', duplex: 'half',
+      headers: { Authorization: `Bearer ${user.token}`, 'X-Session-Id': second, 'Content-Type': 'audio/webm' },
+      body: new ReadableStream({
+        start(c) {
+          for (let i = 0; i < 10; i++) c.enqueue(new Uint8Array(50 * KB));
+          c.close();
+        },
+      }),
+    } as RequestInit);
+    assert.is(streamed.status, 413);
+    assert.is((await streamed.json()).detail, remain);
+    assert.equal(readdirSync(dirOf(second)).filter((f) => f.startsWith('audio')), [], 'no audio kept');
+    assert.is((await services.db.one('SELECT audio_bytes FROM recordings WHERE session_id = $1', [second]))!.audio_bytes, null);
+    // An upload sees the stored audio in what remains.
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(500 * KB)]), 'doc.bin');
+    const upload = await fetch(`${url}/api/agents/${agent.id}/upload_file`, { method: 'POST', headers: { Authorization: `Bearer ${user.token}` }, body: form });
+    assert.is(upload.status, 413);
+    assert.is((await upload.json()).detail, remain);
+    // What still fits is taken.
+    assert.is((await audio(user.token, second, new Uint8Array(100 * KB))).status, 202);
+  } finally {
+    services.config.agentStorageBytes = saved;
+  }
+});
+
+quota.run();
 
 // ---
 

@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { performAction } from '../../server/desktop/actions.ts';
-import { createDesktopManager, type Desktops } from '../../server/desktop/manager.ts';
+import { performAction } from '../../server/desktop/index.ts';
+import type { LocalDesktops } from '../../server/desktop/index.ts';
+import { testDesktops } from './desktop-helpers.ts';
 import { createOffline } from '../../server/models/offline.ts';
 import type { Runner } from '../../server/runner/runner.ts';
 import { call, newAgent, newUser, openSocket } from './helpers.ts';
@@ -15,7 +16,7 @@ import { swapRunner, waitFor } from './runner-helpers.ts';
 const desktop = suite('runner on a real desktop');
 const haveXvnc = ['/usr/bin/Xvnc', '/usr/local/bin/Xvnc'].some((p) => existsSync(p));
 let runner: Runner | undefined;
-let desktops: Desktops | undefined;
+let desktops: LocalDesktops | undefined;
 const dataDir = mkdtempSync(join(tmpdir(), 'aw-runner-desktop-'));
 
 desktop.after(async () => {
@@ -37,7 +38,9 @@ desktop('offline: "open a terminal, type … and press enter" runs the command i
     return;
   }
   // The default apps: a browser starting up next to the terminal may take the focus meanwhile.
-  desktops = createDesktopManager({ dataDir, log: { info: () => {}, error: (m) => process.env.TEST_VERBOSE && console.error(m) }, provider: 'xvnc', displayBase: 170 });
+  desktops = testDesktops({
+    dataDir, log: { info: () => {}, error: (m) => process.env.TEST_VERBOSE && console.error(m) }, config: { provider: 'xvnc', displayBase: 170 },
+  });
   assert.ok(desktops.status().available, desktops.status().reason);
   runner = await swapRunner({ provider: createOffline(), desktops, performAction });
   const user = await newUser('desk');

@@ -2,7 +2,7 @@
 // PerformAction over it, scripted model providers, and a runner swapped in for the server's own.
 import { EventEmitter } from 'node:events';
 import { deflateSync } from 'node:zlib';
-import type { ComputerAction, Desktop, DesktopManager, Framebuffer, PerformAction } from '../../server/desktop/types.ts';
+import type { ComputerAction, Desktop, Desktops, Framebuffer, PerformAction } from '../../server/desktop/index.ts';
 import type { AssistantBlock, ModelProvider, ModelRequest, ModelResponse } from '../../server/models/types.ts';
 import { Runner, type RunnerOptions } from '../../server/runner/runner.ts';
 import { abortableSleep } from '../../server/models/http.ts';
@@ -64,7 +64,7 @@ export class FakeDesktop extends EventEmitter implements Desktop {
   }
 }
 
-export function fakeDesktops(): DesktopManager & { all: Map<number, FakeDesktop> } {
+export function fakeDesktops(): Desktops & { all: Map<number, FakeDesktop> } {
   const all = new Map<number, FakeDesktop>();
   return {
     all,

@@ -173,12 +173,17 @@ runs('a model error ends the run with error_message, an error message and a trac
   const row = await s.finished(t.id);
   assert.is(row.error_message, 'Model error: Anthropic API error 400 invalid_request_error: bad tools');
   assert.is(row.schedule_sequence, null);
-  const feed = (await s.get(`/api/messages/agent/${s.agent.id}/latest?limit=5`)).body;
-  assert.is(feed[0].role, 'error');
+  // The error message, the agent's stop and its flags are written after the thread's run ends: wait for them.
+  const feed = await waitFor(async () => {
+    const latest = (await s.get(`/api/messages/agent/${s.agent.id}/latest?limit=5`)).body;
+    return latest[0]?.role === 'error' ? latest : null;
+  }, 5000, 'the error message');
   assert.is(feed[0].assistant_data.text, row.error_message);
-  const agent = await s.agentRow();
+  const agent = await waitFor(async () => {
+    const a = await s.agentRow();
+    return a.target_run_state === 'stop' && !a.agent_running ? a : null;
+  }, 5000, 'the agent to be stopped and idle');
   assert.is(agent.target_run_state, 'stop');
-  assert.is(agent.agent_running, false);
   const traces = (await s.get(`/api/llm_traces/thread/${t.id}?verbose=true`)).body.traces;
   assert.is(traces.length, 1);
   assert.match(traces[0].response.error, /bad tools/);

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { call, newAgent, newUser, testServer } from './helpers.ts';
+import { call, newAgent, newUser, openSocket, testServer } from './helpers.ts';
 
 async function setup() {
   const user = await newUser();
@@ -72,6 +72,39 @@ threads('set-user-input does not schedule; set-user-input-and-schedule appends t
   assert.is((await get(`/api/threads/${t.id}`)).body.schedule_sequence, null);
   await post(`/api/threads/${t.id}/set-user-input-and-schedule`, { user_text: 'go' });
   assert.is((await get(`/api/threads/${t.id}`)).body.schedule_sequence, 1);
+});
+
+threads('set-user-input-and-schedule keeps the message and its run together: when queueing fails, the message is not kept or told', async () => {
+  const { post, get, agent, user } = await setup();
+  const { services } = await testServer();
+  const t = (await post('/api/threads/', { agent_id: agent.id, name: 'Together' })).body;
+  const feed = await openSocket(`/api/messages/agent/${agent.id}/ws?token=${user.token}`);
+  // Queueing this thread (its schedule_sequence set) raises, as a failing database would.
+  const name = `refuse_enqueue_${t.id}`;
+  await services.db.query(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'queueing refused by the test'; END $$`);
+  await services.db.query(`CREATE TRIGGER ${name} BEFORE UPDATE OF schedule_sequence ON threads FOR EACH ROW
+    WHEN (NEW.id = ${t.id} AND NEW.schedule_sequence IS DISTINCT FROM OLD.schedule_sequence) EXECUTE FUNCTION ${name}()`);
+  let failed;
+  try {
+    failed = await post(`/api/threads/${t.id}/set-user-input-and-schedule`, { user_text: 'lost with its run' });
+  } finally {
+    await services.db.query(`DROP TRIGGER ${name} ON threads`);
+    await services.db.query(`DROP FUNCTION ${name}()`);
+  }
+  assert.is(failed.status, 500);
+  const steps = (await get(`/api/threads/${t.id}/steps`)).body;
+  assert.is(steps.total_count, 0, 'no step of the message');
+  assert.is((await get(`/api/messages/agent/${agent.id}`)).body.total_count, 0, 'no chat message');
+  assert.is((await get(`/api/threads/${t.id}`)).body.schedule_sequence, null);
+
+  // The same call goes through once queueing works; its message is the first the feed tells.
+  const ok = await post(`/api/threads/${t.id}/set-user-input-and-schedule`, { user_text: 'kept with its run' });
+  assert.is(ok.status, 200);
+  assert.is(ok.body.sequence, 1);
+  assert.is((await get(`/api/threads/${t.id}`)).body.schedule_sequence, 1);
+  await feed.next((f) => JSON.stringify(f).includes('kept with its run'));
+  assert.not.ok(feed.frames.some((f) => JSON.stringify(f).includes('lost with its run')), 'the failed message never reached the feed');
+  feed.ws.close();
 });
 
 threads('the queue stays a gapless 1..n through moves, removals and deletes', async () => {

@@ -1,7 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -233,6 +234,76 @@ upload('each agent keeps at most its storage quota: a clear 413, nothing kept, a
     const both = await Promise.all([put(0.6 * MB), put(0.6 * MB)]);
     assert.equal(both.map((r) => r.status).sort(), [200, 413]);
     assert.is(kept(), 2);
+  } finally {
+    services.config.agentStorageBytes = quota;
+  }
+});
+
+/** One file part with the file name as raw UTF-8 bytes (FormData would escape some of them). */
+async function uploadNamed(agentId: number, token: string, filename: string, content = 'named') {
+  const { url } = await testServer();
+  const boundary = 'namesboundary7';
+  const body = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="`),
+    Buffer.from(filename, 'utf8'),
+    Buffer.from(`"\r\nContent-Type: text/plain\r\n\r\n${content}\r\n--${boundary}--\r\n`),
+  ]);
+  const res = await fetch(`${url}/api/agents/${agentId}/upload_file`, {
+    method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': `multipart/form-data; boundary=${boundary}` }, body,
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+upload('file names lose NUL and bidi controls and are cut at 255 UTF-8 bytes, whole characters only; stored as such', async () => {
+  const { services } = await testServer();
+  const user = await newUser();
+  const agent = await newAgent(user.id);
+  const cjk = '漢';
+  const cases: [string, string][] = [
+    ['report\u0000.txt', 'report.txt'],
+    ['invoice\u202Etxt.exe', 'invoicetxt.exe'],
+    ['\u2066left\u2069\u200e\u200f\u061c.md', 'left.md'],
+    [cjk.repeat(200), cjk.repeat(85)],
+    [cjk.repeat(86), cjk.repeat(85)],
+  ];
+  for (const [given, stored] of cases) {
+    const res = await uploadNamed(agent.id, user.token, given);
+    assert.is(res.status, 200, JSON.stringify(res.body));
+    assert.is(res.body.file_name, stored);
+    assert.ok(Buffer.byteLength(res.body.file_name) <= 255);
+    assert.match(res.body.file_path, new RegExp(`^agent-${agent.id}/[0-9a-f-]{36}/`));
+    assert.is(readFileSync(join(services.config.dataDir, 'files', res.body.file_path), 'utf8'), 'named');
+    const row = await services.db.one<{ original_name: string }>('SELECT original_name FROM uploaded_files WHERE file_path = $1', [res.body.file_path]);
+    assert.not.match(row!.original_name, /[\u0000-\u001f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/);
+  }
+});
+
+upload('the quota counts everything stored for the agent: its desktop\'s screenshot and its recordings\' audio too', async () => {
+  const { url, services } = await testServer();
+  const user = await newUser();
+  const agent = await newAgent(user.id);
+  const quota = services.config.agentStorageBytes;
+  services.config.agentStorageBytes = 3 * MB;
+  const dir = join(services.config.dataDir, 'files', `agent-${agent.id}`);
+  const put = async (size: number) => {
+    const form = bigForm(size);
+    const res = await fetch(`${url}/api/agents/${agent.id}/upload_file`, {
+      method: 'POST', headers: { Authorization: `Bearer ${user.token}`, 'Content-Type': form.type }, body: form.buffer(),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  try {
+    // The screenshot is written by the desktop code, without a size in the database.
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'screenshot.png'), Buffer.alloc(MB));
+    // A recording's audio, as the screenshare route records it.
+    await services.db.query(
+      'INSERT INTO recordings (session_id, user_id, agent_id, started_at, stopped_at, audio_bytes) VALUES ($1, $2, $3, now(), now(), $4)',
+      [randomUUID(), user.id, agent.id, MB / 2]);
+    const refused = await put(2 * MB);
+    assert.is(refused.status, 413);
+    assert.is(refused.body.detail, 'Not enough storage left for this agent: 1.5 MB of its 3 MB remain');
+    assert.is((await put(MB)).status, 200);
   } finally {
     services.config.agentStorageBytes = quota;
   }

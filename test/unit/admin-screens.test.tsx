@@ -1,4 +1,4 @@
-import { ADMIN, byRole, cleanup, click, dialogs, FakeApi, getRole, json, renderScreen, settle, text, type, USER, type Call } from './helpers/screen-harness.tsx';
+import { ADMIN, byRole, cleanup, click, dialogs, FakeApi, getRole, json, renderScreen, settle, text, type, USER, waitFor, type Call } from './helpers/screen-harness.tsx';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { AdminAgent, AdminThread, AdminThreadDetail, CommMessage, ThreadNeedingApproval } from '../../src/lib/admin-api.ts';
@@ -362,12 +362,16 @@ threadPage.run();
 const ops = suite('admin: the Ops Dashboard');
 ops.after.each(cleanup);
 
+const GB = 1024 ** 3;
+const disk = (free: number, low = false) => ({ free_bytes: free, total_bytes: 50 * GB, reserve_bytes: GB, low });
+const opsApi = (me = ADMIN) => new FakeApi(me).on('GET /api/admin/storage', () => disk(41.25 * GB));
+
 ops('lists the threads waiting for approval as served (oldest first): thread name else id, agent, age', async () => {
   const waiting: ThreadNeedingApproval[] = [
     { id: 41, thread_name: 'Answer Alice', agent_id: 7, agent_name: 'Mailer', updated_at: recent(2 * DAY) },
     { id: 42, thread_name: '', agent_id: 8, agent_name: 'Helper', updated_at: recent(10 * MIN) },
   ];
-  await renderScreen(new FakeApi(ADMIN).on('GET /api/admin/threads-requiring-approval', () => waiting), <OpsDashboard />);
+  await renderScreen(opsApi().on('GET /api/admin/threads-requiring-approval', () => waiting), <OpsDashboard />);
   assert.is(title(), 'Ops Dashboard');
   assert.equal(headers('Threads requiring approval'), ['Thread', 'Agent', 'Age']);
   assert.equal(rows('Threads requiring approval').map(cells), [['Answer Alice', 'Mailer', '2d ago'], ['42', 'Helper', '10m ago']]);
@@ -376,18 +380,42 @@ ops('lists the threads waiting for approval as served (oldest first): thread nam
 });
 
 ops("says 'No threads found.' when none waits", async () => {
-  await renderScreen(new FakeApi(ADMIN).on('GET /api/admin/threads-requiring-approval', () => []), <OpsDashboard />);
+  await renderScreen(opsApi().on('GET /api/admin/threads-requiring-approval', () => []), <OpsDashboard />);
+  assert.ok(text().includes('No threads found.'));
+});
+
+ops('shows the data directory\'s free space, its size and the reserve, without a warning while above it', async () => {
+  await renderScreen(opsApi().on('GET /api/admin/threads-requiring-approval', () => []), <OpsDashboard />);
+  await waitFor(() => text().includes('41.3 GB free of 50.0 GB'));
+  assert.ok(text().includes('1.0 GB kept for the database'));
+  assert.is(document.querySelector('[role="meter"]')?.getAttribute('aria-valuenow'), '18');
+  assert.equal(alerts(), []);
+});
+
+ops('below the reserve it says in words that uploads and mail attachments are refused', async () => {
+  const api = new FakeApi(ADMIN).on('GET /api/admin/threads-requiring-approval', () => []).on('GET /api/admin/storage', () => disk(300 * 1024 ** 2, true));
+  await renderScreen(api, <OpsDashboard />);
+  await waitFor(() => text().includes('300.0 MB free of 50.0 GB'));
+  assert.equal(alerts(), ['Free space is below the reserve: new uploads and mail attachments are refused until space is freed.']);
+});
+
+ops('a failed disk space load shows its detail and leaves the threads alone', async () => {
+  const api = new FakeApi(ADMIN).on('GET /api/admin/threads-requiring-approval', () => [])
+    .on('GET /api/admin/storage', () => json({ detail: 'The database cannot write right now: the server is out of disk space' }, 503));
+  await renderScreen(api, <OpsDashboard />);
+  await waitFor(() => alerts().length > 0);
+  assert.equal(alerts(), ['Failed to load disk spaceThe database cannot write right now: the server is out of disk space']);
   assert.ok(text().includes('No threads found.'));
 });
 
 ops('shows the detail of a failed load', async () => {
-  const api = new FakeApi(ADMIN).on('GET /api/admin/threads-requiring-approval', () => json({ detail: 'database is down' }, 500));
+  const api = opsApi().on('GET /api/admin/threads-requiring-approval', () => json({ detail: 'database is down' }, 500));
   await renderScreen(api, <OpsDashboard />);
   assert.equal(alerts(), ['database is down']);
 });
 
 ops("loads nothing for a user, who sees 'Forbidden: Admins only.'", async () => {
-  const api = new FakeApi(USER).on('GET /api/admin/threads-requiring-approval', () => []);
+  const api = opsApi(USER).on('GET /api/admin/threads-requiring-approval', () => []);
   await renderScreen(api, <OpsDashboard />);
   assert.ok(text().includes('Forbidden: Admins only.'));
   assert.equal(api.apiCalls(), []);

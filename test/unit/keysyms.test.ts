@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { keysymForCodePoint, keysymForName, keysymsForText, parseKeys } from '../../server/desktop/keysyms.ts';
+import { keysymForCodePoint, keysymForName, keysymsForText, parseKeys } from '../../server/desktop/index.ts';
 
 const chars = suite('keysyms: characters');
 

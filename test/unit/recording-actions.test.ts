@@ -2,8 +2,8 @@
 // lines of the summary, and the summary's frame (duration, transcript interleaved, no-transcript note).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { DesktopInput } from '../../server/desktop/types.ts';
-import { keysymsForText } from '../../server/desktop/keysyms.ts';
+import type { DesktopInput } from '../../server/desktop/index.ts';
+import { keysymsForText } from '../../server/desktop/index.ts';
 import { ActionTracker } from '../../server/recording/action-tracker.ts';
 import { describeAction, formatSummary } from '../../server/recording/action-format.ts';
 

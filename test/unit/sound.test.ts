@@ -1,7 +1,7 @@
 // Desktop sound helpers: what counts as silence, and whole sample frames out of arbitrary pipe reads.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { audible, FrameAligner } from '../../server/desktop/sound.ts';
+import { audible, FrameAligner } from '../../server/desktop/index.ts';
 
 
 test('digital silence is not audible, any non-zero sample is, also past the first 64 KiB', () => {

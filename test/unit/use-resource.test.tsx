@@ -457,3 +457,58 @@ equality('deepEqual compares JSON values by structure', () => {
 });
 
 equality.run();
+
+// ---
+
+const conditional = setupSuite('useResource: conditional polls');
+
+conditional('a poll sends the ETag it got as If-None-Match and keeps its data on a 304', async () => {
+  const sent: (string | null)[] = [];
+  let answers = 0;
+  configureHttp({
+    ...HTTP_DEFAULTS,
+    storage: null,
+    fetch: async (_input, init) => {
+      sent.push(new Headers(init?.headers).get('If-None-Match'));
+      answers++;
+      if (answers === 1) return new Response('["agent one"]', { status: 200, headers: { ETag: 'W/"v1"' } });
+      if (answers === 2) return new Response(null, { status: 304, headers: { ETag: 'W/"v1"' } });
+      return new Response('["agent one","agent two"]', { status: 200, headers: { ETag: 'W/"v2"' } });
+    },
+  });
+  try {
+    await render(<Probe k="/agents/" options={{ refreshInterval: 20 }} />);
+    await flush();
+    assert.match(text(), 'data=agent one error=-');
+    await tick(20);
+    assert.is(answers, 2);
+    assert.equal(sent, [null, 'W/"v1"']);
+    assert.match(text(), 'data=agent one error=- loading=false validating=false', 'a 304 keeps the data, no error');
+    await tick(20);
+    assert.is(answers, 3);
+    assert.is(sent[2], 'W/"v1"');
+    assert.match(text(), 'data=agent one,agent two error=-');
+  } finally {
+    configureHttp(HTTP_DEFAULTS);
+  }
+});
+
+conditional('an answer without an ETag is asked for unconditionally next time', async () => {
+  const sent: (string | null)[] = [];
+  configureHttp({
+    ...HTTP_DEFAULTS,
+    storage: null,
+    fetch: async (_input, init) => (sent.push(new Headers(init?.headers).get('If-None-Match')), new Response('"plain"', { status: 200 })),
+  });
+  try {
+    await render(<Probe k="/plain" options={{ refreshInterval: 20 }} />);
+    await flush();
+    await tick(20);
+    assert.equal(sent, [null, null]);
+    assert.match(text(), 'data=plain error=-');
+  } finally {
+    configureHttp(HTTP_DEFAULTS);
+  }
+});
+
+conditional.run();

@@ -6,7 +6,7 @@ import { navigate } from '../../lib/router.ts';
 import { useTitle } from '../../lib/title.tsx';
 import { useIsAdmin } from '../../lib/use-is-admin.ts';
 import { useResource } from '../../lib/use-resource.ts';
-import { Forbidden } from '../placeholders/placeholders.tsx';
+import { Forbidden } from '../error-pages/error-pages.tsx';
 import { ADMIN_REFRESH_MS } from './admin-dashboard.tsx';
 import { AdminTable, type Column } from './admin-table.tsx';
 import { LoadError } from './load-error.tsx';

@@ -5,7 +5,7 @@ import { adminAgentsPath, type AdminAgent } from '../../lib/admin-api.ts';
 import { useTitle } from '../../lib/title.tsx';
 import { useIsAdmin } from '../../lib/use-is-admin.ts';
 import { useResource } from '../../lib/use-resource.ts';
-import { Forbidden } from '../placeholders/placeholders.tsx';
+import { Forbidden } from '../error-pages/error-pages.tsx';
 import { AdminTable, type Column } from './admin-table.tsx';
 import { LoadError } from './load-error.tsx';
 import { RelativeTime } from './relative-time-label.tsx';

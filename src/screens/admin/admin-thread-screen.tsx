@@ -10,7 +10,7 @@ import { Link, navigate } from '../../lib/router.ts';
 import { useTitle } from '../../lib/title.tsx';
 import { useIsAdmin } from '../../lib/use-is-admin.ts';
 import { mutate, useResource } from '../../lib/use-resource.ts';
-import { Forbidden } from '../placeholders/placeholders.tsx';
+import { Forbidden } from '../error-pages/error-pages.tsx';
 import { CommMessageItem } from './comm-message-item.tsx';
 import { HistoryList } from './history-list.tsx';
 import { LoadError } from './load-error.tsx';

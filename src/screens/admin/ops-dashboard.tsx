@@ -1,12 +1,14 @@
 // The Ops Dashboard (/admin/ops, also /admin/threads; spec §2): every thread waiting for an admin to
-// approve an outbound message, the one waiting longest first. Loaded only for admins (spec §6).
+// approve an outbound message, the one waiting longest first, and the data directory's free space.
+// Loaded only for admins (spec §6).
 import { approvalThreadsPath, type ThreadNeedingApproval } from '../../lib/admin-api.ts';
 import { useTitle } from '../../lib/title.tsx';
 import { useIsAdmin } from '../../lib/use-is-admin.ts';
 import { useResource } from '../../lib/use-resource.ts';
-import { Forbidden } from '../placeholders/placeholders.tsx';
+import { Forbidden } from '../error-pages/error-pages.tsx';
 import { ADMIN_REFRESH_MS } from './admin-dashboard.tsx';
 import { AdminTable, type Column } from './admin-table.tsx';
+import { DiskSpacePanel } from './disk-space-panel.tsx';
 import { RelativeTime } from './relative-time-label.tsx';
 
 const COLUMNS: Column<ThreadNeedingApproval>[] = [
@@ -32,6 +34,7 @@ export default function OpsDashboard() {
       {data && data.length > 0 && (
         <AdminTable label="Threads requiring approval" columns={COLUMNS} rows={data} href={(t) => `/admin/threads/${t.id}`} busy={isValidating} />
       )}
+      <DiskSpacePanel />
     </div>
   );
 }

@@ -1,7 +1,7 @@
 // Your Agents (/): the grid of the user's agents, refetched every 30 s while the tab is visible;
 // admins create agents from the title bar's more-options menu and delete them from the cards.
 import { useMemo, useState } from 'react';
-import { deleteAgent } from '../../lib/api.ts';
+import { AGENTS_PATH, deleteAgent } from '../../lib/api.ts';
 import { useAuth } from '../../lib/auth.tsx';
 import { normalizeError } from '../../lib/http.ts';
 import { useTitle } from '../../lib/title.tsx';
@@ -12,7 +12,7 @@ import { Menu } from '../../ui/menu.tsx';
 import { AgentCard } from './agent-card.tsx';
 import { CreateAgentModal } from './create-agent-modal.tsx';
 
-export const AGENTS_KEY = '/agents/';
+export const AGENTS_KEY = AGENTS_PATH;
 /** Spec §9 "Agent list refetch"; useResource skips ticks while the tab is hidden. */
 export const AGENTS_REFRESH_MS = 30_000;
 

@@ -17,7 +17,7 @@ import { GuacamoleView } from './guacamole-view.tsx';
 import { LiveSession, type ViewerState } from './live-session.ts';
 import { RecordButton } from './record-button.tsx';
 import { useRecording } from './use-recording.ts';
-import { VmDropZone } from './vm-drop.tsx';
+import { DesktopDropZone } from './desktop-drop.tsx';
 
 export type LiveDesktopProps = {
   agent: AgentSummary;
@@ -84,7 +84,7 @@ export function LiveDesktop({ agent, threadId = null, controlMode, onControlMode
   const recording = useRecordingFlag(agent.id) || recorder.phase === 'recording';
 
   return (
-    <VmDropZone agentId={agent.id}>
+    <DesktopDropZone agentId={agent.id}>
       <div
         className="vm-frame live-frame"
         data-running={agent.agent_running || undefined}
@@ -119,7 +119,7 @@ export function LiveDesktop({ agent, threadId = null, controlMode, onControlMode
           <RecordButton phase={recorder.phase} since={recorder.since} onStart={recorder.start} onStop={recorder.stop} />
         )}
       </div>
-    </VmDropZone>
+    </DesktopDropZone>
   );
 }
 

@@ -1,0 +1,155 @@
+// Who a local desktop runs as, and in what: its home and account (homes.ts), its network (network.ts),
+// its limits (limits.ts) and the Sandbox every one of its programs starts in (sandbox.ts). One
+// Containment per server makes the Sandbox of each desktop it starts.
+//
+// It fails closed: with DESKTOP_SANDBOX=on (the default) a desktop that cannot be contained does not
+// start, and `problem` says why and how to fix it. DESKTOP_SANDBOX=off is for development: desktops then
+// run uncontained (as the agent's uid when the server is root, never as root itself).
+import { spawnSync } from 'node:child_process';
+import { chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DesktopConfig } from '../../config.ts';
+import type { Log } from '../../ops/log.ts';
+import { DesktopUnavailable } from '../errors.ts';
+import { findBinary } from '../host.ts';
+import { DesktopHomes } from './homes.ts';
+import { DesktopLimits } from './limits.ts';
+import { DesktopNetwork } from './network.ts';
+import { Sandbox, type Account, type HostSettings } from './sandbox.ts';
+
+export type { Account, Sandbox };
+
+export type ContainmentOptions = {
+  dataDir: string;
+  log: Log;
+  config: Pick<DesktopConfig, 'uidBase' | 'path' | 'lang' | 'tz' | 'sandbox' | 'network' | 'limits'>;
+  /** Run each desktop as its own user (needs root). @default whether the server runs as root */
+  isolate?: boolean;
+};
+
+/** The Debian packages behind the tools a contained desktop needs. */
+const TOOLS: Record<string, string> = {
+  bwrap: 'bubblewrap', nsenter: 'util-linux', unshare: 'util-linux', setpriv: 'util-linux', ip: 'iproute2', nft: 'nftables',
+};
+
+export class Containment {
+  readonly homes: DesktopHomes;
+  /** Why desktops cannot be contained here (they then do not start), or null. */
+  readonly problem: string | null;
+  private host: HostSettings;
+
+  constructor(private options: ContainmentOptions) {
+    const { config, log } = options;
+    const contained = config.sandbox === 'on';
+    const root = process.getuid?.() === 0;
+    this.host = { path: config.path, lang: config.lang, tz: config.tz };
+    this.homes = new DesktopHomes(options.dataDir, log, config.uidBase, options.isolate ?? root);
+    this.problem = contained ? this.check(root) : this.checkUncontained();
+    if (!contained) {
+      log.error('DESKTOP_SANDBOX=off: agent desktops run UNCONTAINED (host network, no limits, the host\'s file system). Development only.');
+    } else if (this.problem) log.error(`desktops: ${this.problem}`);
+  }
+
+  /**
+   * Uncontained desktops of a root server run as the agents' users, who must pass through the folders
+   * above DATA_DIR to reach their homes; they never run as root instead.
+   */
+  private checkUncontained(): string | null {
+    const closed = this.homes.isolated ? this.homes.closedAncestor() : null;
+    if (!closed) return null;
+    return `Desktops cannot start: ${closed} does not let the agents' users through to DATA_DIR (chmod o+x it, `
+      + 'move DATA_DIR, or leave DESKTOP_SANDBOX on: contained desktops do not need it).';
+  }
+
+  /** Why a contained desktop cannot be made on this machine, or null when it can. */
+  private check(root: boolean): string | null {
+    const fix = 'or set DESKTOP_SANDBOX=off for development only';
+    if (!root) return `Desktops cannot be contained: the server must run as root to give each agent its own user and network (${fix}).`;
+    if (!this.homes.isolated) return `Desktops cannot be contained: per-agent users are turned off (${fix}).`;
+    const tools = { ...TOOLS, ...(this.options.config.network === 'internet' ? { slirp4netns: 'slirp4netns' } : {}) };
+    const missing = Object.entries(tools).filter(([bin]) => !findBinary(bin, this.host.path));
+    if (missing.length) {
+      const packages = [...new Set(missing.map(([, pkg]) => pkg))].join(' ');
+      return `Desktops cannot be contained: ${missing.map(([b]) => b).join(', ')} not installed (Debian: apt-get install ${packages}; ${fix}).`;
+    }
+    // User namespaces for an unprivileged uid: what bubblewrap builds the sandbox from.
+    const probeUid = this.options.config.uidBase;
+    const probe = spawnSync('bwrap', ['--unshare-all', '--ro-bind', '/', '/', 'true'], {
+      uid: probeUid, gid: probeUid, env: { PATH: this.host.path }, encoding: 'utf8', timeout: 10_000,
+    });
+    if (probe.status !== 0) {
+      const why = (probe.stderr || probe.error?.message || '').trim().split('\n').at(-1);
+      return `Desktops cannot be contained: bubblewrap cannot make namespaces here (${why}); `
+        + `enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0) ${fix}.`;
+    }
+    return null;
+  }
+
+  homeOf(agentId: number): string {
+    return this.homes.homeOf(agentId);
+  }
+
+  /** The uid/gid the agent's desktop runs as, or null when it runs as the server's user. */
+  account(agentId: number): Account | null {
+    return this.homes.account(agentId);
+  }
+
+  /**
+   * The agent's home, made ready (its own, with ~/Desktop and a shell profile), and its sandbox, contained
+   * unless DESKTOP_SANDBOX=off. Throws DesktopUnavailable when it cannot be contained.
+   */
+  async open(agentId: number): Promise<Sandbox> {
+    if (this.problem) throw new DesktopUnavailable(this.problem);
+    await this.homes.prepare(agentId, ['Desktop', '.run']);
+    await this.homes.ensureShellProfile(agentId);
+    if (this.options.config.sandbox === 'off') return this.sandbox(agentId);
+
+    const account = this.account(agentId)!;
+    const name = `aw-${account.uid}`;
+    const { log, config } = this.options;
+    let network: DesktopNetwork | null = null;
+    let limits: DesktopLimits | null = null;
+    let tmp: string | null = null;
+    const release = () => {
+      network?.close();
+      limits?.close();
+      if (tmp) rmSync(tmp, { recursive: true, force: true });
+    };
+    try {
+      network = await DesktopNetwork.open(name, config.network, log);
+      limits = DesktopLimits.open(name, config.limits);
+      // Its /tmp: made by root (mkdtemp: a fresh name nobody could plant), then handed to the agent.
+      tmp = mkdtempSync(join(tmpdir(), 'aw-desktop-'));
+      writeFileSync(join(tmp, '.resolv.conf'), network.resolvConf, { mode: 0o644 });
+      chownSync(tmp, account.uid, account.gid);
+      const jail = { netns: network.path, limits: limits.enforcement, tmp };
+      return new Sandbox(agentId, this.homeOf(agentId), account, this.host, jail, release);
+    } catch (err) {
+      release();
+      throw new DesktopUnavailable(`The desktop could not be contained: ${(err as Error).message}`);
+    }
+  }
+
+  /** The agent's uncontained sandbox: a file drop as its user, or every desktop with DESKTOP_SANDBOX=off. */
+  sandbox(agentId: number): Sandbox {
+    return new Sandbox(agentId, this.homes.homeOf(agentId), this.homes.account(agentId), this.host);
+  }
+
+  /**
+   * Copies a file onto the agent's ~/Desktop (running or not), never over an existing file; contained, the
+   * copy runs in a sandbox of its own with no network, as the agent's user.
+   */
+  putFile(agentId: number, sourcePath: string, name: string): Promise<string> {
+    if (this.options.config.sandbox === 'off') return this.homes.putFile(this.sandbox(agentId), sourcePath, name);
+    if (this.problem) return Promise.reject(new DesktopUnavailable(this.problem));
+    const noLimits = { cgroupProcs: [], rlimits: [], how: 'none' };
+    const jail = { netns: null, limits: noLimits, tmp: null };
+    return this.homes.putFile(new Sandbox(agentId, this.homeOf(agentId), this.account(agentId), this.host, jail), sourcePath, name);
+  }
+
+  /** The program's full path on the desktops' PATH, or null. */
+  which(name: string): string | null {
+    return findBinary(name, this.host.path);
+  }
+}

@@ -1,0 +1,84 @@
+// A desktop's share of the machine: processes (threads count), memory and CPU, held by a control group of
+// its own (cgroup v2, or the v1 pids, memory and cpu controllers), so that a fork bomb or a memory hog in
+// one desktop leaves the server and the other desktops answering. Without control groups only the number
+// of processes is bounded, by RLIMIT_NPROC (per uid, and each agent has its own).
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export type Limits = { pids: number; memoryMb: number; cpus: number };
+
+const ROOT = '/sys/fs/cgroup';
+const PARENT = 'agent-workspace';
+const PERIOD_US = 100_000;
+
+/** The files a process writes its pid into to join the group, or the prlimit arguments that stand in. */
+export type Enforcement = { cgroupProcs: string[]; rlimits: string[]; how: string };
+
+export class DesktopLimits {
+  private constructor(private dirs: string[], readonly enforcement: Enforcement) {}
+
+  /** Makes the desktop's control group(s) with `limits`; falls back to rlimits where there are none. */
+  static open(name: string, limits: Limits): DesktopLimits {
+    const memory = limits.memoryMb * 1024 * 1024;
+    const quota = Math.max(1000, Math.round(limits.cpus * PERIOD_US));
+    if (existsSync(join(ROOT, 'cgroup.controllers'))) {
+      // cgroup v2: one tree; the parent hands its children the controllers.
+      const parent = join(ROOT, PARENT);
+      mkdirSync(parent, { recursive: true });
+      writeFileSync(join(ROOT, 'cgroup.subtree_control'), '+pids +memory +cpu');
+      writeFileSync(join(parent, 'cgroup.subtree_control'), '+pids +memory +cpu');
+      const dir = fresh(join(parent, name));
+      writeFileSync(join(dir, 'pids.max'), String(limits.pids));
+      writeFileSync(join(dir, 'memory.max'), String(memory));
+      writeFileSync(join(dir, 'memory.swap.max'), '0');
+      writeFileSync(join(dir, 'cpu.max'), `${quota} ${PERIOD_US}`);
+      return new DesktopLimits([dir], { cgroupProcs: [join(dir, 'cgroup.procs')], rlimits: [], how: 'cgroup v2' });
+    }
+    const v1 = ['pids', 'memory', 'cpu'].filter((c) => writable(join(ROOT, c)));
+    if (v1.length === 3) {
+      const dirs = v1.map((c) => fresh(join(ROOT, c, PARENT, name)));
+      const [pids, mem, cpu] = dirs;
+      writeFileSync(join(pids, 'pids.max'), String(limits.pids));
+      writeFileSync(join(mem, 'memory.limit_in_bytes'), String(memory));
+      // Swap counts too where the kernel accounts it; a hog must not spill into swap instead.
+      if (existsSync(join(mem, 'memory.memsw.limit_in_bytes'))) writeFileSync(join(mem, 'memory.memsw.limit_in_bytes'), String(memory));
+      writeFileSync(join(cpu, 'cpu.cfs_period_us'), String(PERIOD_US));
+      writeFileSync(join(cpu, 'cpu.cfs_quota_us'), String(quota));
+      return new DesktopLimits(dirs, { cgroupProcs: dirs.map((d) => join(d, 'cgroup.procs')), rlimits: [], how: 'cgroup v1' });
+    }
+    return new DesktopLimits([], { cgroupProcs: [], rlimits: [`--nproc=${limits.pids}`], how: 'RLIMIT_NPROC only (no control groups)' });
+  }
+
+  /** Removes the groups once their processes are gone (the kernel refuses while any is left). */
+  close(): void {
+    for (const dir of this.dirs) {
+      try {
+        rmdirSync(dir);
+      } catch {}
+    }
+  }
+}
+
+/** A group of that name, emptied of a killed server's leftovers first. */
+function fresh(dir: string): string {
+  if (existsSync(dir)) {
+    for (const pid of readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) {
+      try {
+        process.kill(Number(pid), 'SIGKILL');
+      } catch {}
+    }
+    try {
+      rmdirSync(dir);
+    } catch {}
+  }
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+function writable(dir: string): boolean {
+  try {
+    return existsSync(join(dir, 'cgroup.procs')) && (writeFileSync(join(dir, 'cgroup.procs'), '', { flag: 'a' }), true);
+  } catch {
+    return false;
+  }
+}

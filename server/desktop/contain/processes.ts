@@ -1,0 +1,60 @@
+// The processes of an agent's uid: listed from /proc, and ended all together when its desktop stops, also
+// the ones the desktop started on its own (background jobs), so nothing of it outlives the desktop.
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Live (not zombie) processes whose real, effective or saved uid is `uid`. */
+export function processesOf(uid: number): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let status: string;
+    try {
+      status = readFileSync(`/proc/${entry}/status`, 'latin1');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // The kernel escapes newlines in the Name line, so a process cannot forge these lines.
+    const uids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status);
+    if (!uids || ![uids[1], uids[2], uids[3]].some((v) => Number(v) === uid)) continue;
+    if (/^State:\s+Z/m.test(status)) continue; // a zombie is dead already; only its parent can reap it
+    pids.push(Number(entry));
+  }
+  return pids;
+}
+
+/**
+ * SIGKILLs every process of the uid until none is left (a process may fork while the others die).
+ * Only for the per-agent uids of isolated desktops: never for the server's own uid.
+ */
+export async function endProcessesOf(uid: number, rounds = 50): Promise<number> {
+  if (uid === 0 || uid === process.getuid?.()) throw new Error(`refusing to end every process of uid ${uid}`);
+  let signalled = 0;
+  for (let round = 0; round < rounds; round++) {
+    const pids = processesOf(uid);
+    if (!pids.length) return signalled;
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+        signalled++;
+      } catch {}
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return signalled;
+}
+
+/** Live processes with `arg` among their arguments (a helper a killed server left running for a desktop). */
+export function processesWithArgument(arg: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${entry}/cmdline`, 'latin1');
+    } catch {
+      continue;
+    }
+    if (cmdline.split('\0').includes(arg)) pids.push(Number(entry));
+  }
+  return pids;
+}

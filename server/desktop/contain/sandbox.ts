@@ -1,0 +1,171 @@
+// How one desktop's programs start: as whom (the agent's own uid and gid), where (its home), with what
+// environment (the desktop's own, never the server's, which holds API keys, DATABASE_URL and
+// ADMIN_PASSWORD), and inside what. Built once per desktop by Containment and handed to every start, so
+// that this is the one place where a desktop's process is made.
+//
+// Contained (a Jail), every program starts as:
+//   [prlimit] nsenter --net=<the desktop's namespace>        its own network (network.ts)
+//     unshare --mount  sh: join the control groups, bind the home and /tmp where the agent's uid can reach them
+//       setpriv --reuid --regid --clear-groups              the agent's uid, no groups, no capabilities
+//         bwrap --unshare-user,pid,ipc,uts,cgroup          the system read-only, the home read-write at
+//                                                          /home/agent, its own /tmp, /proc of its own
+// (bubblewrap is what Flatpak uses; the steps before it need root, which the server has.)
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { lstatSync, readlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { findBinary, shortSocketPath } from '../host.ts';
+import type { Enforcement } from './limits.ts';
+import { endProcessesOf } from './processes.ts';
+
+export type Account = { uid: number; gid: number };
+
+/** What a desktop's programs may know of the server's environment: where programs are, locale, time zone. */
+export type HostSettings = { path: string; lang: string; tz: string | null };
+
+/**
+ * What contains a desktop: its network namespace, control groups and private /tmp (on the host). A short
+ * job in an agent's home (a file drop) gets no network at all and an empty /tmp (netns and tmp null).
+ */
+export type Jail = { netns: string | null; limits: Enforcement; tmp: string | null };
+
+export type SpawnOptions = {
+  /** Added to (or replacing parts of) the desktop's environment. */
+  env?: NodeJS.ProcessEnv;
+  stdio?: StdioOptions;
+};
+
+/** Where a contained desktop's programs see their home. */
+export const JAIL_HOME = '/home/agent';
+/** The X display of a contained desktop: alone in its /tmp and network namespace, it never meets another. */
+export const JAIL_DISPLAY = 1;
+
+// The root prelude inside the desktop's mount namespace: join the control groups, then put the home and
+// /tmp under a fresh tmpfs, since the agent's uid may not pass through the folders above DATA_DIR.
+const PRELUDE = [
+  'set -e',
+  'home=$1; tmp=$2; groups=$3; shift 3',
+  'while [ "$groups" -gt 0 ]; do echo $$ > "$1"; shift; groups=$((groups - 1)); done',
+  'mount -t tmpfs -o mode=0755,size=64k agent-workspace /mnt',
+  'mkdir /mnt/home /mnt/tmp',
+  'mount --bind "$home" /mnt/home',
+  'if [ -n "$tmp" ]; then mount --bind "$tmp" /mnt/tmp; fi',
+  'exec "$@"',
+].join('\n');
+
+export class Sandbox {
+  /** What every program of this desktop starts with. */
+  readonly env: Readonly<NodeJS.ProcessEnv>;
+  /** The home as the desktop's programs see it. */
+  readonly insideHome: string;
+
+  constructor(
+    readonly agentId: number,
+    /** The home on the host, where the server reads and writes it. */
+    readonly home: string,
+    readonly account: Account | null,
+    private host: HostSettings,
+    readonly jail: Jail | null = null,
+    /** Removes what contained it (namespace, groups, /tmp) once its processes are gone. */
+    private release: () => void = () => {},
+  ) {
+    if (jail && !account) throw new Error('a contained desktop needs an account of its own');
+    this.insideHome = jail ? JAIL_HOME : home;
+    this.env = Object.freeze(desktopEnv(agentId, this.insideHome, host));
+  }
+
+  /** Starts a program of the desktop: as its account, with its environment plus `options.env`, nothing else. */
+  spawn(command: string, args: string[], options: SpawnOptions = {}): ChildProcess {
+    const env = { ...this.env, ...options.env };
+    const stdio = options.stdio ?? 'ignore';
+    if (!this.jail) return spawn(command, args, { cwd: this.home, stdio, env, ...(this.account ?? {}) });
+    const [program, ...rest] = this.jailed(command, args);
+    return spawn(program, rest, { cwd: '/', stdio, env });
+  }
+
+  /** The program's full path on the desktop's PATH, or null. */
+  which(name: string): string | null {
+    return findBinary(name, this.host.path);
+  }
+
+  /** A socket the desktop makes and the server connects to: where the desktop makes it. */
+  socket(name: string): string {
+    return this.jail ? `/tmp/${name}` : shortSocketPath(this.home, name);
+  }
+
+  /** Where the server finds a path of the desktop's (its home, its /tmp) on the host. */
+  hostPath(inside: string): string {
+    if (!this.jail) return inside;
+    if (inside === JAIL_HOME || inside.startsWith(`${JAIL_HOME}/`)) return this.home + inside.slice(JAIL_HOME.length);
+    if (inside.startsWith('/tmp/') && this.jail.tmp) return join(this.jail.tmp, inside.slice('/tmp/'.length));
+    throw new Error(`${inside} is not a path the server can reach`);
+  }
+
+  /** Where the desktop's programs see a path of its home. */
+  insidePath(hostPath: string): string {
+    if (hostPath !== this.home && !hostPath.startsWith(`${this.home}/`)) throw new Error(`${hostPath} is not in the desktop's home`);
+    return this.insideHome + hostPath.slice(this.home.length);
+  }
+
+  /** Ends every process of the desktop's account (nothing to do when it runs as the server's user). */
+  async endAll(): Promise<number> {
+    return this.account ? endProcessesOf(this.account.uid) : 0;
+  }
+
+  /** Ends every process of the desktop, then removes what contained it. */
+  async close(): Promise<void> {
+    await this.endAll();
+    this.release();
+  }
+
+  private jailed(command: string, args: string[]): string[] {
+    const { uid, gid } = this.account!;
+    const { netns, limits, tmp } = this.jail!;
+    return [
+      ...(limits.rlimits.length ? ['prlimit', ...limits.rlimits, '--'] : []),
+      ...(netns ? ['nsenter', `--net=${netns}`, '--'] : []),
+      'unshare', '--mount', '--propagation', 'private', '--',
+      '/bin/sh', '-c', PRELUDE, 'sh', this.home, tmp ?? '', String(limits.cgroupProcs.length), ...limits.cgroupProcs,
+      'setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--inh-caps=-all', '--',
+      'bwrap', ...bwrapArgs(this.agentId, this.jail!), '--', command, ...args,
+    ];
+  }
+}
+
+/** The sandbox's file system and namespaces (the user namespace maps the agent's uid to itself). */
+function bwrapArgs(agentId: number, jail: Jail): string[] {
+  const args = [
+    '--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
+    ...(jail.netns ? [] : ['--unshare-net']),
+    '--die-with-parent', '--new-session', '--hostname', `agent-${agentId}`,
+    '--ro-bind', '/usr', '/usr', '--ro-bind', '/etc', '/etc',
+    ...(jail.tmp ? ['--ro-bind', join(jail.tmp, '.resolv.conf'), '/etc/resolv.conf'] : []),
+    '--ro-bind-try', '/var/cache/fontconfig', '/var/cache/fontconfig',
+    '--proc', '/proc', '--dev', '/dev',
+    '--bind', '/mnt/home', JAIL_HOME, '--bind', '/mnt/tmp', '/tmp',
+    '--chdir', JAIL_HOME,
+  ];
+  // Merged /usr (Debian 12): /bin, /lib … are links into /usr; elsewhere they are folders of their own.
+  for (const top of ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']) {
+    try {
+      if (lstatSync(top).isSymbolicLink()) args.push('--symlink', readlinkSync(top), top);
+      else args.push('--ro-bind', top, top);
+    } catch {} // not on this system
+  }
+  return args;
+}
+
+function desktopEnv(agentId: number, home: string, host: HostSettings): NodeJS.ProcessEnv {
+  return {
+    PATH: host.path,
+    HOME: home,
+    USER: `agent-${agentId}`,
+    LOGNAME: `agent-${agentId}`,
+    SHELL: '/bin/bash',
+    LANG: host.lang,
+    ...(host.tz ? { TZ: host.tz } : {}),
+    XAUTHORITY: join(home, '.Xauthority'),
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_RUNTIME_DIR: join(home, '.run'),
+  };
+}

@@ -1,0 +1,74 @@
+// The agents' desktops: the one module the rest of the server (and the tests) import from this folder.
+//   place/    which desktop an agent gets, and when it stops (LocalDesktops)
+//   start/    Xvnc, X displays, the apps, sound, waiting for readiness; remote VNC endpoints
+//   contain/  who a desktop runs as and in what: homes, accounts, the Sandbox every program starts in
+//   rfb/      the RFB client and the framebuffer it keeps, PNG, keysyms
+//   view/     the Guacamole gateway (tunnels, sessions, viewers, frames, input) and stored screenshots
+// actions.ts turns the model's computer actions into input; types.ts is the interface every part uses.
+import { loadDesktopConfig, type Config, type DesktopConfig } from '../config.ts';
+import type { Db } from '../db/db.ts';
+import type { UploadHook } from '../files/storage.ts';
+import type { Log } from '../ops/log.ts';
+import type { Bus } from '../realtime/bus.ts';
+import { LocalDesktops, type LocalDesktopsOptions } from './place/local-desktops.ts';
+import type { Desktops } from './types.ts';
+import { GuacGateway } from './view/gateway.ts';
+import { ScreenshotStore } from './view/screenshots.ts';
+
+export type * from './types.ts';
+export { performAction } from './actions.ts';
+export { ActionError, DesktopUnavailable } from './errors.ts';
+export { LocalDesktops, type LocalDesktopsOptions } from './place/local-desktops.ts';
+export { GuacGateway, TICKET_SHAPE, TUNNEL_ROUTE, tunnelUrl } from './view/gateway.ts';
+export { ScreenshotStore } from './view/screenshots.ts';
+
+/** The server's desktops and their screenshot store (both kept in services.ts). */
+export function startDesktops(config: Config, db: Db, log: Log): { desktops: LocalDesktops; screenshots: ScreenshotStore } {
+  const desktops = new LocalDesktops({ dataDir: config.dataDir, log, config: config.desktop });
+  const screenshots = new ScreenshotStore(db, config.dataDir, log);
+  screenshots.watch(desktops);
+  desktops.once('closing', () => screenshots.close());
+  return { desktops, screenshots };
+}
+
+/** Desktops of their own, for tests and benchmarks: the defaults, with `overrides` and an environment's settings. */
+export function createDesktops(options: Omit<LocalDesktopsOptions, 'config'> & { config?: Partial<DesktopConfig>; env?: NodeJS.ProcessEnv }) {
+  const { config, env, ...rest } = options;
+  return new LocalDesktops({ ...rest, config: { ...loadDesktopConfig(env), ...config } });
+}
+
+/**
+ * The server's one gateway. The desktops and bus are looked up per call, not captured: tests swap
+ * services.desktops for their own.
+ */
+export function createGateway(services: { desktops: Desktops; bus: Bus; log: Log }): GuacGateway {
+  const publish = (topic: string, payload: unknown) => services.bus.publish(topic, payload);
+  return new GuacGateway({ acquire: (agentId) => services.desktops.acquire(agentId) }, publish, services.log.error);
+}
+
+/** services.onUpload: a copy on the agent's ~/Desktop; a failure there never fails the upload itself. */
+export function desktopUploadHook(desktops: Desktops, log: Log): UploadHook {
+  return async (agentId, path, name) => {
+    try {
+      await desktops.putFile?.(agentId, path, name);
+    } catch (err) {
+      log.error(`upload for agent ${agentId} not put on its desktop: ${(err as Error).message}`);
+    }
+  };
+}
+
+// The parts tests, benchmarks and tools drive directly.
+export { Containment } from './contain/index.ts';
+export { DesktopHomes } from './contain/homes.ts';
+export { processesOf } from './contain/processes.ts';
+export { Sandbox, type Account } from './contain/sandbox.ts';
+export { findBinary, shortSocketPath } from './host.ts';
+export { RfbClient, RfbError, vncPasswordFile } from './rfb/client.ts';
+export type { RfbDesktop } from './rfb/desktop.ts';
+export { keysymForCodePoint, keysymForName, keysymsForText, parseKeys } from './rfb/keysyms.ts';
+export { decodeOwnPng, encodePng, encodePngAsync } from './rfb/png.ts';
+export { coalesce, contains } from './rfb/rects.ts';
+export { claimDisplay, X_LOCK } from './start/displays.ts';
+export { audible, FrameAligner } from './start/sound.ts';
+export { XvncProvider, xvncPidFile, type XvncOptions } from './start/xvnc.ts';
+export { bmpOnly, codePointLength, encode, GuacParser, GuacProtocolError, STATUS, type Instruction } from './view/codec.ts';

@@ -1,0 +1,204 @@
+// The desktops of this server: started on demand by the provider config.desktop names (xvnc by default
+// when the Xvnc binary exists, vnc, or none), shared by concurrent callers, stopped after an idle time
+// without viewers, restarted after a crash, capped in number (the least recently used idle one makes room).
+import { EventEmitter } from 'node:events';
+import { rm } from 'node:fs/promises';
+import type { DesktopConfig } from '../../config.ts';
+import type { Log } from '../../ops/log.ts';
+import { Containment } from '../contain/index.ts';
+import { DesktopUnavailable } from '../errors.ts';
+import type { RfbDesktop } from '../rfb/desktop.ts';
+import type { Desktops, DesktopStatus } from '../types.ts';
+import { parseEndpoints, VncProvider } from '../start/vnc.ts';
+import { XvncProvider } from '../start/xvnc.ts';
+
+export type LocalDesktopsOptions = {
+  dataDir: string;
+  log: Log;
+  config: DesktopConfig;
+  /** Run each desktop as its own user (needs root). @default whether the server runs as root */
+  isolate?: boolean;
+};
+
+type Provider = { start(agentId: number): Promise<RfbDesktop> };
+type Entry = { desktop?: RfbDesktop; starting?: Promise<RfbDesktop> };
+
+const RESTART_WINDOW_MS = 60_000;
+const MAX_RESTARTS = 3;
+
+/**
+ * Events: 'started' (desktop), 'stopped' (agentId), 'crashed' (agentId, error).
+ * `onStopping` runs before a desktop stops on purpose (the last screenshot is stored there).
+ */
+export class LocalDesktops extends EventEmitter implements Desktops {
+  readonly kind: DesktopStatus['provider'];
+  readonly reason: string | undefined;
+  onStopping: ((desktop: RfbDesktop) => Promise<void>) | null = null;
+  private provider: Provider;
+  /** The Xvnc provider, when desktops start on this machine. */
+  readonly xvnc: XvncProvider | null = null;
+  private entries = new Map<number, Entry>();
+  private crashes = new Map<number, number[]>();
+  private idleMs: number;
+  private maxDesktops: number;
+  private timer: NodeJS.Timeout;
+  private closing = false;
+
+  constructor(private options: LocalDesktopsOptions) {
+    super();
+    const config = options.config;
+    this.idleMs = config.idleMs;
+    this.maxDesktops = config.max;
+    const frameInterval = { watched: Math.round(1000 / config.fps), unwatched: 200 };
+    const unavailable = (reason: string): Provider => ({ start: async () => { throw new DesktopUnavailable(reason); } });
+
+    if (config.provider === 'xvnc') {
+      const containment = new Containment({ dataDir: options.dataDir, log: options.log, config, isolate: options.isolate });
+      const xvnc = new XvncProvider({
+        dataDir: options.dataDir, log: options.log, containment, width: config.width, height: config.height,
+        apps: config.apps, displayBase: config.displayBase, frameInterval,
+      });
+      if (xvnc.binary && containment.problem) {
+        // Fail closed: no desktop starts that could not be contained; the reason says how to fix it.
+        this.kind = 'none';
+        this.reason = containment.problem;
+        this.provider = unavailable(this.reason);
+      } else if (xvnc.binary) {
+        this.kind = 'xvnc';
+        this.provider = xvnc;
+        this.xvnc = xvnc;
+      } else {
+        this.kind = 'none';
+        this.reason = 'Desktops are off: Xvnc is not installed on the server (Debian package tigervnc-standalone-server).';
+        this.provider = unavailable(this.reason);
+      }
+    } else if (config.provider === 'vnc') {
+      let provider: Provider;
+      try {
+        const endpoints = parseEndpoints(config.vncEndpoints, config.vncPassword ?? undefined);
+        provider = new VncProvider(endpoints, frameInterval);
+        this.kind = 'vnc';
+        if (!endpoints.size) this.reason = 'No agent has a VNC endpoint yet (DESKTOP_VNC_ENDPOINTS is empty).';
+      } catch (err) {
+        this.kind = 'none';
+        this.reason = `Desktops are off: ${(err as Error).message}`;
+        provider = unavailable(this.reason);
+      }
+      this.provider = provider;
+    } else {
+      this.kind = 'none';
+      this.reason = 'Desktops are turned off on this server (DESKTOP_PROVIDER=none).';
+      this.provider = unavailable(this.reason);
+    }
+    if (this.reason) options.log.info(`desktops: ${this.reason}`);
+
+    this.timer = setInterval(() => void this.stopIdle(), Math.min(30_000, Math.max(1000, this.idleMs / 4)));
+    this.timer.unref();
+  }
+
+  status(): DesktopStatus {
+    return { available: this.kind !== 'none', provider: this.kind, ...(this.reason ? { reason: this.reason } : {}) };
+  }
+
+  running(agentId: number): RfbDesktop | null {
+    const d = this.entries.get(agentId)?.desktop;
+    return d && !d.closed ? d : null;
+  }
+
+  /** Running desktops (for status pages and the idle logic). */
+  list(): RfbDesktop[] {
+    return [...this.entries.values()].map((e) => e.desktop).filter((d): d is RfbDesktop => !!d && !d.closed);
+  }
+
+  acquire(agentId: number): Promise<RfbDesktop> {
+    if (this.closing) return Promise.reject(new DesktopUnavailable('The server is shutting down'));
+    const entry = this.entries.get(agentId);
+    if (entry?.desktop && !entry.desktop.closed) return Promise.resolve(entry.desktop);
+    if (entry?.starting) return entry.starting;
+    const starting = this.start(agentId);
+    this.entries.set(agentId, { starting });
+    starting.then(
+      (desktop) => this.entries.set(agentId, { desktop }),
+      () => this.entries.get(agentId)?.starting === starting && this.entries.delete(agentId),
+    );
+    return starting;
+  }
+
+  private async start(agentId: number): Promise<RfbDesktop> {
+    await this.makeRoom(agentId);
+    const desktop = await this.provider.start(agentId);
+    desktop.on('closed', (error?: Error) => {
+      if (this.entries.get(agentId)?.desktop === desktop) this.entries.delete(agentId);
+      if (error && !this.closing) this.onCrash(agentId, desktop, error);
+    });
+    this.emit('started', desktop);
+    return desktop;
+  }
+
+  private onCrash(agentId: number, desktop: RfbDesktop, error: Error): void {
+    this.options.log.error(`desktop ${agentId} crashed: ${error.message}`);
+    this.emit('crashed', agentId, error);
+    const now = Date.now();
+    const recent = (this.crashes.get(agentId) ?? []).filter((t) => now - t < RESTART_WINDOW_MS);
+    recent.push(now);
+    this.crashes.set(agentId, recent);
+    // Bring it back for the viewers (they reconnect through /agents/enter), unless it keeps crashing.
+    if (desktop.viewers > 0 && recent.length <= MAX_RESTARTS) {
+      setTimeout(() => {
+        if (!this.closing && !this.entries.has(agentId)) this.acquire(agentId).catch((err) => this.options.log.error(`desktop ${agentId} restart failed: ${err.message}`));
+      }, 250).unref();
+    }
+  }
+
+  /** Stops the least recently used desktop without viewers when the cap is reached. */
+  private async makeRoom(agentId: number): Promise<void> {
+    const others = this.list().filter((d) => d.agentId !== agentId);
+    const startingCount = [...this.entries.entries()].filter(([id, e]) => id !== agentId && e.starting).length;
+    if (others.length + startingCount < this.maxDesktops) return;
+    const idle = others.filter((d) => d.viewers === 0).sort((a, b) => a.lastActivity - b.lastActivity)[0];
+    if (!idle) throw new DesktopUnavailable(`Too many desktops are running (at most ${this.maxDesktops}); try again later.`);
+    await this.stop(idle.agentId);
+  }
+
+  async stop(agentId: number): Promise<void> {
+    const entry = this.entries.get(agentId);
+    const desktop = entry?.desktop ?? (entry?.starting ? await entry.starting.catch(() => undefined) : undefined);
+    if (!desktop) return;
+    if (this.entries.get(agentId)?.desktop === desktop) this.entries.delete(agentId);
+    try {
+      await this.onStopping?.(desktop);
+    } catch (err) {
+      this.options.log.error(`desktop ${agentId}: before-stop hook failed: ${(err as Error).message}`);
+    }
+    await desktop.stop();
+    this.emit('stopped', agentId);
+  }
+
+  private async stopIdle(): Promise<void> {
+    const now = Date.now();
+    for (const desktop of this.list()) {
+      if (desktop.viewers === 0 && now - desktop.lastActivity > this.idleMs) {
+        this.options.log.info(`desktop ${desktop.agentId}: idle, stopping`);
+        await this.stop(desktop.agentId).catch((err) => this.options.log.error(`desktop ${desktop.agentId}: stop failed: ${err.message}`));
+      }
+    }
+  }
+
+  async remove(agentId: number): Promise<void> {
+    await this.stop(agentId);
+    if (this.xvnc) await rm(this.xvnc.homeOf(agentId), { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }); // its apps may still be writing as they exit
+  }
+
+  async putFile(agentId: number, sourcePath: string, name: string): Promise<string | null> {
+    if (this.xvnc) return this.xvnc.putFile(agentId, sourcePath, name);
+    return null; // remote VNC desktops have no file transfer
+  }
+
+  async stopAll(): Promise<void> {
+    this.closing = true;
+    clearInterval(this.timer);
+    this.emit('closing');
+    const ids = [...this.entries.keys()];
+    await Promise.all(ids.map((id) => this.stop(id).catch(() => {})));
+  }
+}

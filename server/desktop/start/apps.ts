@@ -1,0 +1,135 @@
+// What runs on an Xvnc desktop: a window manager, then Debian's Chromium and a terminal, each as the desktop's
+// user with its environment. Apps start one at a time, each once its window is up, the terminal last: a
+// window that maps later takes the focus, and typing meant for the terminal would go to the browser.
+import type { ChildProcess } from 'node:child_process';
+import type { Log } from '../../ops/log.ts';
+import type { DesktopApp } from '../../config.ts';
+import type { Sandbox } from '../contain/sandbox.ts';
+import { until } from './until.ts';
+
+export type { DesktopApp };
+
+export type AppContext = {
+  sandbox: Sandbox;
+  /** Added to the desktop's environment: DISPLAY, PULSE_SERVER. */
+  env: NodeJS.ProcessEnv;
+  width: number;
+  height: number;
+  log: Log;
+};
+
+const WINDOW_WAIT_MS = 30_000;
+
+/** Starts the window manager and the apps (the terminal last); returns every process started. */
+export async function startDesktopApps(apps: DesktopApp[], ctx: AppContext): Promise<ChildProcess[]> {
+  const children: ChildProcess[] = [];
+  const wm = await startWindowManager(ctx);
+  if (wm) children.push(wm);
+  const xprop = ctx.sandbox.which('xprop');
+  const ordered = [...apps].sort((a, b) => Number(a === 'terminal') - Number(b === 'terminal'));
+  let windows = 0;
+  for (const app of ordered) {
+    const child = app === 'terminal' ? startTerminal(ctx) : await startBrowser(ctx);
+    if (!child) continue;
+    children.push(child);
+    windows++;
+    if (xprop && !(await until(async () => (await clientCount(xprop, ctx)) >= windows, child, WINDOW_WAIT_MS))) {
+      ctx.log.error(`desktop: the ${app}'s window did not show within ${WINDOW_WAIT_MS / 1000} s`);
+    }
+  }
+  return children;
+}
+
+/**
+ * Starts the first window manager found and waits until it owns the screen: an xterm mapped at the same
+ * moment as the WM stayed invisible in 4 of 4 trials. Readiness is the WM's _NET_SUPPORTING_WM_CHECK.
+ */
+async function startWindowManager(ctx: AppContext): Promise<ChildProcess | null> {
+  const half = Math.floor(ctx.width / 2);
+  const wm = [
+    // evilwm places windows without a user-given position under the pointer; pin Chromium's.
+    { bin: 'evilwm', args: ['-fn', 'fixed', '-snap', '8', '-app', 'chromium/Chromium', '-g', `${ctx.width - half - 2}x${ctx.height - 2}+${half}+0`] },
+    { bin: 'openbox', args: [] },
+  ].find((w) => ctx.sandbox.which(w.bin));
+  if (!wm) {
+    ctx.log.info('desktop: no window manager found (install evilwm); windows get no focus handling');
+    return null;
+  }
+  const child = ctx.sandbox.spawn(wm.bin, wm.args, { env: ctx.env });
+  child.on('error', () => {});
+  const xprop = ctx.sandbox.which('xprop');
+  if (!xprop) ctx.log.error('desktop: xprop is missing (Debian: x11-utils), so apps may start before the window manager is up');
+  else if (!(await until(() => wmReady(xprop, ctx), child, 5000))) ctx.log.error(`desktop: ${wm.bin} did not announce itself within 5 s`);
+  return child;
+}
+
+function startTerminal(ctx: AppContext): ChildProcess | null {
+  if (!ctx.sandbox.which('xterm')) return null;
+  // DejaVu Sans Mono at 10 pt and 96 dpi: 8 x 17 px cells.
+  const half = Math.floor(ctx.width / 2);
+  const cols = Math.max(40, Math.floor((half - 12) / 8));
+  const rows = Math.max(10, Math.floor((ctx.height - 12) / 17));
+  const child = ctx.sandbox.spawn('xterm', ['-fa', 'Monospace', '-fs', '10', '-title', 'Terminal', '-geometry', `${cols}x${rows}+4+4`], {
+    env: ctx.env,
+  });
+  child.on('error', () => {});
+  return child;
+}
+
+async function startBrowser(ctx: AppContext): Promise<ChildProcess | null> {
+  const bin = ['chromium', 'chromium-browser', 'google-chrome'].find((b) => ctx.sandbox.which(b));
+  if (!bin) return null;
+  // No --user-data-dir: the profile lands in $XDG_CONFIG_HOME/chromium anyway, and a non-default one
+  // would change the window's instance name that evilwm's placement rule matches.
+  const x = Math.floor(ctx.width / 2);
+  const args = [
+    '--no-first-run', '--no-default-browser-check', '--password-store=basic', '--disable-gpu',
+    '--disable-dev-shm-usage', '--disable-component-update',
+    `--window-position=${x},0`, `--window-size=${ctx.width - x},${ctx.height}`,
+    'about:blank',
+  ];
+  // (--test-type hides the infobar that warns about --no-sandbox.)
+  if (!(await sandboxWorks(ctx))) args.unshift('--no-sandbox', '--test-type');
+  const child = ctx.sandbox.spawn(bin, args, { env: ctx.env });
+  child.on('error', () => {});
+  return child;
+}
+
+let sandboxProbe: Promise<boolean> | null = null;
+
+/**
+ * Whether Chromium's sandbox can run for the desktop's user: never as root (Chromium refuses), else when
+ * that user may create user, pid and network namespaces (what Debian's Chromium sandbox is made of).
+ * Asked once per server: the answer is the machine's, the same for every agent uid.
+ */
+function sandboxWorks(ctx: AppContext): Promise<boolean> {
+  const uid = ctx.sandbox.account?.uid ?? process.getuid?.();
+  if (uid === 0) return Promise.resolve(false);
+  return (sandboxProbe ??= new Promise<boolean>((resolve) => {
+    const probe = ctx.sandbox.spawn('unshare', ['--user', '--pid', '--net', '--fork', 'true']);
+    probe.once('error', () => resolve(false));
+    probe.once('exit', (code) => resolve(code === 0));
+  }).then((works) => {
+    if (!works) ctx.log.error('desktop: user namespaces are not available, so Chromium on desktops runs with --no-sandbox');
+    return works;
+  }));
+}
+
+function xpropRoot(xprop: string, ctx: AppContext, property: string): Promise<string> {
+  return new Promise((resolve) => {
+    const child = ctx.sandbox.spawn(xprop, ['-root', property], { env: ctx.env, stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout!.on('data', (d) => (out = (out + d).slice(0, 64 * 1024)));
+    child.on('error', () => resolve(''));
+    child.on('close', () => resolve(out));
+  });
+}
+
+async function wmReady(xprop: string, ctx: AppContext): Promise<boolean> {
+  return /window id/i.test(await xpropRoot(xprop, ctx, '_NET_SUPPORTING_WM_CHECK'));
+}
+
+/** Windows the window manager manages (_NET_CLIENT_LIST). */
+async function clientCount(xprop: string, ctx: AppContext): Promise<number> {
+  return ((await xpropRoot(xprop, ctx, '_NET_CLIENT_LIST')).match(/0x[0-9a-f]+/gi) ?? []).length;
+}

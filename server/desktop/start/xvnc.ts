@@ -1,0 +1,272 @@
+// One TigerVNC Xvnc per agent on this machine: RFB only on a Unix socket (mode 0600, no TCP at all, so
+// security type None is safe), the desktop's apps (apps.ts) and its sound, every program started in the
+// desktop's Sandbox (contain/). Its stop ends every process of the desktop. An Xvnc left over by a killed
+// server is ended at the next start; the server's own pid files live in $DATA_DIR/run, out of the agent's
+// reach.
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Log } from '../../ops/log.ts';
+import type { Containment, Sandbox } from '../contain/index.ts';
+import { JAIL_DISPLAY } from '../contain/sandbox.ts';
+import { startDesktopApps, type DesktopApp } from './apps.ts';
+import { RfbClient } from '../rfb/client.ts';
+import { RfbDesktop } from '../rfb/desktop.ts';
+import { DesktopSound } from './sound.ts';
+import { readUntrustedFile } from '../contain/untrusted-file.ts';
+import { readProc } from '../../system/processes.ts';
+import { claimDisplay, ensureSocketDir, xauthority, X_SOCKET } from './displays.ts';
+import { until } from './until.ts';
+
+export type { DesktopApp };
+
+export type XvncOptions = {
+  dataDir: string;
+  log: Log;
+  /** Who the desktops run as, and in what. */
+  containment: Containment;
+  /** @default 1280 */
+  width?: number;
+  /** @default 800 */
+  height?: number;
+  /** What starts on the desktop. @default ['terminal', 'browser'] */
+  apps?: DesktopApp[];
+  /** First X display number tried. @default 20 */
+  displayBase?: number;
+  /** Frame caps in ms (watched / unwatched). */
+  frameInterval?: { watched: number; unwatched: number };
+  /** Put the pointer over the terminal after start, so that it has the focus. @default true */
+  pointerToTerminal?: boolean;
+  /** A sound server per desktop, streamed to viewers. @default whether PulseAudio is installed */
+  sound?: boolean;
+};
+
+// The desktop's processes stay in the server's process group, so that whoever kills the group (Ctrl+C in
+// a terminal, Playwright's web server teardown) ends them too; a plain exit of this process ends them here.
+const LIVE = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of LIVE) signal(child, 'SIGTERM');
+});
+
+const DISPLAY_RANGE = 1000;
+
+/** Where the server notes the pid and display of an agent's Xvnc (its own directory, not the agent's home). */
+export const xvncPidFile = (dataDir: string, agentId: number) => join(dataDir, 'run', `xvnc-agent-${agentId}.pid`);
+
+export class XvncProvider {
+  readonly binary: string | null;
+  private reserved = new Set<number>();
+  private lastDisplay = new Map<number, number>();
+  /** Stops in progress: a new start of the same agent waits, since a stop ends every process of its uid. */
+  private stopping = new Map<number, Promise<void>>();
+  private width: number;
+  private height: number;
+  private apps: DesktopApp[];
+  private base: number;
+  private containment: Containment;
+  /** The sandboxes of the running desktops (tests reach a desktop's X display through them). */
+  private sandboxes = new Map<number, Sandbox>();
+
+  constructor(private options: XvncOptions) {
+    this.containment = options.containment;
+    this.binary = this.containment.which('Xvnc');
+    this.width = options.width ?? 1280;
+    this.height = options.height ?? 800;
+    this.apps = options.apps ?? ['terminal', 'browser'];
+    this.base = options.displayBase ?? 20;
+  }
+
+  homeOf(agentId: number): string {
+    return this.containment.homeOf(agentId);
+  }
+
+  /** Copies a file onto the agent's ~/Desktop (running or not), never over an existing file. */
+  putFile(agentId: number, sourcePath: string, name: string): Promise<string> {
+    return this.containment.putFile(agentId, sourcePath, name);
+  }
+
+  /** The sandbox of the agent's running desktop, with DISPLAY in its environment. */
+  sandboxOf(agentId: number): Sandbox | null {
+    return this.sandboxes.get(agentId) ?? null;
+  }
+
+  async start(agentId: number): Promise<RfbDesktop> {
+    if (!this.binary) throw new Error('Xvnc is not installed');
+    await this.stopping.get(agentId);
+    const sandbox = await this.containment.open(agentId);
+    try {
+      await this.endLeftover(sandbox);
+    } catch (err) {
+      await sandbox.close();
+      throw err;
+    }
+    // The RFB socket as the desktop makes it, and where the server connects to it.
+    const sock = sandbox.socket('.rfb.sock');
+    const hostSock = sandbox.hostPath(sock);
+    rmSync(hostSock, { force: true });
+
+    let launched: { xvnc: ChildProcess; display: number };
+    try {
+      launched = await this.launchXvnc(sandbox, sock);
+    } catch (err) {
+      await sandbox.close();
+      throw err;
+    }
+    const { xvnc, display } = launched;
+    const children: ChildProcess[] = [xvnc];
+    LIVE.add(xvnc);
+    let sound: DesktopSound | null = null;
+    let desktop: RfbDesktop | null = null;
+    const env: NodeJS.ProcessEnv = { DISPLAY: `:${display}` };
+    let stopped: Promise<void> | null = null;
+    const stopAll = () => (stopped ??= this.track(agentId, (async () => {
+      sound?.close();
+      for (const child of children.slice(1)) signal(child, 'SIGTERM');
+      await stopProcess(xvnc);
+      for (const child of children) LIVE.delete(child);
+      // Everything else of the desktop too: background jobs would otherwise watch later file drops.
+      await sandbox.close();
+      if (this.sandboxes.get(agentId) === sandbox) this.sandboxes.delete(agentId);
+      rmSync(xvncPidFile(this.options.dataDir, agentId), { force: true });
+      if (sandbox.jail) return; // its display lived in its own /tmp, gone with it
+      this.reserved.delete(display);
+      rmSync(hostSock, { force: true });
+      // SIGTERM lets Xvnc remove its lock; after a SIGKILL the files stay and are cleaned here.
+      claimDisplay(display);
+    })()));
+    xvnc.once('exit', (code, sig) => {
+      if (desktop && !desktop.closed) this.options.log.error(`desktop ${agentId}: Xvnc :${display} exited (${sig ?? code})`);
+      // The RFB socket closes too, so the desktop reports 'closed'; make sure the rest goes as well.
+      void stopAll();
+    });
+    try {
+      if (this.options.sound ?? DesktopSound.installed(sandbox)) {
+        sound = await DesktopSound.start({ sandbox, log: this.options.log });
+        if (sound) {
+          children.push(sound.server);
+          Object.assign(env, sound.env);
+        }
+      }
+      const apps = await startDesktopApps(this.apps, { sandbox, env, width: this.width, height: this.height, log: this.options.log });
+      for (const child of apps) (children.push(child), LIVE.add(child));
+      const rfb = await RfbClient.connect({ path: hostSock }, { timeout: 5000 });
+      this.sandboxes.set(agentId, sandbox);
+      desktop = new RfbDesktop(agentId, rfb, {
+        putFile: (src, name) => this.putFile(agentId, src, name),
+        stop: stopAll,
+        frameInterval: this.options.frameInterval,
+        sound,
+      });
+      // The pointer starts over the terminal: evilwm's focus follows it, so typing goes there first.
+      if (this.apps.includes('terminal') && this.options.pointerToTerminal !== false) {
+        desktop.pointer(Math.floor(this.width / 4), Math.floor(this.height / 2), 0);
+      }
+      return desktop;
+    } catch (err) {
+      await stopAll();
+      throw err;
+    }
+  }
+
+  private track(agentId: number, stop: Promise<void>): Promise<void> {
+    this.stopping.set(agentId, stop);
+    void stop.finally(() => this.stopping.get(agentId) === stop && this.stopping.delete(agentId));
+    return stop;
+  }
+
+  private async launchXvnc(sandbox: Sandbox, sock: string): Promise<{ xvnc: ChildProcess; display: number }> {
+    const { agentId } = sandbox;
+    let lastError = '';
+    if (!sandbox.jail) ensureSocketDir();
+    for (let attempt = 0; attempt < 20; attempt++) {
+      // Contained, the desktop's display is alone in its own /tmp and network namespace.
+      const display = sandbox.jail ? JAIL_DISPLAY : this.pickDisplay(agentId);
+      // A cookie, so that other local users cannot open the X display (its socket is world-writable).
+      await this.containment.homes.writeFile(agentId, '.Xauthority', xauthority(display));
+      const args = [
+        `:${display}`,
+        '-geometry', `${this.width}x${this.height}`, '-depth', '24',
+        '-rfbport', '-1', '-rfbunixpath', sock, '-rfbunixmode', '0600',
+        '-SecurityTypes', 'None', '-localhost', '-nolisten', 'tcp',
+        // Without -AlwaysShared a viewer connecting non-shared (a debugging vncviewer) drops the gateway;
+        // without -s 0 the X screensaver blanks a watched but idle desktop after 600 s.
+        '-AlwaysShared', '-s', '0',
+        '-desktop', `agent-${agentId}`,
+        '-auth', join(sandbox.insideHome, '.Xauthority'),
+      ];
+      const xvnc = sandbox.spawn(this.binary!, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      xvnc.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
+      xvnc.on('error', (err) => (stderr += err.message));
+      const xSocket = sandbox.jail ? sandbox.hostPath(`/tmp/.X11-unix/X${display}`) : X_SOCKET(display);
+      const ready = await until(() => existsSync(sandbox.hostPath(sock)) && existsSync(xSocket), xvnc, 10_000);
+      if (ready) {
+        this.lastDisplay.set(agentId, display);
+        const pidFile = xvncPidFile(this.options.dataDir, agentId);
+        mkdirSync(join(this.options.dataDir, 'run'), { recursive: true, mode: 0o700 });
+        writeFileSync(pidFile, `${xvnc.pid}\n${display}\n`, { mode: 0o600 });
+        return { xvnc, display };
+      }
+      await stopProcess(xvnc);
+      this.reserved.delete(display);
+      lastError = stderr.trim().split('\n').slice(-3).join(' | ') || 'Xvnc did not start';
+      if (!/already active|server is already|cannot establish|EADDRINUSE|Address already in use/i.test(stderr)) break;
+    }
+    throw new Error(`Xvnc failed to start: ${lastError}`);
+  }
+
+  /** The agent's previous display first (its files are known to be ours), then the first free one. */
+  private pickDisplay(agentId: number): number {
+    const previous = this.lastDisplay.get(agentId);
+    const candidates = previous !== undefined ? [previous] : [];
+    for (let n = this.base; n < this.base + DISPLAY_RANGE; n++) candidates.push(n);
+    for (const n of candidates) {
+      if (this.reserved.has(n)) continue;
+      if (!claimDisplay(n)) continue;
+      this.reserved.add(n);
+      return n;
+    }
+    throw new Error('No free X display number');
+  }
+
+  /**
+   * What a previous (killed) server process left of this agent's desktop: under isolation every process
+   * of the agent's uid; otherwise the Xvnc its pid file names, when that process is still that Xvnc.
+   */
+  private async endLeftover(sandbox: Sandbox): Promise<void> {
+    const { agentId, home } = sandbox;
+    if (sandbox.account) {
+      const ended = await sandbox.endAll();
+      if (ended) this.options.log.info(`desktop ${agentId}: ended ${ended} leftover process(es)`);
+      return;
+    }
+    const file = xvncPidFile(this.options.dataDir, agentId);
+    const pid = Number(readUntrustedFile(file, 64)?.split('\n')[0]);
+    const cmdline = Number.isInteger(pid) && pid > 0 ? readProc(pid, 'cmdline') : null;
+    if (cmdline?.includes('Xvnc') && cmdline.includes(`agent-${agentId}`) && cmdline.includes(sandbox.socket('.rfb.sock'))) {
+      this.options.log.info(`desktop ${agentId}: ending leftover Xvnc ${pid}`);
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {}
+    }
+    rmSync(file, { force: true });
+  }
+}
+
+
+function signal(child: ChildProcess, sig: NodeJS.Signals): void {
+  if (child.exitCode !== null || child.signalCode !== null || !child.pid) return;
+  try {
+    child.kill(sig);
+  } catch {}
+}
+
+/** SIGTERM, then SIGKILL after 3 s; resolves when the process is gone. */
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  signal(child, 'SIGTERM');
+  const timer = setTimeout(() => signal(child, 'SIGKILL'), 3000);
+  await exited;
+  clearTimeout(timer);
+}

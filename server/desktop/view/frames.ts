@@ -1,0 +1,139 @@
+// Flow control of one viewer's picture: changes only grow the viewer's dirty region, and the next frame
+// (coalesced dirty rectangles as PNG, replayable CopyRects as copy, closed by sync) waits for the
+// viewer's sync ack, a minimum interval and a drained socket. A slow viewer gets fewer, coalesced
+// frames instead of a queue.
+import { encode } from './codec.ts';
+import type { SessionPort } from './ports.ts';
+import { coalesce } from '../rfb/rects.ts';
+import type { Copy } from '../rfb/desktop.ts';
+import type { Rect } from '../types.ts';
+
+export type FrameSink = {
+  session: SessionPort;
+  /** Bytes the socket has not sent yet. */
+  buffered: () => number;
+  send: (data: string) => void;
+  nextStream: () => number;
+  closed: () => boolean;
+};
+
+export class FramePump {
+  private dirty: Rect[] = [];
+  private copies: Copy[] = [];
+  private needsSize = true;
+  /** The sync timestamp of the frame in flight, until the viewer acks it. */
+  private awaiting: string | null = null;
+  private flushing = false;
+  /** Cancels the scheduled flush, if one is. */
+  private cancel: (() => void) | null = null;
+  private lastFrameAt = 0;
+  private lastTs = 0;
+
+  constructor(private sink: FrameSink) {}
+
+  private get options() {
+    return this.sink.session.gateway.options;
+  }
+
+  private get desktop() {
+    return this.sink.session.desktop;
+  }
+
+  /** Everything again, starting with the size (first frame, resize, a failed encode). */
+  resized(): void {
+    this.needsSize = true;
+    this.copies = [];
+    this.dirty = [{ x: 0, y: 0, w: this.desktop.width, h: this.desktop.height }];
+    this.schedule(0);
+  }
+
+  /**
+   * Records an update. Copies are replayable only while nothing is pending before them: once pixels are
+   * dirty, the viewer's canvas no longer matches the copy's source, so the destination becomes dirty too.
+   */
+  note(rects: Rect[], copies: Copy[]): void {
+    for (const c of copies) {
+      if (this.dirty.length === 0) this.copies.push(c);
+      else this.dirty.push({ x: c.dx, y: c.dy, w: c.src.w, h: c.src.h });
+    }
+    this.dirty.push(...rects);
+    if (this.dirty.length > 256) this.dirty = coalesce(this.dirty, { maxRects: 32 });
+    this.schedule(0);
+  }
+
+  /** The viewer's `sync` answer: the frame it names has been drawn. */
+  ack(ts: string | undefined): void {
+    if (ts !== this.awaiting) return;
+    this.awaiting = null;
+    this.schedule(0);
+  }
+
+  dispose(): void {
+    this.cancel?.();
+    this.cancel = null;
+  }
+
+  /** Flushes after `delay` ms, or with none right after this turn of the event loop: the updates read from
+   * one socket chunk coalesce, without the ≥ 1 ms of a zero timer. */
+  private schedule(delay: number): void {
+    if (this.sink.closed() || this.cancel) return;
+    const run = () => {
+      this.cancel = null;
+      void this.flush();
+    };
+    if (delay > 0) {
+      const timer = setTimeout(run, delay);
+      this.cancel = () => clearTimeout(timer);
+    } else {
+      const immediate = setImmediate(run);
+      this.cancel = () => clearImmediate(immediate);
+    }
+  }
+
+  private async flush(): Promise<void> {
+    if (this.sink.closed() || this.flushing || this.awaiting !== null) return;
+    if (!this.needsSize && !this.copies.length && !this.dirty.length) return;
+    if (this.sink.buffered() > this.options.maxBuffered) return this.schedule(50);
+    const wait = this.lastFrameAt + this.options.frameInterval - Date.now();
+    if (wait > 0) return this.schedule(wait);
+
+    this.flushing = true;
+    const { width, height } = this.desktop;
+    let head = this.needsSize ? encode('size', 0, width, height) : '';
+    const copies = this.copies;
+    const rects = coalesce(this.dirty).filter((r) => r.x + r.w <= width && r.y + r.h <= height);
+    this.copies = [];
+    this.dirty = [];
+    this.needsSize = false;
+    // Start every encode now: each copies its pixels synchronously, so the frame is one consistent moment.
+    const pngs = rects.map((r) => this.sink.session.png(r));
+    let images: string[];
+    try {
+      images = await Promise.all(pngs);
+    } catch (err) {
+      this.sink.session.gateway.log(`desktop ${this.desktop.agentId}: frame encode failed: ${(err as Error).message}`);
+      this.flushing = false;
+      this.resized();
+      return;
+    }
+    if (this.sink.closed()) return;
+    for (const c of copies) head += encode('copy', 0, c.src.x, c.src.y, c.src.w, c.src.h, 14, 0, c.dx, c.dy);
+    const parts = [head];
+    const chunk = this.options.blobChars;
+    rects.forEach((r, i) => {
+      const stream = this.sink.nextStream();
+      parts.push(encode('img', stream, 14, 0, 'image/png', r.x, r.y));
+      const data = images[i];
+      for (let at = 0; at < data.length; at += chunk) parts.push(encode('blob', stream, data.slice(at, at + chunk)));
+      parts.push(encode('end', stream));
+    });
+    // Strictly increasing, so an ack always names the frame it belongs to.
+    const ts = Math.max(Date.now(), this.lastTs + 1);
+    this.lastTs = ts;
+    parts.push(encode('sync', ts));
+    this.awaiting = String(ts);
+    this.lastFrameAt = Date.now();
+    this.flushing = false;
+    this.sink.send(parts.join(''));
+  }
+}

@@ -1,0 +1,47 @@
+// What the gateway's parts see of each other: the gateway as a session uses it, a session as its viewers
+// use it, and a viewer as its session drives it. Declared here, below all of them, so that gateway,
+// session, viewer, frames and input import one another in one direction only.
+import type { Copy } from '../rfb/desktop.ts';
+import type { Desktop, DesktopInput, Rect } from '../types.ts';
+
+export type GatewayOptions = {
+  /** Minimum ms between frames to one viewer. @default 66 (≈15 fps) */
+  frameInterval?: number;
+  /** Send `nop` after this many ms without an instruction. @default 5000 */
+  nopInterval?: number;
+  /** Hold frames while the socket has more than this many bytes unsent. @default 1 MiB */
+  maxBuffered?: number;
+  /** Blob size in base64 characters (guacd's 6048-byte limit). @default 8064 */
+  blobChars?: number;
+  /** Ticket lifetime in ms. @default 60 s */
+  ticketTtl?: number;
+};
+
+/** A pointer or scroll the live view draws as a marker (published on `agent:<id>:actions`). */
+export type ActionEvent = { kind: string; x: number; y: number; source: 'user' | 'agent'; button?: string; direction?: string };
+
+export type GatewayPort = {
+  readonly options: Required<GatewayOptions>;
+  publish(topic: string, payload: unknown): void;
+  log(msg: string): void;
+  emit(event: 'input', agentId: number, input: DesktopInput): boolean;
+};
+
+export interface ViewerPort {
+  start(): void;
+  note(rects: Rect[], copies: Copy[]): void;
+  resized(): void;
+  sendClipboard(text: string): void;
+  sendAudio(mimetype: string, pcm: Buffer): void;
+  controlChanged(control: boolean): void;
+  fail(status: number, message: string, closeCode?: number): void;
+}
+
+export interface SessionPort {
+  readonly gateway: GatewayPort;
+  readonly desktop: Desktop;
+  readonly controller: ViewerPort | null;
+  /** Base64 PNG of a rectangle of the current framebuffer. */
+  png(rect: Rect): Promise<string>;
+  remove(viewer: ViewerPort): void;
+}

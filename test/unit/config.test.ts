@@ -1,0 +1,99 @@
+// The model, recording and scheduler settings read by config.ts: defaults as the README says, values handed
+// down as given, and a bad value refused with an error that names the variable.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../server/config.ts';
+import { chooseProvider } from '../../server/models/choose.ts';
+import { priceFor, PRICES } from '../../server/models/prices.ts';
+
+/** The message loadConfig throws for `env`, or null when it takes it. */
+const refusal = (env: Record<string, string>): string | null => {
+  try {
+    loadConfig(env);
+    return null;
+  } catch (err) {
+    assert.instance(err, Error);
+    return (err as Error).message;
+  }
+};
+
+const defaults = suite('config: defaults');
+
+defaults('nothing set: the offline model, 600 s recordings without transcripts, a 15 s scheduler tick', () => {
+  const config = loadConfig({});
+  assert.is(config.modelProvider, 'offline');
+  assert.equal(config.recording, { maxSeconds: 600, transcribe: null });
+  assert.is(config.schedulerTickMs, 15_000);
+  assert.equal(config.models.prices, []);
+  assert.is(config.models.offlineTerminalAt, undefined);
+  assert.equal(config.models.anthropic, {
+    apiKey: null, baseUrl: undefined, model: 'claude-sonnet-4-5', maxTokens: undefined, thinking: 'off', computerTool: undefined, betas: undefined,
+  });
+  assert.equal(config.models.openai, { baseUrl: undefined, apiKey: 'none', model: null, maxTokens: undefined, contextTokens: undefined, images: true });
+});
+
+defaults('values are handed down as given', () => {
+  const config = loadConfig({
+    MODEL_PROVIDER: 'anthropic', ANTHROPIC_API_KEY: 'sk-1', ANTHROPIC_THINKING: '500', ANTHROPIC_BETA: 'a, b,', ANTHROPIC_MAX_TOKENS: '2048',
+    OPENAI_IMAGES: '0', OPENAI_CONTEXT_TOKENS: '8192', OFFLINE_TERMINAL_AT: '0.5,0.1',
+    RECORDING_MAX_SECONDS: '30', TRANSCRIBE_BASE_URL: 'http://127.0.0.1:9/v1', TRANSCRIBE_API_KEY: 'tk', SCHEDULER_TICK_MS: '250',
+  });
+  assert.equal(config.models.anthropic.thinking, 1024, 'a budget below the least the API takes is raised to it');
+  assert.equal(config.models.anthropic.betas, ['a', 'b']);
+  assert.is(config.models.anthropic.maxTokens, 2048);
+  assert.is(config.models.openai.images, false);
+  assert.is(config.models.openai.contextTokens, 8192);
+  assert.equal(config.models.offlineTerminalAt, [0.5, 0.1]);
+  assert.equal(config.recording, { maxSeconds: 30, transcribe: { baseUrl: 'http://127.0.0.1:9/v1', model: undefined, apiKey: 'tk' } });
+  assert.is(config.schedulerTickMs, 250);
+  assert.is(chooseProvider(config.modelProvider, config.models).name, 'anthropic');
+});
+
+const bad = suite('config: a bad value stops the start and names the variable');
+
+bad('numbers, switches, URLs, fractions and the provider name', () => {
+  const cases: [Record<string, string>, RegExp][] = [
+    [{ SCHEDULER_TICK_MS: 'soon' }, /^SCHEDULER_TICK_MS must be a positive whole number, not "soon"$/],
+    [{ RECORDING_MAX_SECONDS: '0' }, /^RECORDING_MAX_SECONDS must be a positive whole number/],
+    [{ ANTHROPIC_MAX_TOKENS: '1.5' }, /^ANTHROPIC_MAX_TOKENS /],
+    [{ OPENAI_MAX_TOKENS: '-1' }, /^OPENAI_MAX_TOKENS /],
+    [{ OPENAI_CONTEXT_TOKENS: '32k' }, /^OPENAI_CONTEXT_TOKENS /],
+    [{ ANTHROPIC_THINKING: 'lots' }, /^ANTHROPIC_THINKING must be off, adaptive or a budget in tokens, not "lots"$/],
+    [{ OPENAI_IMAGES: 'yes' }, /^OPENAI_IMAGES must be 0 or 1, not "yes"$/],
+    [{ OFFLINE_TERMINAL_AT: '0.25' }, /^OFFLINE_TERMINAL_AT must be two fractions/],
+    [{ OFFLINE_TERMINAL_AT: '0.25,2' }, /^OFFLINE_TERMINAL_AT must be two fractions/],
+    [{ TRANSCRIBE_BASE_URL: 'whisper.local' }, /^TRANSCRIBE_BASE_URL must be an http\(s\) URL, not "whisper.local"$/],
+    [{ OPENAI_BASE_URL: 'ftp://x' }, /^OPENAI_BASE_URL must be an http\(s\) URL/],
+    [{ ANTHROPIC_BASE_URL: 'api.anthropic.com' }, /^ANTHROPIC_BASE_URL must be an http\(s\) URL/],
+    [{ MODEL_PROVIDER: 'gpt' }, /^Unknown MODEL_PROVIDER "gpt": use offline, anthropic or openai$/],
+  ];
+  for (const [env, message] of cases) assert.match(refusal(env) ?? 'taken', message, JSON.stringify(env));
+  assert.is(refusal({ MODEL_PROVIDER: 'OpenAI', OPENAI_IMAGES: '1', OFFLINE_TERMINAL_AT: '0,1' }), null, 'good values pass');
+});
+
+const prices = suite('config: MODEL_PRICES_FILE');
+const dir = mkdtempSync(join(tmpdir(), 'aw-config-'));
+prices.after(() => rmSync(dir, { recursive: true, force: true }));
+
+prices('its rows are read once and go ahead of the built-in table; an unreadable or malformed file is refused', () => {
+  const file = join(dir, 'prices.json');
+  const row = { model: 'claude-sonnet-4-5', input: 1, output: 2, cache_read: 0.1, cache_write_5m: 1.25, cache_write_1h: 2, from: '2020-01-01' };
+  writeFileSync(file, JSON.stringify([row]));
+  const config = loadConfig({ MODEL_PRICES_FILE: file });
+  assert.equal(config.models.prices, [row]);
+  assert.is(priceFor('claude-sonnet-4-5-20250929', new Date(), [...config.models.prices, ...PRICES])!.input, 1);
+  assert.is(priceFor('claude-sonnet-4-5-20250929')!.input, 3, 'the built-in table alone');
+
+  assert.match(refusal({ MODEL_PRICES_FILE: join(dir, 'missing.json') }) ?? '', /^MODEL_PRICES_FILE .*missing\.json is unreadable: /);
+  writeFileSync(file, '{"model": "x"}');
+  assert.match(refusal({ MODEL_PRICES_FILE: file }) ?? '', /^MODEL_PRICES_FILE .*: not a JSON list/);
+  writeFileSync(file, JSON.stringify([row, { model: 'y', input: '1' }]));
+  assert.match(refusal({ MODEL_PRICES_FILE: file }) ?? '', /^MODEL_PRICES_FILE .*: row 2 is not a price/);
+});
+
+defaults.run();
+bad.run();
+prices.run();
