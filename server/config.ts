@@ -232,7 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perSenderPerMinute: count(env, 'MAIL_RATE_PER_SENDER_PER_MINUTE', 10),
       runsPerAgentPerHour: count(env, 'MAIL_RUNS_PER_AGENT_PER_HOUR', 30),
       connectionsPerIp: count(env, 'SMTP_MAX_CONNECTIONS_PER_IP', 10),
-      idleMs: count(env, 'SMTP_IDLE_SECONDS', 20) * 1000,
+      idleMs: count(env, 'SMTP_IDLE_SECONDS', 30) * 1000,
     },
     smtpTls: smtpTls(env),
     smtpRequireTls: flag(env, 'SMTP_REQUIRE_TLS'),

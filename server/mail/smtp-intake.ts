@@ -67,24 +67,19 @@ export class SmtpIntake {
       maxClients: 200,
       socketTimeout: o.limits.idleMs, // an idle client gives its slot back soon
       closeTimeout: 2000, // close() waits this long for open sessions, then ends them
-      onConnect: (session, done) => done(this.connect(session)),
+      onConnect: (session, done) => void this.connect(session).then(done, done),
       onClose: (session) => this.disconnect(session),
       onMailFrom: (_address, session, done) => done(this.o.requireTls && !session.secure ? smtpError(530, '5.7.0 Must issue a STARTTLS command first') : null),
       onRcptTo: (address, session, done) => this.recipient(address.address, session).then(() => done(), done),
       onData: (stream, session, done) => this.receive(stream, session).then(() => done(), done),
     };
-    if (this.tls) {
-      const tls = this.tls;
-      // Looked up at each STARTTLS, so a renewed certificate is used without a restart.
-      options.SNICallback = (_name, cb) => void tls.current().then((ctx) => cb(null, ctx), (err) => cb(err, undefined as never));
-    }
     this.server = new SMTPServer(options);
     // Per-connection failures (resets, timeouts) are the client's business, never the server's end.
     this.server.on('error', (err) => o.log.error(`smtp: ${err.message}`));
   }
 
   async listen(): Promise<number> {
-    if (this.tls) await this.tls.current(); // a certificate that cannot be read stops the start
+    await this.refreshTls(); // a certificate that cannot be read stops the start
     await new Promise<void>((resolve, reject) => {
       const server = this.server.server;
       server.once('error', reject);
@@ -101,8 +96,15 @@ export class SmtpIntake {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 
+  /** A renewed certificate (or key) is used from the next STARTTLS on, with or without SNI. */
+  private async refreshTls(): Promise<void> {
+    const pair = await this.tls?.changed();
+    if (pair) this.server.updateSecureContext(pair);
+  }
+
   /** One address may hold only so many connections: the rest of the world keeps the other slots. */
-  private connect(session: SMTPServerSession): Error | null {
+  private async connect(session: SMTPServerSession): Promise<Error | null> {
+    await this.refreshTls().catch((err) => this.o.log.error(`smtp: ${(err as Error).message}`));
     const ip = session.remoteAddress;
     const n = this.open.get(ip) ?? 0;
     if (n >= this.o.limits.connectionsPerIp) {

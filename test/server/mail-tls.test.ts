@@ -45,8 +45,8 @@ async function tlsIntake(requireTls: boolean) {
   return { intake, port: await intake.listen() };
 }
 
-/** EHLO, STARTTLS and a handshake by hand: the common name of the certificate the intake presents. */
-function presentedName(port: number): Promise<string> {
+/** EHLO, STARTTLS and a handshake by hand (with or without SNI): the common name of the certificate the intake presents. */
+function presentedName(port: number, servername?: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: '127.0.0.1', port });
     let buffer = '';
@@ -66,7 +66,7 @@ function presentedName(port: number): Promise<string> {
       } else if (step === 2 && /^220 /m.test(buffer)) {
         step = 3;
         socket.removeAllListeners('data');
-        const secure = tlsConnect({ socket, rejectUnauthorized: false, servername: 'mail.test' }, () => {
+        const secure = tlsConnect({ socket, rejectUnauthorized: false, ...(servername ? { servername } : {}) }, () => {
           resolve(String(secure.getPeerCertificate().subject.CN));
           secure.end();
         });
@@ -120,8 +120,10 @@ intakeTls('a renewed certificate is used for the next STARTTLS, without a restar
   const { intake, port } = await tlsIntake(false);
   try {
     assert.is(await presentedName(port), 'mail.test');
+    assert.is(await presentedName(port, 'mail.test'), 'mail.test');
     await makeCertificate('renewed.test');
     assert.is(await presentedName(port), 'renewed.test');
+    assert.is(await presentedName(port, 'mail.test'), 'renewed.test');
   } finally {
     await intake.close();
   }
@@ -134,7 +136,12 @@ type Relay = { port: number; lines: string[]; process: ChildProcess };
 async function startRelay(): Promise<Relay> {
   const child = spawn('/usr/bin/python3', [join(import.meta.dirname, 'fixtures', 'auth-relay.py')], { stdio: ['pipe', 'pipe', 'ignore'] });
   const relay: Relay = { port: 0, lines: [], process: child };
-  child.stdout!.on('data', (chunk) => relay.lines.push(...String(chunk).split('\n').filter(Boolean)));
+  let partial = '';
+  child.stdout!.on('data', (chunk) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop()!;
+    relay.lines.push(...lines);
+  });
   await waitFor(() => relay.lines.find((l) => l.startsWith('READY ')), 20_000, 'the aiosmtpd relay');
   relay.port = Number(relay.lines.find((l) => l.startsWith('READY '))!.split(' ')[1]);
   return relay;

@@ -335,6 +335,26 @@ threadPage("a user sees 'Forbidden: Admins only.'", async () => {
   assert.equal(api.apiCalls(), []);
 });
 
+threadPage('an IDN recipient shows its Unicode form with a warning, mixed scripts apart; inbound mail says whether its sender was verified', async () => {
+  const { api } = threadApi([
+    comm(1, { role: 'inbound', outbound_state: null, from_address: 'ceo@bank.test', sender_verified: false, held_reason: 'unverified',
+      sender_auth: 'DMARC fail for bank.test, policy reject; SPF fail for bank.test, no DKIM signature' }),
+    comm(2, { to_address: 'boss@xn--exmple-4nf.com', to_idn: { unicode: 'boss@ex\u0430mple.com', mixed_scripts: ['Cyrillic', 'Latin'] } }),
+    comm(3, { to_address: 'info@xn--bcher-kva.de', to_idn: { unicode: 'info@bücher.de', mixed_scripts: null } }),
+    comm(4),
+  ]);
+  await renderScreen(api, <AdminThreadScreen id={12} />);
+  assert.ok(item(1).textContent!.includes('Unverified sender: DMARC fail for bank.test, policy reject'));
+  assert.ok(item(1).textContent!.includes('Held: it runs only when the owner runs the thread.'));
+  const warning = item(2).querySelector('[role="note"]')!;
+  assert.is(warning.getAttribute('aria-label'), 'International recipient address');
+  assert.ok(warning.textContent!.includes('boss@xn--exmple-4nf.com is written boss@ex\u0430mple.com'));
+  assert.is(warning.querySelector('.comm-idn-mixed')!.textContent, 'Its name mixes Cyrillic and Latin letters: it can look like another address.');
+  assert.ok(item(3).querySelector('[role="note"]')!.textContent!.includes('info@bücher.de'));
+  assert.is(item(3).querySelector('.comm-idn-mixed'), null);
+  assert.is(item(4).querySelector('[role="note"]'), null);
+});
+
 threadPage.run();
 
 // --- Ops Dashboard
