@@ -68,7 +68,7 @@ mail('below the disk reserve a mail with attachments gets 452 and nothing is sto
   const intake = new SmtpIntake({
     db: services.db, bus: services.bus, log: quiet, dataDir: services.config.dataDir, storage,
     storageQuota: () => services.config.agentStorageBytes,
-    port: 0, mailDomain: 'localhost', maxBytes: 1024 * 1024,
+    port: 0, mailDomain: 'localhost', maxBytes: 1024 * 1024, auth: () => 'off', limits: services.config.mailLimits,
   });
   const port = await intake.listen();
   const transport = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true });
