@@ -2,6 +2,7 @@
 // fails with ENOSPC after some bytes really reached the file): the answer is 507 'Not enough storage space on
 // the server', the partial file is gone, and the process is still here (an 'error' event without a listener
 // would have ended it). Also which errors mean "the database cannot write" (503) and the names files get.
+// In test/server: it talks to a real node:http server with Node's fetch, which the unit tests replace with happy-dom's.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
