@@ -2,7 +2,7 @@
 // UTC day by migration 003's llm_trace_days) in the current monthly period — the UTC calendar month —
 // against the test credits (granted once, on first use) or, with a payment method, the monthly limit.
 // Amounts here are USD cents as floats: rounding is left to what is shown.
-import type { Queryable } from '../db/db.ts';
+import type { Db, Queryable } from '../db/db.ts';
 
 export type Period = { start: Date; end: Date };
 
@@ -72,6 +72,35 @@ export async function spendState(db: Queryable, userId: number, testCreditsCents
     usedBeforeCents: row.before_usd * 100,
     periodCents: row.period_usd * 100,
   };
+}
+
+/** How long a reservation outlives a server that died during its call. */
+const RESERVATION_MINUTES = 15;
+
+/**
+ * Reserves what a model call may cost against the owner's credits or limit, or says why it may not start.
+ * In one transaction under the owner's row lock, so that the instances of a fleet share it: calls in flight
+ * count as spent, and once they reach the line no other starts. A run may pass the line by the one call in
+ * flight that crossed it, never by more.
+ */
+export async function reserveSpend(db: Db, userId: number, testCreditsCents: number, cents: number): Promise<{ id: number } | { refused: string }> {
+  return db.tx(async (q) => {
+    await q.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
+    const state = await spendState(q, userId, testCreditsCents);
+    const [{ reserved }] = await q.query<{ reserved: number }>(
+      'SELECT COALESCE(sum(cents), 0)::float8 AS reserved FROM spend_reservations WHERE owner_id = $1 AND expires_at > now()', [userId]);
+    const refused = refusal({ ...state, periodCents: state.periodCents + reserved });
+    if (refused) return { refused };
+    const [row] = await q.query<{ id: number }>(
+      `INSERT INTO spend_reservations (owner_id, cents, expires_at) VALUES ($1, $2, now() + interval '${RESERVATION_MINUTES} minutes') RETURNING id`,
+      [userId, cents]);
+    return { id: Number(row.id) };
+  });
+}
+
+/** The call's trace now counts what it cost: its reservation goes (and any that expired). */
+export async function settleSpend(db: Queryable, id: number): Promise<void> {
+  await db.query('DELETE FROM spend_reservations WHERE id = $1 OR expires_at < now()', [id]);
 }
 
 export function credits(s: SpendState): Credits {

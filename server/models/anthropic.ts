@@ -2,7 +2,7 @@
 // tools, the system prompt as a cached block, cache breakpoints on the last user turns, optional
 // extended thinking, retries on 429/5xx. The response already is our shape; we only normalise usage.
 import { costOf, type Price } from './prices.ts';
-import { elideImages } from './estimate.ts';
+import { elideImages, estimateCallCost } from './estimate.ts';
 import { postJson, type RetryOptions } from './http.ts';
 import { ModelError, type AssistantBlock, type Message, type ModelProvider, type ModelRequest, type ModelResult, type Usage, type UserBlock } from './types.ts';
 
@@ -44,6 +44,7 @@ export function createAnthropic(options: AnthropicOptions): ModelProvider {
     name: 'anthropic',
     model: options.model,
     offline: false,
+    estimate: (request) => estimateCallCost(options.model, request, request.maxTokens ?? options.maxTokens ?? 4096, options.prices),
     async complete(request, signal) {
       const { body, headers, parameters } = buildAnthropicRequest(options, request);
       const started = performance.now();

@@ -1,6 +1,16 @@
 // Token estimates for the offline model (about 4 characters per token; images by their PNG
 // size as Anthropic counts them, width × height / 750) and image eliding for stored traces:
-// a trace keeps the shape of every image but not its base64 data.
+// a trace keeps the shape of every image but not its base64 data. Also the most a call may cost, which
+// the runner reserves against the owner's spend limit before it.
+import { costOf, type Price } from './prices.ts';
+import type { ModelRequest } from './types.ts';
+
+/** The most a call may cost (USD): the request's tokens as estimated here and an answer of maxTokens. */
+export function estimateCallCost(model: string, request: ModelRequest, maxTokens: number, prices?: readonly Price[]): number {
+  const prompt = estimateTextTokens(request.system) + estimateTokens(request.messages) + estimateTokens(request.tools);
+  const usage = { input_tokens: prompt, output_tokens: maxTokens, cache_read_tokens: 0, cache_write_tokens: 0 };
+  return costOf(model, usage, new Date(), prices);
+}
 
 export const estimateTextTokens = (text: string): number => Math.ceil(text.length / 4);
 

@@ -3,7 +3,7 @@
 // results (screenshots follow in a user message as data URLs), and the reply becomes content blocks.
 import { computerFunction } from './computer-schema.ts';
 import { costOf, type Price } from './prices.ts';
-import { elideImages } from './estimate.ts';
+import { elideImages, estimateCallCost } from './estimate.ts';
 import { postJson, type RetryOptions } from './http.ts';
 import { ModelError, type AssistantBlock, type Message, type ModelProvider, type ModelRequest, type ModelResponse, type ToolDefinition } from './types.ts';
 
@@ -34,6 +34,7 @@ export function createOpenAI(options: OpenAIOptions): ModelProvider {
     model: options.model,
     contextTokens: options.contextTokens ?? 32_768,
     offline: false,
+    estimate: (request) => estimateCallCost(options.model, request, request.maxTokens ?? options.maxTokens ?? 4096, options.prices),
     async complete(request, signal) {
       const { body, parameters } = buildOpenAIRequest(options, request);
       const started = performance.now();

@@ -82,6 +82,8 @@ export type ModelProvider = {
   /** The model's context window in tokens. @default DEFAULT_CONTEXT_TOKENS */
   readonly contextTokens?: number;
   complete(request: ModelRequest, signal?: AbortSignal): Promise<ModelResult>;
+  /** What a call may cost at most (USD): its prompt as estimated and a full answer; none for free models. */
+  estimate?(request: ModelRequest): number;
 };
 
 /** A failed model call, with a message fit for the thread's error box. */

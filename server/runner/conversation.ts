@@ -3,7 +3,7 @@
 import type { Db } from '../db/db.ts';
 import type { Bus } from '../realtime/bus.ts';
 import type { Log } from '../ops/log.ts';
-import { DEFAULT_CONTEXT_TOKENS, ModelError, isAbort, type AssistantBlock, type Message, type ModelProvider, type ToolResultBlock } from '../models/types.ts';
+import { DEFAULT_CONTEXT_TOKENS, ModelError, isAbort, type AssistantBlock, type Message, type ModelProvider, type ModelRequest, type ToolResultBlock } from '../models/types.ts';
 import { toolSet } from '../tools/index.ts';
 import { ToolInputError, type AgentInfo, type ToolContext } from '../tools/types.ts';
 import { fitContext, INTERRUPTED_RESULT, keepRecentImages, type StoredToolCall } from './history.ts';
@@ -27,6 +27,11 @@ export type LoopDeps = {
   maxTurns: number;
   /** Before every model call: throws RunStopped or RunFailure (stop requested, spend limit …). */
   checkpoint: () => Promise<void>;
+  /**
+   * Right before the call: reserves what it may cost against the owner's limit (RunFailure when it may not
+   * start); the result settles the reservation once the call's trace is written.
+   */
+  reserve: (request: ModelRequest) => Promise<() => Promise<void>>;
   /** Main conversation only: user text that arrived while the run was going. */
   newInput?: () => Promise<string[]>;
 };
@@ -59,9 +64,11 @@ export async function converse(
     if (fitted !== conversation) conversation.splice(0, conversation.length, ...fitted);
     const request = { system: deps.system, messages: keepRecentImages(conversation, KEEP_IMAGES), tools: definitions, computer: display };
     let result;
+    const settle = await deps.reserve(request);
     try {
       result = await deps.provider.complete(request, deps.signal);
     } catch (err) {
+      await settle(); // a failed call costs nothing
       if (deps.signal.aborted) throw stopOf(deps.signal);
       const failed = err instanceof ModelError ? err : null;
       await recordTrace(deps.db, {
@@ -79,7 +86,7 @@ export async function converse(
       owner_id: deps.agent.owner_id, agent_id: deps.agent.id, thread_id: deps.threadId, thread_name: traceName,
       model: response.model || deps.provider.model, usage: response.usage, cost: result.cost, latencyMs: result.latencyMs,
       parameters: result.parameters, request: result.request, response: result.traceResponse ?? response,
-    });
+    }).finally(settle);
     conversation.push({ role: 'assistant', content: response.content });
     const uses = response.content.filter((b): b is Extract<AssistantBlock, { type: 'tool_use' }> => b.type === 'tool_use');
 

@@ -19,7 +19,7 @@ import type { Db } from '../db/db.ts';
 import type { Bus } from '../realtime/bus.ts';
 import type { Log } from '../ops/log.ts';
 import type { Desktops, PerformAction } from '../desktop/index.ts';
-import type { ModelProvider } from '../models/types.ts';
+import type { ModelProvider, ModelRequest } from '../models/types.ts';
 import { addMessage } from '../domain/messages.ts';
 import { getRunAgent, stopAgentAfterRun } from '../domain/agents.ts';
 import { getThreadName, removeFromSchedule, threadExists } from '../domain/threads.ts';
@@ -30,7 +30,7 @@ import {
 import { converse, type LoopDeps } from './conversation.ts';
 import { RunFailure, RunStopped, stopOf, type StopReason } from './errors.ts';
 import { messagesFromSteps, systemPrompt, type StoredStep } from './history.ts';
-import { refusal, spendState } from '../domain/billing-usage.ts';
+import { refusal, reserveSpend, settleSpend, spendState } from '../domain/billing-usage.ts';
 import { loadStepImages } from './step-images.ts';
 import { StepWriter } from './steps.ts';
 import { processAlive } from '../system/processes.ts';
@@ -276,6 +276,7 @@ export class Runner {
       writer,
       maxTurns: this.o.maxTurns,
       checkpoint: () => this.checkpoint(claim, controller, agent.owner_id),
+      reserve: (request) => this.reserve(agent.owner_id, request),
       newInput: async () => {
         const rows = await userInputAfter(db, claim.thread_id, seen.userSequence);
         if (rows.length) seen.userSequence = rows[rows.length - 1].sequence;
@@ -295,6 +296,15 @@ export class Runner {
     if (row.agent_state === 'stop') throw new RunStopped('agent');
     const refused = refusal(await spendState(this.o.db, ownerId, this.o.testCreditsCents));
     if (refused) throw new RunFailure(refused);
+  }
+
+  /** Reserves the call's most it may cost against the owner's limit, shared by every agent and instance. */
+  private async reserve(ownerId: number, request: ModelRequest): Promise<() => Promise<void>> {
+    const { db, log } = this.o;
+    const cents = (this.o.provider.estimate?.(request) ?? 0) * 100;
+    const reserved = await reserveSpend(db, ownerId, this.o.testCreditsCents, cents);
+    if ('refused' in reserved) throw new RunFailure(reserved.refused);
+    return () => settleSpend(db, reserved.id).catch((err) => log.error(`runner: spend reservation ${reserved.id} not settled: ${err.message}`));
   }
 
   private async desktopFor(agentId: number, signal: AbortSignal): Promise<LoopDeps['computer']> {

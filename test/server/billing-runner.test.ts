@@ -82,4 +82,43 @@ billing('spend from an earlier month does not count against this month\'s limit'
   assert.is(provider.requests.length, 1);
 });
 
+billing('eight agents at once against a $1 limit: calls in flight count, so usage passes the limit by one call at most', async () => {
+  // Every call is held until each agent's run has either reached the model or been refused: without
+  // reservations all eight pass the check before any call is recorded.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const provider = scripted([async () => (await held, [text('done')])], 'priced', 0.4);
+  await runner?.stop();
+  runner = await swapRunner({ provider });
+  const user = await newUser('eight');
+  const { db } = (await testServer()).services;
+  await db.query(`INSERT INTO billing_customers (user_id, payment_method) VALUES ($1, '{"brand":"visa","last4":"4242","exp_month":12,"exp_year":2040}')`, [user.id]);
+  assert.is((await call('/api/users/me/limit', { method: 'PATCH', token: user.token, body: { limit_cents: 100 } })).status, 200);
+  const threads: { agent: number; thread: number }[] = [];
+  for (let i = 0; i < 8; i++) {
+    const agent = await newAgent(user.id, `Spender ${i}`);
+    const t = (await call(`/api/threads/${agent.id}/create-new-thread`, { token: user.token, body: { user_text: 'one call' } })).body;
+    threads.push({ agent: agent.id, thread: t.id });
+  }
+  for (const { agent } of threads) await call(`/api/agents/${agent}/run-state`, { token: user.token, body: { state: 'run_all' } });
+  const refused = async () => {
+    let n = 0;
+    for (const { thread } of threads) if ((await call(`/api/threads/${thread}`, { token: user.token })).body.error_message) n++;
+    return n;
+  };
+  await waitFor(async () => provider.requests.length + (await refused()) === 8 || null, 30_000, 'every agent to reach the model or be refused');
+  release();
+  await waitFor(async () => {
+    const rows = await Promise.all(threads.map(async ({ thread }) => (await call(`/api/threads/${thread}`, { token: user.token })).body));
+    return rows.every((r) => !r.thread_running && (r.schedule_sequence === null || r.error_message)) || null;
+  }, 30_000, 'every run to end');
+  const spent = (await db.one<{ s: number }>('SELECT COALESCE(sum(estimated_cost), 0)::float8 AS s FROM llm_traces WHERE owner_id = $1', [user.id]))!.s;
+  // $0.40 + $0.40 are under $1.00, so a third call may start; the fourth may not.
+  assert.is(provider.requests.length, 3);
+  assert.ok(spent <= 1 + 0.4 + 1e-9, `spent $${spent}`);
+  assert.is(await refused(), 5);
+  const left = await db.one<{ n: number }>('SELECT count(*)::int AS n FROM spend_reservations WHERE owner_id = $1', [user.id]);
+  assert.is(left!.n, 0, 'every reservation settled');
+});
+
 billing.run();

@@ -98,6 +98,7 @@ export function scripted(turns: Turn[], name = 'scripted', cost = 0.001): ModelP
   let i = 0;
   return {
     name, model: 'scripted-1', offline: false, requests,
+    estimate: () => cost, // each call costs what it says, so the estimate is exact
     async complete(request, signal) {
       requests.push(request);
       const turn = turns[Math.min(i++, turns.length - 1)];
