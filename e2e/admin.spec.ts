@@ -49,6 +49,7 @@ test('a drafted reply waits on the Ops Dashboard, is edited and queued by the ad
 
   // The Ops Dashboard lists the thread once the draft exists (reloaded until then: it refreshes every 30 s).
   await page.getByRole('link', { name: 'Ops Dashboard' }).click();
+  await expect(page).toHaveURL(/\/admin\/threads$/); // the rail's target in spec §2; /admin/ops is the alias
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Ops Dashboard');
   const opsTable = page.getByRole('table', { name: 'Threads requiring approval' });
   const row = opsTable.getByRole('row').filter({ hasText: subject });

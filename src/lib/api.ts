@@ -83,6 +83,9 @@ export const deleteThread = (id: number) => request<null>(`/threads/${id}`, { me
 
 // --- messages and realtime
 export const MESSAGE_PAGE_SIZE_CHAT = 100;
+/** Spec §9 "Message page size": 50 in the agent list view. */
+export const MESSAGE_PAGE_SIZE_LIST = 50;
+export const agentMessagesPath = (agentId: number, pageSize: number) => `/messages/agent/${agentId}?page=1&page_size=${pageSize}`;
 export const getMessages = (agentId: number, page = 1, pageSize = 50) =>
   request<MessagePage>(`/messages/agent/${agentId}`, { query: { page, page_size: pageSize } });
 export const negotiateThread = (threadId: number) =>

@@ -8,7 +8,8 @@ import { xhrFetch, type UploadProgress } from './xhr-fetch.ts';
 export { IMPERSONATE_KEY } from './impersonation.ts';
 export type { UploadProgress } from './xhr-fetch.ts';
 
-export type ApiError = { detail: string; status_code: number | string };
+/** `from_server` says whether `detail` is the server's own words or the client's (a status line, a network error). */
+export type ApiError = { detail: string; status_code: number | string; from_server: boolean };
 
 /** Spec §9: default 10 s; agent create/delete and file upload 300 s; full audio upload 120 s. */
 export const TIMEOUTS = { default: 10_000, long: 300_000, audio: 120_000 };
@@ -281,11 +282,24 @@ function withAuthDetail(body: unknown): unknown {
  * else is an unexpected failure, the client-side equivalent of a server's unhandled error.
  */
 export function normalizeError(error: unknown): ApiError {
+  if (isApiError(error)) return error;
   const body = error instanceof HttpError ? error.body : error;
+  const said = readDetail(body);
   return {
-    detail: readDetail(body) || messageOf(error) || 'An error occurred',
+    detail: said || messageOf(error) || 'An error occurred',
     status_code: statusOf(error),
+    from_server: Boolean(said),
   };
+}
+
+/** The server's detail, else the spec's fallback text for the situation (never a raw status line, spec §8). */
+export function detailOr(error: unknown, fallback: string): string {
+  const normalized = isApiError(error) ? error : normalizeError(error);
+  return normalized.from_server ? normalized.detail : fallback;
+}
+
+function isApiError(value: unknown): value is ApiError {
+  return isRecord(value) && typeof value.detail === 'string' && typeof value.from_server === 'boolean';
 }
 
 function readDetail(body: unknown): string {

@@ -1,13 +1,13 @@
 // The load-then-edit state of a form modal: what was loaded (and is now being edited), the load's
 // failure, and a retry. A newer load (another id, a retry) wins: a late answer of an older one is dropped.
 import { useCallback, useEffect, useState, type Dispatch, type SetStateAction } from 'react';
-import { normalizeError } from './http.ts';
+import { detailOr } from './http.ts';
 
 export type Editable<T> = {
   /** null while loading and after a failed load. */
   value: T | null;
   setValue: Dispatch<SetStateAction<T | null>>;
-  /** The failed load's detail, else null. */
+  /** After a failed load the server's detail ('' when it gave none: the modal shows its own text), else null. */
   error: string | null;
   retry: () => void;
 };
@@ -24,7 +24,7 @@ export function useEditable<T>(load: () => Promise<T>, key: string | number): Ed
     setError(null);
     load().then(
       (loaded) => !cancelled && setValue(loaded),
-      (err) => !cancelled && setError(normalizeError(err).detail),
+      (err) => !cancelled && setError(detailOr(err, '')),
     );
     return () => {
       cancelled = true;

@@ -4,7 +4,7 @@
 // 1000 close, counter reset on open). How an event changes the page is the caller's `apply`, so this
 // file stays free of screen logic. Parse and socket errors are logged only.
 import { useEffect, useRef } from 'react';
-import { MESSAGE_PAGE_SIZE_CHAT } from './api.ts';
+import { agentMessagesPath, MESSAGE_PAGE_SIZE_CHAT } from './api.ts';
 import { onJson, openAgentFeed } from './feed-socket.ts';
 import type { Timers } from './socket.ts';
 import type { MessageEvent as ChatMessageEvent, MessagePage } from './types.ts';
@@ -14,7 +14,7 @@ export const MESSAGE_SOCKET_DELAY = 100;
 /** Spec §9: messages stay fresh for 30 s and are not refetched on window focus. */
 export const MESSAGES_FRESH_MS = 30_000;
 
-export const messagesKey = (agentId: number) => `/messages/agent/${agentId}?page=1&page_size=${MESSAGE_PAGE_SIZE_CHAT}`;
+export const messagesKey = (agentId: number) => agentMessagesPath(agentId, MESSAGE_PAGE_SIZE_CHAT);
 
 export type MessageSocketOptions = {
   /** The page after one event (see applyMessageEvent in the conversation panel). */

@@ -64,7 +64,27 @@ states('renders one card per agent, each linking to its agent screen, with a pla
   const links = [...document.querySelectorAll<HTMLAnchorElement>('.agent-grid a')];
   assert.equal(links.map((a) => [a.textContent, a.getAttribute('href')]), [['Alice', '/agent/1'], ['Bob', '/agent/2']]);
   assert.is(document.querySelectorAll('.agent-card-placeholder').length, 2);
-  assert.equal(api.apiCalls().map((c) => `${c.method} ${c.path}`), ['GET /api/agents/']);
+  // Spec §9: the list view loads each agent's messages, 50 a page.
+  assert.equal(api.apiCalls().map((c) => `${c.method} ${c.path}${c.search}`), [
+    'GET /api/agents/',
+    'GET /api/messages/agent/1?page=1&page_size=50',
+    'GET /api/messages/agent/2?page=1&page_size=50',
+  ]);
+});
+
+states("a card shows the first line of its agent's latest message; none without messages", async () => {
+  const message = (id: number, text: string, role = 'assistant') => ({
+    id, agent_id: 1, thread_id: 1, role, created_at: '2025-01-01T00:00:00Z',
+    user_data: role === 'user' ? { text } : null, assistant_data: role === 'user' ? null : { text },
+  });
+  const { api } = withAgents(USER);
+  api.on('GET /api/messages/agent/1', () => ({
+    messages: [message(9, '\n  Booked the flight for Tuesday.\nDetails follow.'), message(8, 'Book a flight', 'user')], total_count: 2,
+  }));
+  api.on('GET /api/messages/agent/2', () => ({ messages: [], total_count: 0 }));
+  await renderScreen(api, <AgentsScreen />);
+  const latest = [...document.querySelectorAll('.agent-card')].map((c) => c.querySelector('.agent-card-latest')?.textContent ?? null);
+  assert.equal(latest, ['Booked the flight for Tuesday.', null]);
 });
 
 states('clicking a card opens /agent/{id}', async () => {
@@ -151,6 +171,17 @@ create('a failure alerts the server detail and keeps the modal open', async () =
   assert.not.ok((createButton() as HTMLButtonElement).disabled);
 });
 
+create("a failure without a detail alerts 'Failed to create agent', not the status line", async () => {
+  const { api } = withAgents();
+  api.on('POST /api/agents/', () => new Response('Internal Server Error', { status: 500 }));
+  await renderScreen(api, <AgentsScreen />);
+  await openCreateModal();
+  await type(nameInput(), 'Dave');
+  await click(createButton());
+  await settle();
+  assert.equal(dialogs.alerts, ['Failed to create agent']);
+});
+
 create('Cancel closes the modal without a request', async () => {
   const { api } = withAgents();
   await renderScreen(api, <AgentsScreen />);
@@ -198,6 +229,15 @@ remove('a failure alerts the server detail', async () => {
   await click(getRole('button', 'Delete Alice'));
   await settle();
   assert.equal(dialogs.alerts, ['Agent not found']);
+});
+
+remove("a failure without a detail alerts 'Failed to delete'", async () => {
+  const { api } = withAgents();
+  api.on('DELETE /api/agents/1', () => new Response('', { status: 502 }));
+  await renderScreen(api, <AgentsScreen />);
+  await click(getRole('button', 'Delete Alice'));
+  await settle();
+  assert.equal(dialogs.alerts, ['Failed to delete']);
 });
 
 remove.run();

@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   DEFAULTS, HttpError, IMPERSONATE_KEY, NetworkError, TIMEOUTS, TimeoutError,
-  configureHttp, normalizeError, request,
+  configureHttp, detailOr, normalizeError, request,
 } from '../../src/lib/http.ts';
 import type { HttpConfig } from '../../src/lib/http.ts';
 
@@ -222,7 +222,7 @@ auth('a second 401 calls onUnauthorized and rejects with "Authentication require
   assert.is(error.status, 401);
   assert.is(error.retried, true);
   assert.equal(error.body, { detail: 'Authentication required' });
-  assert.equal(normalizeError(error), { detail: 'Authentication required', status_code: 401 });
+  assert.equal(normalizeError(error), { detail: 'Authentication required', status_code: 401, from_server: true });
   assert.is(calls.length, 2);
   assert.is(unauthorized, 1);
   assert.is(logged.length, 1);
@@ -296,7 +296,7 @@ const normalize = suite('http: normalizeError (spec §8)');
 const httpError = (status: number, body: unknown) => new HttpError(new Response(null, { status }), 'POST', '/api/x', body);
 
 normalize('uses a string detail and the HTTP status', () => {
-  assert.equal(normalizeError(httpError(404, { detail: 'Agent not found' })), { detail: 'Agent not found', status_code: 404 });
+  assert.equal(normalizeError(httpError(404, { detail: 'Agent not found' })), { detail: 'Agent not found', status_code: 404, from_server: true });
 });
 
 normalize("joins a list detail's msg values with '; '", () => {
@@ -310,26 +310,27 @@ normalize("uses an object detail's message, else its error", () => {
 });
 
 normalize("falls back to the error's message when there is no usable detail", () => {
-  assert.equal(normalizeError(httpError(500, 'Internal Server Error')), { detail: '500 Internal Server Error: POST /api/x', status_code: 500 });
+  const plain = normalizeError(httpError(500, 'Internal Server Error'));
+  assert.equal(plain, { detail: '500 Internal Server Error: POST /api/x', status_code: 500, from_server: false });
   assert.is(normalizeError(httpError(400, { detail: { code: 1 } })).detail, '400 Bad Request: POST /api/x');
   assert.is(normalizeError(httpError(422, { detail: [] })).detail, '422 Unprocessable Entity: POST /api/x');
 });
 
 normalize("falls back to 'An error occurred' when there is no message either", () => {
-  assert.equal(normalizeError(new Error('')), { detail: 'An error occurred', status_code: 500 });
-  assert.equal(normalizeError(null), { detail: 'An error occurred', status_code: 500 });
-  assert.equal(normalizeError(undefined), { detail: 'An error occurred', status_code: 500 });
+  assert.equal(normalizeError(new Error('')), { detail: 'An error occurred', status_code: 500, from_server: false });
+  assert.equal(normalizeError(null), { detail: 'An error occurred', status_code: 500, from_server: false });
+  assert.equal(normalizeError(undefined), { detail: 'An error occurred', status_code: 500, from_server: false });
 });
 
 normalize('treats other throwables as a 500 with their message', () => {
-  assert.equal(normalizeError(new TypeError('x is undefined')), { detail: 'x is undefined', status_code: 500 });
-  assert.equal(normalizeError('boom'), { detail: 'boom', status_code: 500 });
-  assert.equal(normalizeError({ detail: 'plain object' }), { detail: 'plain object', status_code: 500 });
+  assert.equal(normalizeError(new TypeError('x is undefined')), { detail: 'x is undefined', status_code: 500, from_server: false });
+  assert.equal(normalizeError('boom'), { detail: 'boom', status_code: 500, from_server: false });
+  assert.equal(normalizeError({ detail: 'plain object' }), { detail: 'plain object', status_code: 500, from_server: true });
 });
 
 normalize("gives timeouts and network failures the client's own codes", () => {
   const timeout = normalizeError(new TimeoutError(10_000, 'GET', '/api/x'));
-  assert.equal(timeout, { detail: 'Request timed out after 10000 ms: GET /api/x', status_code: 'ETIMEDOUT' });
+  assert.equal(timeout, { detail: 'Request timed out after 10000 ms: GET /api/x', status_code: 'ETIMEDOUT', from_server: false });
   assert.is(normalizeError(new NetworkError('GET', '/api/x')).status_code, 'ERR_NETWORK');
 });
 
@@ -338,6 +339,15 @@ normalize('is idempotent', () => {
   assert.equal(normalizeError(once), once);
   const code = normalizeError(new TimeoutError(5, 'GET', '/api/x'));
   assert.equal(normalizeError(code), code);
+});
+
+normalize("detailOr: the server's detail, else the situation's fallback, never a status line", () => {
+  assert.is(detailOr(httpError(409, { detail: 'Name taken' }), 'Failed to create agent'), 'Name taken');
+  assert.is(detailOr(httpError(500, 'Internal Server Error'), 'Failed to create agent'), 'Failed to create agent');
+  assert.is(detailOr(new NetworkError('POST', '/api/agents/'), 'Failed to delete'), 'Failed to delete');
+  // useResource keeps normalized errors: the answer is the same from those.
+  assert.is(detailOr(normalizeError(httpError(502, '')), 'Failed to fetch reports'), 'Failed to fetch reports');
+  assert.is(detailOr(normalizeError(httpError(404, { detail: 'Report not found' })), 'Failed to load report'), 'Report not found');
 });
 
 normalize.run();

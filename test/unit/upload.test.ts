@@ -139,7 +139,7 @@ up('an error answer rejects with HttpError like any request, normalizing to {det
   const error = await pending.then(() => assert.unreachable(), (e) => e);
   assert.instance(error, HttpError);
   assert.is(error.status, 413);
-  assert.equal(normalizeError(error), { detail: 'File too large', status_code: 413 });
+  assert.equal(normalizeError(error), { detail: 'File too large', status_code: 413, from_server: true });
 });
 
 up('a validation list is joined and a non-JSON error falls back to the status line', async () => {
@@ -148,12 +148,12 @@ up('a validation list is joined and a non-JSON error falls back to the status li
   await settle();
   ctx.last().respond(422, { detail: [{ loc: ['body', 'file'], msg: 'file is required' }, { msg: 'second' }] });
   const error = await first.then(() => assert.unreachable(), (e) => e);
-  assert.equal(normalizeError(error), { detail: 'file is required; second', status_code: 422 });
+  assert.equal(normalizeError(error), { detail: 'file is required; second', status_code: 422, from_server: true });
   const second = ctx.upload();
   await settle();
   ctx.last().respond(502, '<html>bad gateway</html>', 'Bad Gateway');
   const gateway = await second.then(() => assert.unreachable(), (e) => e);
-  assert.equal(normalizeError(gateway), { detail: '502 Bad Gateway: POST /api/agents/7/upload_file', status_code: 502 });
+  assert.equal(normalizeError(gateway), { detail: '502 Bad Gateway: POST /api/agents/7/upload_file', status_code: 502, from_server: false });
 });
 
 up('a 401 asks for a fresh token and retries once', async () => {
@@ -177,7 +177,7 @@ up('a 401 that survives the refresh goes to onUnauthorized, as for every request
   await settle();
   ctx.last().respond(401, {});
   const error = await pending;
-  assert.equal(normalizeError(error), { detail: 'Authentication required', status_code: 401 });
+  assert.equal(normalizeError(error), { detail: 'Authentication required', status_code: 401, from_server: true });
   assert.equal(ctx.unauthorized, [1]);
 });
 

@@ -100,6 +100,7 @@ rec('start: microphone, start-recording for the thread, session storage, then co
   assert.is(state.phase, 'recording');
   assert.equal(posted('/api/screenshare/start-recording').map((c) => c.body), [{ agent_id: 7, thread_id: 3 }]);
   assert.is(sessionStorage.getItem('is_recording_7'), 'true');
+  assert.is(sessionStorage.getItem('demo_mode_7'), 'true');
   assert.is(sessionStorage.getItem('session_id_7'), 'sess-1');
   assert.is(control.takes, 1);
   await sleep(150);
@@ -137,6 +138,7 @@ rec('stop: stop-recording, control off, the audio uploaded, then the wait until 
   await act(() => state.stop());
   assert.equal(posted('/api/screenshare/stop-recording').map((c) => c.body), [{ agent_id: 7, session_id: 'sess-1' }]);
   assert.is(sessionStorage.getItem('is_recording_7'), 'false');
+  assert.is(sessionStorage.getItem('demo_mode_7'), 'false');
   assert.is(control.releases, 1);
   assert.is(mic.stopped, 1);
   await sleep(10);

@@ -1,6 +1,7 @@
 // The Ops Dashboard (/admin/ops, also /admin/threads; spec §2): every thread waiting for an admin to
 // approve an outbound message, the one waiting longest first, and the data directory's free space.
 // Loaded only for admins (spec §6).
+import { detailOr } from '../../lib/http.ts';
 import { approvalThreadsPath, type ThreadNeedingApproval } from '../../lib/admin-api.ts';
 import { useTitle } from '../../lib/title.tsx';
 import { useIsAdmin } from '../../lib/use-is-admin.ts';
@@ -27,7 +28,7 @@ export default function OpsDashboard() {
   return (
     <div className="admin-page">
       {error && (
-        <p className="form-error admin-error" role="alert">{error.detail || 'Failed to load threads requiring approval'}</p>
+        <p className="form-error admin-error" role="alert">{detailOr(error, 'Failed to load threads requiring approval')}</p>
       )}
       {!data && !error && <p className="muted" role="status">Loading threads...</p>}
       {data && data.length === 0 && <p className="muted">No threads found.</p>}

@@ -3,7 +3,7 @@
 import { useMemo, useState } from 'react';
 import { AGENTS_PATH, deleteAgent } from '../../lib/api.ts';
 import { useAuth } from '../../lib/auth.tsx';
-import { normalizeError } from '../../lib/http.ts';
+import { detailOr } from '../../lib/http.ts';
 import { useTitle } from '../../lib/title.tsx';
 import type { AgentSummary } from '../../lib/types.ts';
 import { useIsAdmin } from '../../lib/use-is-admin.ts';
@@ -38,7 +38,7 @@ export function AgentsScreen() {
     try {
       await deleteAgent(agent.id);
     } catch (err) {
-      alert(normalizeError(err).detail || 'Failed to delete');
+      alert(detailOr(err, 'Failed to delete'));
     } finally {
       setDeletingId(null);
     }

@@ -2,7 +2,7 @@
 // and Create stays disabled while it is empty or while the request is in flight.
 import { useId, useState, type FormEvent } from 'react';
 import { createAgent } from '../../lib/api.ts';
-import { normalizeError } from '../../lib/http.ts';
+import { detailOr } from '../../lib/http.ts';
 import type { Agent } from '../../lib/types.ts';
 import { FormActions, Modal } from '../../ui/modal.tsx';
 
@@ -24,7 +24,7 @@ export function CreateAgentModal({ onClose, onCreated }: CreateAgentModalProps) 
     try {
       onCreated(await createAgent(trimmed));
     } catch (error) {
-      alert(normalizeError(error).detail || 'Failed to create agent');
+      alert(detailOr(error, 'Failed to create agent'));
       setBusy(false);
     }
   };

@@ -1,5 +1,6 @@
 // 'All reports' (spec §2): newest or oldest first, 20 a page with Prev/Next; a row opens the report.
 import { useState } from 'react';
+import { detailOr } from '../../lib/http.ts';
 import { REPORTS_PAGE_SIZE, reportsPath, type ReportPage, type SortOrder } from '../../lib/reports-api.ts';
 import { Link, navigate } from '../../lib/router.ts';
 import { useResource } from '../../lib/use-resource.ts';
@@ -33,7 +34,7 @@ export function AllReportsSection() {
           </select>
         </label>
       </div>
-      {error && <p className="error-text" role="alert">{error.detail || 'Failed to fetch reports'}</p>}
+      {error && <p className="error-text" role="alert">{detailOr(error, 'Failed to fetch reports')}</p>}
       {!shown && !error && <p className="muted" role="status">Loading…</p>}
       {shown && (
         <>

@@ -1,5 +1,6 @@
 // One report (/reports/{id}, spec §2): 'Report #id', Back, its title, time, agent and description
 // (line breaks kept), and its entries with their completion.
+import { detailOr } from '../../lib/http.ts';
 import { reportPath, type Report } from '../../lib/reports-api.ts';
 import { navigate } from '../../lib/router.ts';
 import { useTitle } from '../../lib/title.tsx';
@@ -16,7 +17,7 @@ export default function ReportScreen({ id }: { id: number }) {
       <div>
         <button type="button" className="button button-small" onClick={() => navigate('/reports')}>Back</button>
       </div>
-      {error && <p className="error-text" role="alert">{error.detail || 'Failed to load report'}</p>}
+      {error && <p className="error-text" role="alert">{detailOr(error, 'Failed to load report')}</p>}
       {!data && !error && <p className="muted" role="status">Loading…</p>}
       {data && (
         <>

@@ -1,7 +1,7 @@
 // 'Entries to review' (spec §2): the newest 50 entries waiting for review, 20 a page. A row opens
 // its report; 'Mark reviewed' takes the entry off the list (the way a user clears it).
 import { useState } from 'react';
-import { normalizeError } from '../../lib/http.ts';
+import { detailOr, normalizeError } from '../../lib/http.ts';
 import { markReviewed, REVIEW_PAGE_SIZE, reviewPath, type ReviewEntry } from '../../lib/reports-api.ts';
 import { Link, navigate } from '../../lib/router.ts';
 import { useResource } from '../../lib/use-resource.ts';
@@ -37,7 +37,7 @@ export function ReviewSection() {
   return (
     <section className="reports-section" aria-labelledby="review-title">
       <h2 id="review-title" className="reports-heading">Entries to review</h2>
-      {error && <p className="error-text" role="alert">{error.detail || 'Failed to fetch reports'}</p>}
+      {error && <p className="error-text" role="alert">{detailOr(error, 'Failed to fetch reports')}</p>}
       {failure && <p className="error-text" role="alert">{failure}</p>}
       {!data && !error && <p className="muted" role="status">Loading…</p>}
       {data && entries.length === 0 && <p className="muted">No entries need review.</p>}

@@ -39,7 +39,7 @@ export function Rail({ isAdmin }: { isAdmin: boolean }) {
             <span className="rail-label">Impersonate User</span>
           </button>
           <RailLink href="/admin" label="Admin Dashboard" icon={<DashboardIcon />} active={path === '/admin' || under('/admin/agents')} />
-          <RailLink href="/admin/ops" label="Ops Dashboard" icon={<OpsIcon />} active={under('/admin/ops') || under('/admin/threads')} />
+          <RailLink href="/admin/threads" label="Ops Dashboard" icon={<OpsIcon />} active={under('/admin/ops') || under('/admin/threads')} />
           <RailLink href="/llm-traces" label="LLM Traces" icon={<TracesIcon />} active={under('/llm-traces')} />
         </>
       )}

@@ -3,7 +3,7 @@
 import { useId, useState } from 'react';
 import { useEditable } from '../../../lib/use-editable.ts';
 import type { AgentTextKey } from '../../../lib/api.ts';
-import { normalizeError } from '../../../lib/http.ts';
+import { detailOr } from '../../../lib/http.ts';
 import { Modal } from '../../../ui/modal.tsx';
 import { loadAgentTexts, saveAgentTexts, type AgentTexts } from './agent-texts.ts';
 import { Tabs, type Tab } from '../../../ui/tabs.tsx';
@@ -38,7 +38,7 @@ export function AgentEditorModal({ agentId, onClose, onSaved }: AgentEditorModal
       onSaved?.();
       onClose();
     } catch (error) {
-      setSaveError(normalizeError(error).detail || 'Failed to save changes');
+      setSaveError(detailOr(error, 'Failed to save changes'));
       setSaving(false);
     }
   };

@@ -1,5 +1,5 @@
-// The recording flag the rings read (spec §3 "Session storage, per agent": is_recording, the session id
-// and the start), kept in session storage per agent; the endpoint calls are in src/lib/desktop-api.ts.
+// The recording flag the rings read (spec §3 "Session storage, per agent": demo mode, is_recording, the
+// session id and the start), kept in session storage per agent; the endpoint calls are in src/lib/desktop-api.ts.
 
 /** Session-storage key of the per-agent recording flag (spec §3 "Session storage, per agent: is_recording"). */
 export const recordingKey = (agentId: number) => `is_recording_${agentId}`;
@@ -11,6 +11,9 @@ export function isRecording(agentId: number): boolean {
     return false;
   }
 }
+
+/** Spec §3's per-agent demo mode: true while a demonstration is being recorded, like is_recording. */
+export const demoModeKey = (agentId: number) => `demo_mode_${agentId}`;
 
 /** Session-storage keys of the recording's session id and its start (server time), per agent. */
 export const sessionIdKey = (agentId: number) => `session_id_${agentId}`;
@@ -34,6 +37,7 @@ export function readStoredRecording(agentId: number): StoredRecording {
 export function storeRecording(agentId: number, value: StoredRecording): void {
   try {
     sessionStorage.setItem(recordingKey(agentId), String(value.recording));
+    sessionStorage.setItem(demoModeKey(agentId), String(value.recording));
     for (const [key, v] of [[sessionIdKey(agentId), value.sessionId], [startedAtKey(agentId), value.startedAt]] as const) {
       if (v) sessionStorage.setItem(key, v);
       else sessionStorage.removeItem(key);

@@ -1,7 +1,7 @@
 // The billing details form: PATCH /billing/customer, the server's refusal shown in the dialog.
 import { useState, type FormEvent } from 'react';
 import { updateCustomer, type BillingCustomer } from '../../../lib/billing-api.ts';
-import { normalizeError } from '../../../lib/http.ts';
+import { detailOr } from '../../../lib/http.ts';
 import { FormModal } from './form-modal.tsx';
 
 const FIELDS: { key: keyof BillingCustomer; label: string; autoComplete: string; type?: string; maxLength: number }[] = [
@@ -29,7 +29,7 @@ export function BillingInfoForm({ customer, onClose, onSaved }: BillingInfoFormP
     try {
       onSaved(await updateCustomer(draft));
     } catch (err) {
-      setError(normalizeError(err).detail || 'Failed to save billing information');
+      setError(detailOr(err, 'Failed to save billing information'));
       setBusy(false);
     }
   };
