@@ -103,9 +103,9 @@ test('reports: review list, paging, sorting and the detail', async ({ page, requ
   await expect(page).toHaveURL(/\/reports$/);
 
   // Marking both entries reviewed clears the list.
-  await review.getByRole('button', { name: 'Mark "R22" reviewed' }).click();
+  await review.getByRole('button', { name: 'Mark reviewed: "R22"' }).click();
   await expect(reviewRows).toHaveCount(1);
-  await review.getByRole('button', { name: 'Mark "R21" reviewed' }).click();
+  await review.getByRole('button', { name: 'Mark reviewed: "R21"' }).click();
   await expect(review.getByText('No entries need review.')).toBeVisible();
   await page.reload();
   await expect(page.getByText('No entries need review.')).toBeVisible();

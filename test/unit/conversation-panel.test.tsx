@@ -253,7 +253,7 @@ writing('a draft is named New thread; its first message creates the thread and l
   assert.ok(changes > 0, 'the agent is refreshed');
   // The polled agent then lists the thread: still one row, no draft left.
   await render(agent([created]));
-  await click(button('Show all threads (current: Plan the trip)'));
+  await click(button('Plan the trip: show all threads'));
   assert.equal([...document.querySelectorAll('.thread-row-name')].map((b) => b.textContent), ['Plan the trip']);
 });
 
@@ -296,7 +296,7 @@ const list = setupSuite('conversation panel: thread list');
 
 list('No threads when the agent has none', async () => {
   await render(agent([]));
-  await click(button('Show all threads (current: New chat)'));
+  await click(button('New chat: show all threads'));
   assert.match($('.thread-popover')!.textContent!, 'No threads');
 });
 
@@ -311,7 +311,7 @@ list('sections: Scheduled by descending sequence, Running, Failed, then by age',
     thread({ id: 5, name: 'done today' }),
     thread({ id: 6, name: 'done earlier', updated_at: old }),
   ]));
-  await click(button('Show all threads (current: running)'));
+  await click(button('running: show all threads'));
   const sections = [...document.querySelectorAll('.thread-section')].map((s) => [
     s.querySelector('h3')!.textContent,
     [...s.querySelectorAll('.thread-row-name')].map((b) => b.textContent).join(','),
@@ -337,7 +337,7 @@ list('delete asks first, and a failure alerts', async () => {
   window.confirm = (q?: string) => (asked.push(q ?? ''), answer);
   window.alert = (m?: string) => void alerts.push(m ?? '');
   await render(agent([thread({ id: 1, name: 'Old work' })]));
-  await click(button('Show all threads (current: Old work)'));
+  await click(button('Old work: show all threads'));
   await click(button('Delete Old work'));
   assert.equal(asked, ['Are you sure you want to delete thread "Old work"? This action cannot be undone.']);
   assert.is(deletes, 0, 'declined: nothing deleted');
@@ -363,7 +363,7 @@ list('remove from schedule asks first; the arrow keys reorder with the drop rule
     thread({ id: 2, name: 'b', schedule_sequence: 2 }),
     thread({ id: 1, name: 'a', schedule_sequence: 1 }),
   ]));
-  await click(button('Show all threads (current: c)'));
+  await click(button('c: show all threads'));
   await click(button('Remove a from the schedule'));
   assert.equal(asked, ['Remove this thread from the schedule?']);
   assert.is(api.find('POST', '/api/threads/1/remove-from-schedule').length, 1);

@@ -93,7 +93,7 @@ list('pages 50 review entries 20 at a time, and Mark reviewed clears them', asyn
   await click(byRole('button', 'Next')[0]);
   assert.is(pager(), 'PrevPage 2 / 3Next');
   assert.is(cells(rows('Entries to review')[0])[2], 'Entry 21');
-  await click(getRole('button', 'Mark "Entry 21" reviewed'));
+  await click(getRole('button', 'Mark reviewed: "Entry 21"'));
   await settle();
   assert.ok(api.calls.some((c) => c.method === 'POST' && c.path === '/api/reports/entries/21/reviewed'));
   assert.is(cells(rows('Entries to review')[0])[2], 'Entry 22');

@@ -63,7 +63,7 @@ export function ReviewSection() {
                         type="button"
                         className="button button-small"
                         disabled={busy === e.id}
-                        aria-label={`Mark "${e.title}" reviewed`}
+                        aria-label={`Mark reviewed: "${e.title}"`}
                         onClick={(ev) => {
                           ev.stopPropagation();
                           void review(e.id);

@@ -48,7 +48,8 @@ export function ThreadSwitcher({ selected, open, onOpenChange, onNewThread, ...l
           className="thread-switcher-current"
           aria-expanded={open}
           aria-controls={listId}
-          aria-label={`Show all threads (current: ${name})`}
+          // The name starts with the visible text (WCAG 2.5.3, label in name).
+          aria-label={`${name}: show all threads`}
           title="Show all threads"
           onClick={() => onOpenChange(!open)}
         >

@@ -163,6 +163,8 @@ export function GuacamoleView({ session, client, control, children }: GuacamoleV
       className="live-view"
       tabIndex={control ? 0 : -1}
       data-control={control || undefined}
+      // A desktop taking keys is an application; one only watched is an image of it.
+      role={control ? 'application' : 'img'}
       aria-label={control ? 'Remote desktop (you have control)' : 'Remote desktop (view only)'}
     >
       <div ref={boxRef} className="live-display" style={box ? { width: box.width, height: box.height } : { visibility: 'hidden' }}>

@@ -1,0 +1,124 @@
+// Accessibility: axe-core over every screen and modal, in light and in dark theme. A serious or
+// critical violation fails the test with its rule, its nodes and the screen it was found on.
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { expect, test, type Page } from '@playwright/test';
+import { ADMIN, accessToken, screenshotBothThemes, signIn } from './fixtures.ts';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+type Violation = { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] };
+
+/** Runs axe in both themes; returns the serious and critical violations as readable lines. */
+async function audit(page: Page, screen: string): Promise<string[]> {
+  // Evaluated through the debugging protocol, which the page's CSP does not govern (a script tag would be refused).
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
+  const found: string[] = [];
+  for (const theme of ['light', 'dark'] as const) {
+    await page.evaluate((t) => {
+      document.documentElement.dataset.theme = t;
+      document.documentElement.style.colorScheme = t;
+    }, theme);
+    // Colours are read from computed styles: wait for the theme's transitions to end.
+    await expect.poll(() => page.evaluate(() => document.getAnimations().length)).toBe(0);
+    const violations = await page.evaluate(async () => {
+      const axe = (window as unknown as { axe: { run: (c: Document, o: object) => Promise<{ violations: Violation[] }> } }).axe;
+      return (await axe.run(document, { resultTypes: ['violations'] })).violations;
+    });
+    for (const v of violations) {
+      if (v.impact !== 'serious' && v.impact !== 'critical') continue;
+      found.push(`${screen} (${theme}): ${v.id} (${v.impact}) ${v.help}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    }
+  }
+  return found;
+}
+
+async function api(page: Page, method: 'GET' | 'POST', path: string, data?: object) {
+  const token = await accessToken(page);
+  const res = await page.request.fetch(`/api${path}`, { method, data, headers: { Authorization: `Bearer ${token}` } });
+  expect(res.ok(), `${method} ${path}: ${res.status()}`).toBe(true);
+  return res.json();
+}
+
+test('every screen and modal is free of serious and critical axe violations, in both themes', async ({ page }) => {
+  test.setTimeout(240_000);
+  const found: string[] = [];
+  const check = async (screen: string) => found.push(...(await audit(page, screen)));
+
+  await page.goto('/');
+  await expect(page.getByRole('button', { name: 'Sign in', exact: true })).toBeVisible();
+  await check('sign-in');
+
+  await signIn(page, ADMIN.email, ADMIN.password);
+  // An agent with a thread, a report and traces: the offline model writes the report.
+  const agent = await api(page, 'POST', '/agents/', { name: `Axe ${Date.now().toString(36)}` });
+  await api(page, 'POST', `/agents/${agent.id}/run-state`, { state: 'run_all' });
+  await api(page, 'POST', `/threads/${agent.id}/create-new-thread`, { user_text: 'write a report Checked: all good (50% done)', user_files: [] });
+  await expect.poll(async () => (await api(page, 'GET', '/reports/?page_size=1')).total_count, { timeout: 60_000 }).toBeGreaterThan(0);
+  const [thread] = (await api(page, 'GET', `/admin/threads?agent_id=${agent.id}`)).threads;
+
+  await page.goto('/');
+  await expect(page.locator('.agent-card').filter({ hasText: agent.name }).locator('.agent-card-latest')).toBeVisible();
+  await check('Your Agents');
+  await screenshotBothThemes(page, 'agents-latest-line');
+  await page.getByRole('button', { name: 'More options' }).click();
+  await page.getByRole('menuitem', { name: 'Create agent' }).click();
+  await expect(page.getByRole('dialog', { name: 'Create Agent' })).toBeVisible();
+  await check('Create Agent modal');
+  await page.keyboard.press('Escape');
+
+  await page.goto(`/agent/${agent.id}`);
+  await expect(page.getByRole('button', { name: /: show all threads$/ })).toBeVisible();
+  await expect(page.locator('.live-view')).toBeVisible();
+  await check('Agent screen');
+  await page.getByRole('button', { name: /: show all threads$/ }).click();
+  await expect(page.getByRole('region', { name: 'All threads' })).toBeVisible();
+  await check('Agent screen, thread list open');
+  await page.keyboard.press('Escape');
+  for (const item of ['Developer options', 'Schedules', 'Email settings']) {
+    await page.getByRole('button', { name: 'More options' }).click();
+    await page.getByRole('menuitem', { name: item }).click();
+    const dialog = page.getByRole('dialog');
+    await expect(dialog).toBeVisible();
+    await expect(dialog.getByRole('status')).toHaveCount(0); // loaded
+    await check(`${item} modal`);
+    await page.keyboard.press('Escape');
+    await expect(dialog).toHaveCount(0);
+  }
+  await page.getByRole('button', { name: 'More options' }).click();
+  await page.getByRole('menuitem', { name: 'Show traces' }).click();
+  await expect(page.locator('.traces-panel, [aria-label="Traces"]').first()).toBeVisible();
+  await check('Agent screen, traces panel');
+
+  const screens: [string, string, () => Promise<void>][] = [
+    ['Reports', '/reports', () => expect(page.getByRole('heading', { name: 'All reports' })).toBeVisible()],
+    ['Report detail', '', async () => {
+      await page.goto('/reports');
+      await page.getByRole('row').filter({ hasText: 'Checked' }).first().click();
+      await expect(page).toHaveURL(/\/reports\/\d+$/);
+    }],
+    ['Billing settings', '/settings/billing', () => expect(page.getByRole('heading', { level: 1 })).toBeVisible()],
+    ['Admin Dashboard', '/admin', () => expect(page.getByRole('table').first()).toBeVisible()],
+    ['Admin agent page', `/admin/agents/${agent.id}`, () => expect(page.getByRole('table').first()).toBeVisible()],
+    ['Admin thread page', `/admin/threads/${thread.id}`, () => expect(page.getByRole('heading', { level: 1 })).toBeVisible()],
+    ['Ops Dashboard', '/admin/threads', () => expect(page.getByRole('heading', { level: 1 })).toHaveText('Ops Dashboard')],
+    ['LLM Traces', '/llm-traces', () => expect(page.getByRole('table').first()).toBeVisible()],
+    ['Page not found', '/no/such/page', () => expect(page.getByText('Page not found').first()).toBeVisible()],
+  ];
+  for (const [name, path, ready] of screens) {
+    if (path) await page.goto(path);
+    await ready();
+    await expect(page.locator('[aria-busy="true"]')).toHaveCount(0);
+    await check(name);
+  }
+
+  await page.getByTitle('Impersonate User', { exact: true }).click();
+  await expect(page.getByRole('dialog')).toBeVisible();
+  await check('Impersonate User modal');
+  await page.keyboard.press('Escape');
+  await page.getByRole('button', { name: `Profile: ${ADMIN.email}` }).click();
+  await expect(page.getByRole('dialog')).toBeVisible();
+  await check('Profile modal');
+
+  expect(found, found.join('\n')).toEqual([]);
+});
