@@ -3,7 +3,10 @@
 import type { Db } from '../db/db.ts';
 import type { Bus } from '../realtime/bus.ts';
 import type { Log } from '../ops/log.ts';
-import { DEFAULT_CONTEXT_TOKENS, ModelError, isAbort, type AssistantBlock, type Message, type ModelProvider, type ModelRequest, type ToolResultBlock } from '../models/types.ts';
+import {
+  DEFAULT_CONTEXT_TOKENS, ModelError, isAbort,
+  type AssistantBlock, type Message, type ModelProvider, type ModelRequest, type ToolResultBlock,
+} from '../models/types.ts';
 import { toolSet } from '../tools/index.ts';
 import { ToolInputError, type AgentInfo, type ToolContext } from '../tools/types.ts';
 import { fitContext, INTERRUPTED_RESULT, keepRecentImages, type StoredToolCall } from './history.ts';
@@ -96,7 +99,8 @@ export async function converse(
       step = sub.parentStep;
       const prefix = `${sub.prefix}.${++subCount}.`;
       callId = (id) => prefix + id;
-      await deps.writer.addCalls(step, uses.map((u): StoredToolCall => ({ id: callId(u.id), name: `sub_agent/${u.name}`, status: 'pending', input: u.input, sub: true })));
+      await deps.writer.addCalls(step, uses.map((u): StoredToolCall => (
+        { id: callId(u.id), name: `sub_agent/${u.name}`, status: 'pending', input: u.input, sub: true })));
     } else {
       step = await deps.writer.begin(response);
     }
@@ -116,7 +120,9 @@ export async function converse(
       const ctx: ToolContext = {
         db: deps.db, bus: deps.bus, agent: deps.agent, threadId: deps.threadId, signal: deps.signal,
         mailDomain: deps.mailDomain, smtpUtf8: deps.smtpUtf8, computer: deps.computer,
-        runSubAgent: sub ? undefined : (task) => converse({ ...deps, newInput: undefined }, [{ role: 'user', content: task }], `Sub: ${task.length > 60 ? task.slice(0, 59) + '…' : task}`, { parentStep: step, prefix: use.id }),
+        runSubAgent: sub ? undefined : (task) => converse(
+          { ...deps, newInput: undefined }, [{ role: 'user', content: task }],
+          `Sub: ${task.length > 60 ? task.slice(0, 59) + '…' : task}`, { parentStep: step, prefix: use.id }),
       };
       try {
         if (!tool) throw new ToolInputError(`There is no tool named "${use.name}"`);
