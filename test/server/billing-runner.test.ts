@@ -53,7 +53,8 @@ billing('without a payment method, the run stops once the test credits are used 
 
 billing('with a payment method, the monthly limit applies instead of the credits', async () => {
   const s = await setup(0.4);
-  await s.db.query(`INSERT INTO billing_customers (user_id, payment_method) VALUES ($1, '{"brand":"visa","last4":"4242","exp_month":12,"exp_year":2040}')`, [s.user.id]);
+  await s.db.query(`INSERT INTO billing_customers (user_id, payment_method)
+    VALUES ($1, '{"brand":"visa","last4":"4242","exp_month":12,"exp_year":2040}')`, [s.user.id]);
   assert.is((await call('/api/users/me/limit', { method: 'PATCH', token: s.user.token, body: { limit_cents: 100 } })).status, 200);
   const failed = await s.run();
   // 0.40, 0.80 are under $1.00, so a third call starts; its $1.20 stops the fourth.
@@ -63,7 +64,8 @@ billing('with a payment method, the monthly limit applies instead of the credits
 
 billing('spend from an earlier month does not count against this month\'s limit', async () => {
   const s = await setup(0.001);
-  await s.db.query(`INSERT INTO billing_customers (user_id, payment_method) VALUES ($1, '{"brand":"visa","last4":"4242","exp_month":12,"exp_year":2040}')`, [s.user.id]);
+  await s.db.query(`INSERT INTO billing_customers (user_id, payment_method)
+    VALUES ($1, '{"brand":"visa","last4":"4242","exp_month":12,"exp_year":2040}')`, [s.user.id]);
   await call('/api/users/me/limit', { method: 'PATCH', token: s.user.token, body: { limit_cents: 100 } });
   await s.db.query(
     `INSERT INTO llm_traces (owner_id, agent_id, thread_name, model, estimated_cost, created_at)
@@ -92,7 +94,8 @@ billing('eight agents at once against a $1 limit: calls in flight count, so usag
   runner = await swapRunner({ provider });
   const user = await newUser('eight');
   const { db } = (await testServer()).services;
-  await db.query(`INSERT INTO billing_customers (user_id, payment_method) VALUES ($1, '{"brand":"visa","last4":"4242","exp_month":12,"exp_year":2040}')`, [user.id]);
+  await db.query(`INSERT INTO billing_customers (user_id, payment_method)
+    VALUES ($1, '{"brand":"visa","last4":"4242","exp_month":12,"exp_year":2040}')`, [user.id]);
   assert.is((await call('/api/users/me/limit', { method: 'PATCH', token: user.token, body: { limit_cents: 100 } })).status, 200);
   const threads: { agent: number; thread: number }[] = [];
   for (let i = 0; i < 8; i++) {
