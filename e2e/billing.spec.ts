@@ -20,7 +20,9 @@ test('billing: test credits, a card from the portal, and the spend limit', async
   const spend = page.getByRole('region', { name: 'Current Spend' });
   await expect(spend.getByText('Test credits remaining')).toBeVisible();
   await expect(spend.locator('.spend-amount')).toHaveText('$5');
-  await expect(spend.getByText('You can transition to usage-based plan any time by adding a payment method. Your test credits will still be available.')).toBeVisible();
+  await expect(spend.getByText(
+    'You can transition to usage-based plan any time by adding a payment method. Your test credits will still be available.',
+  )).toBeVisible();
   await expect(spend.getByRole('button', { name: 'Edit limit' })).toHaveCount(0);
   await expect(spend.getByRole('img', { name: /Spend per day this billing period/ })).toBeVisible();
   await expect(spend.getByText('Total due')).toHaveCount(0);

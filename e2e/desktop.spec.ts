@@ -23,7 +23,8 @@ async function clickDesktop(page: Page, x: number, y: number) {
 
 test('live desktop: connect, take control, type, hand back, paste, drop files', async ({ page, request, context }) => {
   test.setTimeout(120_000);
-  const status = await request.get('/api/desktops/status', { headers: { Authorization: `Bearer ${(await (await request.post('/api/auth/sign-in', { data: ADMIN })).json()).token}` } });
+  const admin = await (await request.post('/api/auth/sign-in', { data: ADMIN })).json();
+  const status = await request.get('/api/desktops/status', { headers: { Authorization: `Bearer ${admin.token}` } });
   const desktops = await status.json();
   test.skip(!desktops.available && !process.env.CI, `desktops are off on this machine: ${desktops.reason}`);
   expect(desktops.available, desktops.reason).toBe(true); // CI installs Xvnc (.ci/run)
@@ -131,7 +132,8 @@ test('live desktop: connect, take control, type, hand back, paste, drop files', 
     let n = 0;
     document.addEventListener('keydown', (e) => e.key === 'Escape' && n++);
     setTimeout(() => resolve(n), 400);
-    document.querySelector<HTMLElement>('.live-view')!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', code: 'Escape', keyCode: 27, bubbles: true }));
+    document.querySelector<HTMLElement>('.live-view')!
+      .dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', code: 'Escape', keyCode: 27, bubbles: true }));
   }));
   expect(escapes).toBe(0);
 
@@ -213,7 +215,10 @@ test('a desktop that goes away comes back in the view by itself', async ({ page,
 test('without desktops the view keeps the screenshot state and says why', async ({ page, request }) => {
   const { agent } = await newUserWithAgent(page, request, `Off ${Date.now().toString(36)}`);
   await page.route('**/api/agents/enter', (route) =>
-    route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ detail: 'Desktops are off: Xvnc is not installed on the server (Debian package tigervnc-standalone-server).' }) }));
+    route.fulfill({
+      status: 503, contentType: 'application/json',
+      body: JSON.stringify({ detail: 'Desktops are off: Xvnc is not installed on the server (Debian package tigervnc-standalone-server).' }),
+    }));
   await page.goto(`/agent/${agent.id}`);
   await expect(page.getByRole('alert').filter({ hasText: 'Desktops are off' })).toBeVisible();
   await expect(page.getByText('No screenshot yet')).toBeVisible();

@@ -6,7 +6,10 @@ export const ADMIN = { email: 'admin@e2e.local', password: 'e2e-admin-password' 
 /** How the journeys launch Debian's Chromium (playwright.config.ts); specs needing more flags add to it. */
 export const CHROMIUM = {
   executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  args: [
+    '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  ],
 };
 export const PASSWORD = 'e2e user password';
 /** The server's SMTP intake (e2e/mail.spec.ts sends to it): a fixed port, as E2E_PORT is. */
@@ -56,7 +59,9 @@ export async function newUserWithAgent(page: Page, request: APIRequestContext, n
   const token = await accessToken(page);
   const me = await (await page.request.get('/api/users/me', { headers: { Authorization: `Bearer ${token}` } })).json();
   const admin = await (await request.post('/api/auth/sign-in', { data: ADMIN })).json();
-  const res = await request.post('/api/agents/', { data: { name }, headers: { Authorization: `Bearer ${admin.token}`, 'X-Impersonate-User-Id': String(me.id) } });
+  const res = await request.post('/api/agents/', {
+    data: { name }, headers: { Authorization: `Bearer ${admin.token}`, 'X-Impersonate-User-Id': String(me.id) },
+  });
   expect(res.status()).toBe(201);
   return { agent: await res.json(), token: token as string };
 }

@@ -77,7 +77,9 @@ test('recording a demonstration: red ring, control, the person\'s clicks and typ
   // The summary arrives in the chat; the wait ends and Record is back.
   const summary = page.locator('.message-demonstration');
   await expect(summary).toBeVisible({ timeout: 20_000 });
-  const lines = (await summary.locator('.message-text').innerText()).split('\n').filter((l) => /^\d+\. /.test(l)).map((l) => l.replace(/^\d+\. \[\d+:\d\d\] /, ''));
+  const lines = (await summary.locator('.message-text').innerText()).split('\n')
+    .filter((l) => /^\d+\. /.test(l))
+    .map((l) => l.replace(/^\d+\. \[\d+:\d\d\] /, ''));
   expect(lines).toHaveLength(3);
   expect(lines[0]).toMatch(/^clicked at 3(19|20|21),(399|400|401)$/);
   expect(lines.slice(1)).toEqual(["typed 'echo demo'", 'pressed Enter']);

@@ -16,7 +16,8 @@ function api(http: APIRequestContext, token: string, headers: Record<string, str
   return { get: <T>(path: string) => call<T>('GET', path), post: <T>(path: string, data: Json) => call<T>('POST', path, data) };
 }
 
-const LONG = 'Lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua ut enim ad minim veniam quis nostrud exercitation ullamco laboris nisi ut aliquip ex ea commodo consequat';
+const LONG = 'Lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua ' +
+  'ut enim ad minim veniam quis nostrud exercitation ullamco laboris nisi ut aliquip ex ea commodo consequat';
 
 test('reports: review list, paging, sorting and the detail', async ({ page, request }) => {
   test.setTimeout(120_000);

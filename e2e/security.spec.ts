@@ -80,7 +80,9 @@ test('a Markdown XSS corpus in the chat fires no handler, runs no script and loa
   const token = await accessToken(page);
   const me = await (await page.request.get('/api/users/me', { headers: { Authorization: `Bearer ${token}` } })).json();
   const admin = await (await request.post('/api/auth/sign-in', { data: ADMIN })).json();
-  const created = await request.post('/api/agents/', { data: { name: 'XSS corpus' }, headers: { Authorization: `Bearer ${admin.token}`, 'X-Impersonate-User-Id': String(me.id) } });
+  const created = await request.post('/api/agents/', {
+    data: { name: 'XSS corpus' }, headers: { Authorization: `Bearer ${admin.token}`, 'X-Impersonate-User-Id': String(me.id) },
+  });
   expect(created.status()).toBe(201);
   const agent = await created.json();
   expect(email).toBeTruthy();
@@ -114,7 +116,8 @@ test('a Markdown XSS corpus in the chat fires no handler, runs no script and loa
   const dom = await answers.evaluateAll((roots) => {
     const all = roots.flatMap((root) => [...root.querySelectorAll('*')]);
     return {
-      scripts: all.filter((el) => el.matches('script, iframe, object, embed, form, svg, math, style, link, meta, base, noscript, input:not([type=checkbox])')).length,
+      scripts: all.filter((el) =>
+        el.matches('script, iframe, object, embed, form, svg, math, style, link, meta, base, noscript, input:not([type=checkbox])')).length,
       handlers: all.flatMap((el) => [...el.attributes].filter((a) => /^on/i.test(a.name)).map((a) => `${el.tagName} ${a.name}`)),
       urls: all.flatMap((el) => ['href', 'src', 'action', 'poster', 'data', 'srcset'].map((n) => el.getAttribute(n)).filter((v): v is string => v !== null)),
     };
@@ -125,7 +128,8 @@ test('a Markdown XSS corpus in the chat fires no handler, runs no script and loa
 
   expect(await page.evaluate(() => (window as any).__xss)).toEqual([]);
   expect(await page.evaluate(() => (window as any).__csp)).toEqual([]);
-  expect(await page.evaluate(() => ({ base: new URL(document.baseURI).origin, tags: document.querySelectorAll('base').length }))).toEqual({ base: new URL(baseURL!).origin, tags: 0 });
+  expect(await page.evaluate(() => ({ base: new URL(document.baseURI).origin, tags: document.querySelectorAll('base').length })))
+    .toEqual({ base: new URL(baseURL!).origin, tags: 0 });
   expect(suspicious).toEqual([]);
   await answers.last().scrollIntoViewIfNeeded();
   await screenshotBothThemes(page, 'security-xss-corpus');

@@ -158,7 +158,8 @@ export async function compareInBrowsers({ base, admin, agentId, socketPath, log 
     if (trace.length) {
       const gaps = [];
       trace.forEach(([kind, t], i) => kind === 'key' && trace[i + 1]?.[0] === 'img' && gaps.push(trace[i + 1][1] - t));
-      log(`   ours: key sent → first image received at the page: median ${median(gaps).toFixed(1)} ms over ${gaps.length}; page latencies ${oursLatency.map((t) => t.toFixed(0)).join(' ')}`);
+      log(`   ours: key sent → first image received at the page: median ${median(gaps).toFixed(1)} ms over ${gaps.length}; ` +
+        `page latencies ${oursLatency.map((t) => t.toFixed(0)).join(' ')}`);
       log(`   noVNC page latencies ${novncLatency.map((t) => t.toFixed(0)).join(' ')}`);
     }
 

@@ -48,7 +48,10 @@ const kb = (v) => `${(v / 1024).toFixed(1)} KiB`;
 const db = await openDb({ dataDir: null });
 // The built app is served too: the browser half (6.) opens the live view.
 const staticDir = browserBenchAvailable() ? join(ensureBuild(), 'public') : null;
-const running = await start({ ...loadConfig(process.env), port: 0, smtpPort: 0, dataDir, staticDir, logRequests: false, adminEmail: ADMIN.email, adminPassword: ADMIN.password }, db, quiet);
+const running = await start({
+  ...loadConfig(process.env), port: 0, smtpPort: 0, dataDir, staticDir, logRequests: false,
+  adminEmail: ADMIN.email, adminPassword: ADMIN.password,
+}, db, quiet);
 const base = running.url;
 
 async function api(path, { token, body, method } = {}) {
@@ -96,7 +99,8 @@ try {
       await client.until(() => client.frames > frames, 3000, 'frame after key');
       samples.push(client.syncTimes[frames] - t);
     }
-    console.log(`1. input-to-pixel latency (key → frame at the viewer, loopback): median ${ms(median(samples))}, max ${ms(Math.max(...samples))}  [budget < 100 ms]`);
+    console.log(`1. input-to-pixel latency (key → frame at the viewer, loopback): median ${ms(median(samples))}, ` +
+      `max ${ms(Math.max(...samples))}  [budget < 100 ms]`);
     benchResult('desktop: input-to-pixel, our gateway (median)', median(samples), 'ms', '< 100 ms, ≤ noVNC');
   }
 
@@ -109,7 +113,8 @@ try {
     const got = client.log.slice(count).map((i) => i.opcode || 'ping-echo');
     const kinds = [...new Set(got)].join(', ');
     benchResult('desktop: idle traffic, our gateway', (client.bytes - bytes) / 10, 'B/s', 'keep-alives only');
-    console.log(`2. idle desktop: ${((client.bytes - bytes) / 10).toFixed(0)} bytes/s to the viewer over 10 s (${got.length} instructions: ${kinds || 'none'})  [expect keep-alives only]`);
+    console.log(`2. idle desktop: ${((client.bytes - bytes) / 10).toFixed(0)} bytes/s to the viewer over 10 s ` +
+      `(${got.length} instructions: ${kinds || 'none'})  [expect keep-alives only]`);
   }
 
   // 3. full-screen change: a 1280x800 xterm full of text, flipped to reverse video and back.
@@ -150,8 +155,10 @@ try {
     }
     full.kill();
     benchResult('desktop: full-screen change 1280x800 (median)', median(arrived), 'ms', '< 150 ms');
-    console.log(`3. full-screen change 1280x800 (server update → all of it at the viewer): median ${ms(median(arrived))}, max ${ms(Math.max(...arrived))}, ${kb(median(sizes))} per change  [budget < 150 ms]`);
-    console.log(`   with this Node test client's own JS PNG decode (a browser decodes natively): median ${ms(median(samples))}, of which decoding ${ms(median(decodes))}`);
+    console.log(`3. full-screen change 1280x800 (server update → all of it at the viewer): median ${ms(median(arrived))}, ` +
+      `max ${ms(Math.max(...arrived))}, ${kb(median(sizes))} per change  [budget < 150 ms]`);
+    console.log(`   with this Node test client's own JS PNG decode (a browser decodes natively): median ${ms(median(samples))}, ` +
+      `of which decoding ${ms(median(decodes))}`);
     await sleep(500);
   }
 
@@ -175,7 +182,8 @@ try {
     }
     benchResult('desktop: GET screenshot, unchanged (median)', median(idle), 'ms', '< 50 ms');
     benchResult('desktop: GET screenshot, after change (median)', median(changed), 'ms', '< 50 ms');
-    console.log(`4. GET /api/agents/{id}/screenshot: median ${ms(median(idle))} unchanged screen, ${ms(median(changed))} right after a change  [budget < 50 ms]`);
+    console.log(`4. GET /api/agents/{id}/screenshot: median ${ms(median(idle))} unchanged screen, ` +
+      `${ms(median(changed))} right after a change  [budget < 50 ms]`);
   }
 
   // 5. scrolling terminal
@@ -208,7 +216,9 @@ try {
     client.send('key', 0xffe3, 0);
     const fps = (client.frames - frames) / seconds;
     benchResult('desktop: scrolling terminal, our gateway', (client.bytes - bytes) / seconds / 1024, 'KiB/s', 'report');
-    console.log(`5. scrolling terminal: ${kb((client.bytes - bytes) / seconds)}/s to the viewer, ${fps.toFixed(1)} frames/s, ${(imgs / Math.max(1, client.frames - frames)).toFixed(1)} images per frame (max ${maxImgs}); Xvnc sent up to ${rfbRects} rects per update`);
+    console.log(`5. scrolling terminal: ${kb((client.bytes - bytes) / seconds)}/s to the viewer, ${fps.toFixed(1)} frames/s, ` +
+      `${(imgs / Math.max(1, client.frames - frames)).toFixed(1)} images per frame (max ${maxImgs}); ` +
+      `Xvnc sent up to ${rfbRects} rects per update`);
   }
   clearInterval(pinger);
   // The test client decodes PNGs in JS on the server's own event loop: it would slow our gateway (and

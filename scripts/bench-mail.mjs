@@ -63,7 +63,9 @@ async function bench(engine) {
   const agents = [];
   for (let c = 0; c < CLIENTS; c++) {
     const agent = await api(base, '/api/agents/', { token: admin, body: { name: `Mail bench ${c}` } });
-    await api(base, `/api/agents/${agent.id}/email-settings`, { method: 'PUT', token: admin, body: { email_prefix: `bench-${c}`, email_accept_from_addresses: ['@sender.test'] } });
+    await api(base, `/api/agents/${agent.id}/email-settings`, {
+      method: 'PUT', token: admin, body: { email_prefix: `bench-${c}`, email_accept_from_addresses: ['@sender.test'] },
+    });
     agents.push(agent.id);
   }
   const toAccepted = [];
@@ -76,7 +78,8 @@ async function bench(engine) {
       await client.send('MAIL FROM:<load@sender.test>\r\n', 250);
       await client.send(`RCPT TO:<bench-${c}@bench.test>\r\n`, 250);
       await client.send('DATA\r\n', 354);
-      const data = `From: load@sender.test\r\nTo: bench-${c}@bench.test\r\nSubject: ${marker}\r\nMessage-ID: <${randomUUID()}@sender.test>\r\n\r\n${marker}\r\n${BODY}`;
+      const data = `From: load@sender.test\r\nTo: bench-${c}@bench.test\r\nSubject: ${marker}\r\n` +
+        `Message-ID: <${randomUUID()}@sender.test>\r\n\r\n${marker}\r\n${BODY}`;
       const t0 = performance.now();
       await client.send(`${data}.\r\n`, 250);
       toAccepted.push(performance.now() - t0);
@@ -92,7 +95,8 @@ async function bench(engine) {
   const threads = (await Promise.all(agents.map((id) => api(base, `/api/agents/${id}`, { token: admin })))).reduce((n, a) => n + a.threads.length, 0);
   benchResult(`mail: SMTP intake (${engine})`, MESSAGES / seconds, 'msg/s', 'report');
   benchResult(`mail: "." → thread visible (${engine}, p99)`, pct(toVisible, 99), 'ms', 'report');
-  console.log(`SMTP intake (${engine}): ${MESSAGES} messages of 10 KB from ${CLIENTS} clients in ${seconds.toFixed(1)} s = ${(MESSAGES / seconds).toFixed(0)} messages/s; ${threads} threads`);
+  console.log(`SMTP intake (${engine}): ${MESSAGES} messages of 10 KB from ${CLIENTS} clients in ${seconds.toFixed(1)} s = ` +
+    `${(MESSAGES / seconds).toFixed(0)} messages/s; ${threads} threads`);
   console.log(`  final "." → 250: p50 ${ms(pct(toAccepted, 50))}, p99 ${ms(pct(toAccepted, 99))}`);
   console.log(`  final "." → thread visible through the API: p50 ${ms(pct(toVisible, 50))}, p99 ${ms(pct(toVisible, 99))}`);
   await close();

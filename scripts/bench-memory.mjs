@@ -39,7 +39,8 @@ try {
   for (let i = 0; i < 10; i++) await call(base, '/api/agents/', { token, body: { name: `Agent ${i + 1}` } });
   const a = await idleRss(first.child, base, token);
   await stop(first.child);
-  console.log(`first start on an empty data dir: ready in ${(first.startMs / 1000).toFixed(1)} s, idle RSS ${mb(a.rss).toFixed(0)} MB (peak ${mb(a.peak).toFixed(0)} MB)`);
+  console.log(`first start on an empty data dir: ready in ${(first.startMs / 1000).toFixed(1)} s, ` +
+    `idle RSS ${mb(a.rss).toFixed(0)} MB (peak ${mb(a.peak).toFixed(0)} MB)`);
 
   const second = await startServer(dist, dataDir, port);
   token = (await call(base, '/api/auth/sign-in', { body: ADMIN })).token;

@@ -60,7 +60,9 @@ try {
     for (const t0 = Date.now(); !cond(); await sleep(20)) if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
   };
   const clientsOf = (count) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', CLIENT, import.meta.resolve('ws'), url, String(count), String(MESSAGES)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath,
+      ['--input-type=module', '-e', CLIENT, import.meta.resolve('ws'), url, String(count), String(MESSAGES)],
+      { stdio: ['ignore', 'pipe', 'inherit'] });
     const state = { child, out: '' };
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (d) => (state.out += d));
@@ -77,12 +79,15 @@ try {
   const after = await memory();
   const rssPer = (after.rss - before.rss) / SOCKETS / 1024;
   const jsPer = (after.js - before.js) / SOCKETS / 1024;
-  console.log(`${SOCKETS} sockets open in ${(connectMs / 1000).toFixed(1)} s; server memory per idle socket: ${rssPer.toFixed(1)} KB RSS, ${jsPer.toFixed(1)} KB JS heap + external${globalThis.gc ? '' : ' (no --expose-gc: rough)'}`);
+  console.log(`${SOCKETS} sockets open in ${(connectMs / 1000).toFixed(1)} s; server memory per idle socket: ` +
+    `${rssPer.toFixed(1)} KB RSS, ${jsPer.toFixed(1)} KB JS heap + external${globalThis.gc ? '' : ' (no --expose-gc: rough)'}`);
 
   const commits = new Map();
   for (let i = 0; i < MESSAGES; i++) {
     const t = now();
-    const message = await addMessage(db, running.services.bus, { agent_id: agent.id, thread_id: thread.id, role: 'user', user_data: { text: `bench message ${i}`, files: [] } });
+    const message = await addMessage(db, running.services.bus, {
+      agent_id: agent.id, thread_id: thread.id, role: 'user', user_data: { text: `bench message ${i}`, files: [] },
+    });
     commits.set(message.id, t);
     await sleep(100);
   }
@@ -91,7 +96,8 @@ try {
   const delays = [];
   for (const [id, times] of arrivals) for (const t of times) delays.push(t - commits.get(id));
   const lastPerMessage = [...arrivals].map(([id, times]) => Math.max(...times) - commits.get(id));
-  console.log(`commit → arrival over ${delays.length} arrivals: p50 ${percentile(delays, 50).toFixed(1)} ms, p99 ${percentile(delays, 99).toFixed(1)} ms; until the last socket has it: median ${percentile(lastPerMessage, 50).toFixed(1)} ms`);
+  console.log(`commit → arrival over ${delays.length} arrivals: p50 ${percentile(delays, 50).toFixed(1)} ms, ` +
+    `p99 ${percentile(delays, 99).toFixed(1)} ms; until the last socket has it: median ${percentile(lastPerMessage, 50).toFixed(1)} ms`);
   benchResult(`realtime: commit → arrival, ${SOCKETS} sockets, p50`, percentile(delays, 50), 'ms', 'report');
   benchResult(`realtime: commit → arrival, ${SOCKETS} sockets, p99`, percentile(delays, 99), 'ms', '< 50 ms');
   benchResult('realtime: server memory per idle socket (RSS)', rssPer, 'KB', '< 50 KB');

@@ -63,8 +63,13 @@ async function benchRunner(engine) {
     async complete() {
       const t0 = performance.now();
       calls++;
-      const content = calls <= ACTIONS ? [{ type: 'tool_use', id: `t${calls}`, name: 'computer', input: { action: 'screenshot' } }] : [{ type: 'text', text: 'done' }];
-      const response = { id: `m${calls}`, model: 'bench', role: 'assistant', content, stop_reason: calls <= ACTIONS ? 'tool_use' : 'end_turn', usage: { input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_write_tokens: 0 } };
+      const content = calls <= ACTIONS
+        ? [{ type: 'tool_use', id: `t${calls}`, name: 'computer', input: { action: 'screenshot' } }]
+        : [{ type: 'text', text: 'done' }];
+      const response = {
+        id: `m${calls}`, model: 'bench', role: 'assistant', content, stop_reason: calls <= ACTIONS ? 'tool_use' : 'end_turn',
+        usage: { input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_write_tokens: 0 },
+      };
       modelMs += performance.now() - t0;
       return { response, request: {}, parameters: {}, cost: 0, latencyMs: 0 };
     },
@@ -92,7 +97,10 @@ async function benchRunner(engine) {
     }
     console.log(`desktop.screenshot() alone (${engine}): median ${ms(median(shots))}`);
   }
-  const runner = new Runner({ db: running.services.db, bus: running.services.bus, log: quiet, provider, desktops: parts.desktops, performAction: timedPerform, pollMs: 20, maxTurns: ACTIONS + 5 });
+  const runner = new Runner({
+    db: running.services.db, bus: running.services.bus, log: quiet, provider, desktops: parts.desktops,
+    performAction: timedPerform, pollMs: 20, maxTurns: ACTIONS + 5,
+  });
   // Time each loop turn from one model reply to the next model call: action + step writes + pushes + trace.
   const origComplete = provider.complete;
   provider.complete = async (...args) => {
@@ -118,7 +126,8 @@ async function benchRunner(engine) {
   await runner.stop();
   await close();
   const overhead = turns.map((t, i) => t - (actionTimes[i] ?? 0));
-  benchResult(`runner overhead per computer action (${engine}, ${parts.label.startsWith('real') ? 'Xvnc' : 'fake desktop'})`, median(overhead), 'ms', '< 100 ms median');
+  const where = parts.label.startsWith('real') ? 'Xvnc' : 'fake desktop';
+  benchResult(`runner overhead per computer action (${engine}, ${where})`, median(overhead), 'ms', '< 100 ms median');
   console.log(`runner overhead per computer action, desktop time excluded (${engine}, ${parts.label}): median ${ms(median(overhead))}; ` +
     `the screenshot action itself (performAction: settle + PNG): median ${ms(median(actionTimes))}`);
   console.log(`  whole loop turn per computer action (${engine}, ${parts.label}): median ${ms(median(turns))}, ` +
@@ -154,7 +163,8 @@ async function benchTraces() {
     ['thread name filter', `/api/llm_traces/?thread_name=${encodeURIComponent('Main: thread 42')}&page=1&page_size=20`],
     ['owner + thread name', `/api/llm_traces/?owner_id=${owners[2]}&thread_name=${encodeURIComponent('Main: thread 42')}&page=1&page_size=20`],
     ['id range', '/api/llm_traces/?id_from=400000&id_to=400500&page=1&page_size=20'],
-    ['last week', `/api/llm_traces/?created_at_from=${encodeURIComponent(new Date(Date.now() - 7 * 864e5).toISOString().slice(0, 16).replace('T', ' '))}&page=1&page_size=20`],
+    ['last week', '/api/llm_traces/?created_at_from=' +
+      `${encodeURIComponent(new Date(Date.now() - 7 * 864e5).toISOString().slice(0, 16).replace('T', ' '))}&page=1&page_size=20`],
     ['owners', '/api/llm_traces/owners'],
     ['thread names', '/api/llm_traces/thread_names'],
   ];
@@ -166,11 +176,16 @@ async function benchTraces() {
       body = await api(base, path, { token: admin });
       times.push(performance.now() - t);
     }
-    const note = Array.isArray(body) ? `${body.length} items` : `${body.traces.length} rows, total_count ${body.total_count}${body.total_count_estimated ? ' (estimated)' : ''}`;
+    const note = Array.isArray(body)
+      ? `${body.length} items`
+      : `${body.traces.length} rows, total_count ${body.total_count}${body.total_count_estimated ? ' (estimated)' : ''}`;
     benchResult(`scale: GET /api/llm_traces ${label}, 1M traces (median)`, median(times.slice(5)), 'ms', '< 50 ms');
     console.log(`GET ${label}: median ${ms(median(times.slice(5)))} (${note})${label.startsWith('page 1,') ? ' — budget 50 ms' : ''}`);
   }
-  for (const [label, path] of [['cost_by_day, no filter (all 1,000,000)', '/api/llm_traces/cost_by_day'], ['cost_by_day, one owner', `/api/llm_traces/cost_by_day?owner_id=${owners[3]}`]]) {
+  for (const [label, path] of [
+    ['cost_by_day, no filter (all 1,000,000)', '/api/llm_traces/cost_by_day'],
+    ['cost_by_day, one owner', `/api/llm_traces/cost_by_day?owner_id=${owners[3]}`],
+  ]) {
     const times = [];
     for (let i = 0; i < 5; i++) {
       const t = performance.now();

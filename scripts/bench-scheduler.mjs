@@ -66,7 +66,8 @@ try {
   const sorted = [...times].sort((a, b) => a - b);
   const median = sorted[Math.floor(sorted.length / 2)];
   const [plan] = await db.query(`EXPLAIN SELECT id FROM schedules WHERE next_run_at <= $1 ORDER BY next_run_at, id LIMIT 200 FOR UPDATE SKIP LOCKED`, [now]);
-  console.log(`scheduler tick: ${total} schedules, ${DUE} due, ${RUNS} runs: median ${median.toFixed(1)} ms (min ${sorted[0].toFixed(1)}, max ${sorted.at(-1).toFixed(1)}); claim plan: ${plan['QUERY PLAN']}`);
+  console.log(`scheduler tick: ${total} schedules, ${DUE} due, ${RUNS} runs: median ${median.toFixed(1)} ms ` +
+    `(min ${sorted[0].toFixed(1)}, max ${sorted.at(-1).toFixed(1)}); claim plan: ${plan['QUERY PLAN']}`);
   benchResult(`scheduler tick: ${total.toLocaleString('en')} schedules, ${DUE} due (median)`, median, 'ms', '< 50 ms');
 } finally {
   await db.close();

@@ -46,7 +46,8 @@ export async function bootServer(engine, name, config = {}, env = {}) {
   } else db = await openDb({ dataDir: null });
   const dataDir = mkdtempSync(join(tmpdir(), `aw-bench-${name}-`));
   const running = await start({
-    ...loadConfig({ ...process.env, ...env }), dataDir, port: 0, smtpPort: 0, adminEmail: ADMIN.email, adminPassword: ADMIN.password, staticDir: null, logRequests: false, ...config,
+    ...loadConfig({ ...process.env, ...env }), dataDir, port: 0, smtpPort: 0, adminEmail: ADMIN.email, adminPassword: ADMIN.password,
+    staticDir: null, logRequests: false, ...config,
   }, db, quiet);
   return {
     running, db,

@@ -66,7 +66,10 @@ for (const script of chosen) runs.push(await run(script));
 const results = runs.flatMap((r) => r.results);
 
 const fmt = (v, unit) => (v === null || v === undefined ? '—' : typeof v === 'number' ? `${v.toLocaleString('en')} ${unit}`.trim() : String(v));
-const rows = [['figure', 'value', 'reference', 'target'], ...results.map((r) => [r.name, fmt(r.value, r.unit), fmt(r.reference, r.unit), String(r.target ?? '')])];
+const rows = [
+  ['figure', 'value', 'reference', 'target'],
+  ...results.map((r) => [r.name, fmt(r.value, r.unit), fmt(r.reference, r.unit), String(r.target ?? '')]),
+];
 const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
 const line = (row) => row.map((c, i) => (i === 1 || i === 2 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ');
 console.log(`\n${line(rows[0])}\n${widths.map((w) => '-'.repeat(w)).join('  ')}`);

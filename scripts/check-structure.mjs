@@ -2,10 +2,9 @@
 // - no import cycles in server/ or src/, type-only imports included (TypeScript's own pre-processor lists
 //   every import, `import type` too, which a bundler's metafile leaves out);
 // - only server/config.ts reads process.env;
-// - no source line over 160 characters, beyond the files' counts in scripts/long-lines.txt (lines written
-//   before the rule; a file may only lose them, and the list is rewritten with --baseline once they go).
+// - no source line over 160 characters.
 // Prints one line per finding and a closing "N passed, N failed" over the three checks.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
@@ -90,25 +89,13 @@ function checkEnv() {
   return problems;
 }
 
-const BASELINE = join(ROOT, 'scripts', 'long-lines.txt');
-
 function checkLines() {
   const problems = [];
-  const allowed = new Map(readFileSync(BASELINE, 'utf8').split('\n').filter((l) => l && !l.startsWith('#'))
-    .map((l) => l.split(' ')).map(([n, f]) => [f, Number(n)]));
-  const found = new Map();
   const tracked = ['server', 'src', 'test', 'e2e', 'scripts', 'styles'].flatMap(files).concat(['build.mjs', 'playwright.config.ts']);
   for (const file of tracked.filter((f) => SOURCE.test(f))) {
-    const long = [];
     readFileSync(join(ROOT, file), 'utf8').split('\n').forEach((line, i) => {
-      if ([...line].length > MAX_LINE) long.push(`${file}:${i + 1}: ${[...line].length} characters (at most ${MAX_LINE})`);
+      if ([...line].length > MAX_LINE) problems.push(`${file}:${i + 1}: ${[...line].length} characters (at most ${MAX_LINE})`);
     });
-    if (long.length) found.set(file, long.length);
-    if (long.length > (allowed.get(file) ?? 0)) problems.push(...long);
-  }
-  if (process.argv.includes('--baseline')) {
-    const lines = [...found].sort().map(([f, n]) => `${n} ${f}`);
-    writeFileSync(BASELINE, `# Lines over ${MAX_LINE} characters written before the rule, per file (scripts/check-structure.mjs).\n${lines.join('\n')}\n`);
   }
   return problems;
 }

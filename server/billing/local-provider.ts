@@ -10,7 +10,10 @@ import type { BillingProvider, Price, UsageLine } from './types.ts';
 export const PORTAL_PATH = '/api/billing/portal';
 
 export const LOCAL_PRICES: Price[] = [
-  { price_id: 'usage', name: 'Usage-based', description: 'Model calls at their estimated cost, billed monthly', unit_amount: null, currency: 'usd', interval: 'month' },
+  {
+    price_id: 'usage', name: 'Usage-based', description: 'Model calls at their estimated cost, billed monthly',
+    unit_amount: null, currency: 'usd', interval: 'month',
+  },
 ];
 
 const KIND_LABEL = { main: 'Model calls by your agents', sub: 'Model calls by sub-agents' } as const;

@@ -23,7 +23,8 @@ export const RETURN_PATH = '/settings/billing';
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export const cardLabel = (c: PaymentMethod) =>
-  `${c.brand.charAt(0).toUpperCase()}${c.brand.slice(1)} •••• ${c.last4} (exp ${String(c.exp_month).padStart(2, '0')}/${String(c.exp_year % 100).padStart(2, '0')})`;
+  `${c.brand.charAt(0).toUpperCase()}${c.brand.slice(1)} •••• ${c.last4} ` +
+  `(exp ${String(c.exp_month).padStart(2, '0')}/${String(c.exp_year % 100).padStart(2, '0')})`;
 
 function page(title: string, stylesheet: string | null, body: string): string {
   return `<!doctype html>

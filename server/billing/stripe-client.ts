@@ -51,7 +51,8 @@ export function stripeClient(options: { secretKey: string; apiBase: string; fetc
       res = await doFetch(url, { method, headers, body: method === 'POST' ? encoded : undefined, signal: AbortSignal.timeout(TIMEOUT_MS) });
     } catch (err) {
       const timedOut = (err as Error).name === 'TimeoutError';
-      throw new StripeError(0, 'api_connection_error', null, timedOut ? `no answer within ${TIMEOUT_MS / 1000} s` : `cannot reach Stripe (${(err as Error).message})`);
+      throw new StripeError(0, 'api_connection_error', null,
+        timedOut ? `no answer within ${TIMEOUT_MS / 1000} s` : `cannot reach Stripe (${(err as Error).message})`);
     }
     const text = await res.text();
     let body: any = null;

@@ -25,6 +25,8 @@ export async function initInChild(dir: string): Promise<void> {
     let err = '';
     child.stderr.on('data', (d) => (err += d));
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 && !needsInit(dir) ? resolve() : reject(new Error(`initialising the database in ${dir} failed (${code}): ${err.trim()}`))));
+    child.on('exit', (code) => (code === 0 && !needsInit(dir)
+      ? resolve()
+      : reject(new Error(`initialising the database in ${dir} failed (${code}): ${err.trim()}`))));
   });
 }

@@ -118,7 +118,8 @@ export async function setAgentText(db: Queryable, bus: Bus, id: number, column: 
 
 /** What the agent was told to do and whether it is working now; null for no such agent. */
 export async function runStatus(db: Queryable, id: number): Promise<{ target_run_state: RunState; agent_running: boolean } | null> {
-  const [row] = await db.query<{ target_run_state: RunState; agent_running: boolean }>('SELECT target_run_state, agent_running FROM agents WHERE id = $1', [id]);
+  const [row] = await db.query<{ target_run_state: RunState; agent_running: boolean }>(
+    'SELECT target_run_state, agent_running FROM agents WHERE id = $1', [id]);
   return row ?? null;
 }
 

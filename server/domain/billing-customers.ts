@@ -5,7 +5,9 @@ import type { Queryable } from '../db/db.ts';
 
 export type CustomerFields = { name: string; email: string; address_line1: string; postal_code: string; city: string; country: string };
 export type PaymentMethod = { brand: string; last4: string; exp_month: number; exp_year: number };
-export type CustomerRow = CustomerFields & { user_id: number; provider_customer_id: string | null; price_id: string | null; payment_method: PaymentMethod | null };
+export type CustomerRow = CustomerFields & {
+  user_id: number; provider_customer_id: string | null; price_id: string | null; payment_method: PaymentMethod | null;
+};
 
 export const CUSTOMER_FIELDS = ['name', 'email', 'address_line1', 'postal_code', 'city', 'country'] as const;
 const COLUMNS = `user_id, provider_customer_id, price_id, ${CUSTOMER_FIELDS.join(', ')}, payment_method`;
@@ -47,6 +49,8 @@ export async function savePriceId(db: Queryable, userId: number, priceId: string
 /** Records the provider's customer id unless one is there already; returns the one that stays. */
 export async function saveProviderCustomerId(db: Queryable, userId: number, id: string): Promise<string> {
   await customerRow(db, userId);
-  await db.query('UPDATE billing_customers SET provider_customer_id = $2, updated_at = now() WHERE user_id = $1 AND provider_customer_id IS NULL', [userId, id]);
+  await db.query(
+    'UPDATE billing_customers SET provider_customer_id = $2, updated_at = now() WHERE user_id = $1 AND provider_customer_id IS NULL',
+    [userId, id]);
   return (await customerRow(db, userId)).provider_customer_id!;
 }

@@ -49,7 +49,10 @@ export async function grantTestCredits(db: Queryable, userId: number, cents: num
 
 export async function spendState(db: Queryable, userId: number, testCreditsCents: number, now: Date = new Date()): Promise<SpendState> {
   const period = monthlyPeriod(now);
-  const read = () => db.query<{ limit_cents: number; has_payment_method: boolean; has_test_grant: boolean; credits_cents: number; before_usd: number; period_usd: number }>(
+  const read = () => db.query<{
+    limit_cents: number; has_payment_method: boolean; has_test_grant: boolean;
+    credits_cents: number; before_usd: number; period_usd: number;
+  }>(
     `SELECT u.monthly_spend_limit_cents AS limit_cents,
        COALESCE(bc.payment_method IS NOT NULL, false) AS has_payment_method,
        EXISTS (SELECT 1 FROM credit_grants g WHERE g.user_id = u.id AND g.kind = 'test') AS has_test_grant,
@@ -119,7 +122,8 @@ const usd = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 export function refusal(s: SpendState): string | null {
   if (!s.hasPaymentMethod) {
     if (credits(s).remaining > 0) return null;
-    return `Test credits used up: ${usd(s.usedBeforeCents + s.periodCents)} spent of ${usd(s.creditsCents)} in test credits. Add a payment method in Billing settings to continue.`;
+    return `Test credits used up: ${usd(s.usedBeforeCents + s.periodCents)} spent of ${usd(s.creditsCents)} in test credits. ` +
+      'Add a payment method in Billing settings to continue.';
   }
   if (s.limitCents > 0 && s.periodCents >= s.limitCents) {
     return `Monthly spend limit reached: ${usd(s.periodCents)} of ${usd(s.limitCents)} used this month. Raise the limit in Billing settings to continue.`;

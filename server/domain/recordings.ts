@@ -21,7 +21,8 @@ export type RecordingRow = {
 
 const one = async <T extends Row = Row>(db: Queryable, sql: string, params: unknown[]) => (await db.query<T>(sql, params))[0] ?? null;
 
-const COLUMNS = 'id, session_id, user_id, agent_id, thread_id, started_at, stopped_at, auto_stopped, audio_path, audio_content_type, audio_bytes, summarized_at';
+const COLUMNS = 'id, session_id, user_id, agent_id, thread_id, started_at, stopped_at, auto_stopped, ' +
+  'audio_path, audio_content_type, audio_bytes, summarized_at';
 
 /** The agent, if it is the user's own (admins act on other users' agents by impersonating them). */
 export async function ownAgent(db: Queryable, userId: number, agentId: number): Promise<void> {

@@ -11,7 +11,9 @@ const ENTRY = 'e.id, e.title, e.description, e.created_at, e.completion_rate, e.
 
 export const needsReview = (e: NewEntry) => !!e.flagged || (e.completion_rate !== null && e.completion_rate < 1);
 
-export async function createReport(db: Queryable, r: { ownerId: number; agentId: number; threadId: number; title: string; description: string }): Promise<number> {
+export async function createReport(
+  db: Queryable, r: { ownerId: number; agentId: number; threadId: number; title: string; description: string },
+): Promise<number> {
   const [row] = await db.query<{ id: number }>(
     'INSERT INTO reports (owner_id, agent_id, thread_id, title, description) VALUES ($1, $2, $3, $4, $5) RETURNING id',
     [r.ownerId, r.agentId, r.threadId, r.title, r.description]);

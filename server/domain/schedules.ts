@@ -48,7 +48,8 @@ export async function scheduleAgentId(db: Queryable, id: number): Promise<number
 /** Stores a (validated, normalised) rule; the first run is the next slot after `now`. */
 export async function createSchedule(db: Queryable, agentId: number, rule: ScheduleRule, now = new Date()): Promise<Schedule> {
   const [row] = await db.query<Row>(
-    `INSERT INTO schedules (agent_id, frequency, schedule_time, weekdays, week_interval, day_of_month, interval_seconds, message, next_run_at, created_at, updated_at)
+    `INSERT INTO schedules (agent_id, frequency, schedule_time, weekdays, week_interval, day_of_month, interval_seconds, message,
+       next_run_at, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING ${COLUMNS}`,
     [agentId, ...ruleParams(rule), nextRun(rule, now, now), now]);
   return present(row);

@@ -92,7 +92,9 @@ export async function traceThreadNames(db: Queryable, owner: number | null): Pro
     `WITH RECURSIVE names(thread_name, n) AS (
        (SELECT thread_name, 1 FROM llm_traces WHERE ${scope} true ORDER BY thread_name LIMIT 1)
        UNION ALL
-       SELECT (SELECT l.thread_name FROM llm_traces l WHERE ${scope.replace('owner_id', 'l.owner_id')} l.thread_name > names.thread_name ORDER BY l.thread_name LIMIT 1), n + 1
+       SELECT (SELECT l.thread_name FROM llm_traces l
+               WHERE ${scope.replace('owner_id', 'l.owner_id')} l.thread_name > names.thread_name
+               ORDER BY l.thread_name LIMIT 1), n + 1
        FROM names WHERE names.thread_name IS NOT NULL AND n < ${MAX_NAMES}
      ) SELECT thread_name FROM names WHERE thread_name IS NOT NULL`,
     owner === null ? [] : [owner]);

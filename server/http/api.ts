@@ -60,7 +60,9 @@ type Register = {
 export type WsCtx = Pick<Ctx, 'req' | 'url' | 'params' | 'query' | 'user' | 'realUser' | 'sessionId' | 'services'> & { expiresAt: number };
 /** Checks the request before the upgrade completes and returns how to serve the accepted socket. */
 export type WsHandler = (ctx: WsCtx) => Promise<(ws: WebSocket) => void>;
-export type PublicWsHandler = (ctx: Omit<WsCtx, 'user' | 'realUser'> & { user: User | undefined; realUser: User | undefined }) => Promise<(ws: WebSocket) => void>;
+export type PublicWsHandler = (
+  ctx: Omit<WsCtx, 'user' | 'realUser'> & { user: User | undefined; realUser: User | undefined },
+) => Promise<(ws: WebSocket) => void>;
 type SocketRoute = { handler: WsHandler; protocol?: string };
 /** A registered route as the security suite sees it: one entry per method (WS for a socket) and pattern. */
 export type RouteInfo = { method: string; path: string; auth: AuthLevel };

@@ -64,7 +64,8 @@ export class MailSender {
       const error = (err as Error).message || String(err);
       const retryIn = mail.attempts >= this.o.maxAttempts ? null : Math.min(this.o.retryMaxMs, this.o.retryBaseMs * 2 ** (mail.attempts - 1));
       await markFailed(this.o.db, mail.id, error, retryIn);
-      this.o.log.error(`mail ${mail.id} to ${mail.to_address}: attempt ${mail.attempts} failed (${retryIn === null ? 'dead' : `retry in ${retryIn} ms`}): ${error}`);
+      const next = retryIn === null ? 'dead' : `retry in ${retryIn} ms`;
+      this.o.log.error(`mail ${mail.id} to ${mail.to_address}: attempt ${mail.attempts} failed (${next}): ${error}`);
     }
     this.o.bus.publish(`agent:${mail.agent_id}:changed`, { agent_id: mail.agent_id });
     return true;

@@ -58,7 +58,9 @@ export function createAnthropic(options: AnthropicOptions): ModelProvider {
         } satisfies ModelResult;
       } catch (err) {
         if (!(err instanceof ModelError)) throw err;
-        throw new ModelError(err.message, { ...err, request: elideImages(body), parameters, latencyMs: performance.now() - started, response: err.response, cause: err });
+        throw new ModelError(err.message, {
+          ...err, request: elideImages(body), parameters, latencyMs: performance.now() - started, response: err.response, cause: err,
+        });
       }
     },
   };
@@ -141,7 +143,9 @@ export function parseAnthropicResponse(body: any) {
     cache_write_1h_tokens: num(u.cache_creation?.ephemeral_1h_input_tokens),
   };
   const content = (body.content as any[]).filter((b) => b && typeof b.type === 'string').map((b): AssistantBlock => {
-    if (b.type === 'tool_use') return { type: 'tool_use', id: String(b.id), name: String(b.name), input: b.input && typeof b.input === 'object' ? b.input : {} };
+    if (b.type === 'tool_use') {
+      return { type: 'tool_use', id: String(b.id), name: String(b.name), input: b.input && typeof b.input === 'object' ? b.input : {} };
+    }
     if (b.type === 'text') return { type: 'text', text: String(b.text ?? '') };
     if (b.type === 'thinking') return { type: 'thinking', thinking: String(b.thinking ?? ''), ...(b.signature ? { signature: b.signature } : {}) };
     return b;

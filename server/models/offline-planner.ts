@@ -14,7 +14,9 @@ const VERBS = [
   'add', 'create', 'make', 'read', 'screenshot', 'please',
 ].join('|');
 // A boundary is punctuation or a joining word ("and", "then" …) right before a command verb.
-const BOUNDARY = new RegExp(`(\\s*[,;]\\s*|(?<=\\S)[.!]\\s+|\\s*\\n\\s*|\\s+)((?:and\\s+)?then\\s+|and\\s+|after that,?\\s+|afterwards,?\\s+|finally,?\\s+)?(?=(?:${VERBS})\\b)`, 'gi');
+const BREAK = '(\\s*[,;]\\s*|(?<=\\S)[.!]\\s+|\\s*\\n\\s*|\\s+)';
+const JOINER = '((?:and\\s+)?then\\s+|and\\s+|after that,?\\s+|afterwards,?\\s+|finally,?\\s+)?';
+const BOUNDARY = new RegExp(`${BREAK}${JOINER}(?=(?:${VERBS})\\b)`, 'gi');
 
 /** Splits an instruction into clauses; quoted strings survive whole. */
 export function splitClauses(instruction: string): string[] {
@@ -112,6 +114,22 @@ export function parseClause(clause: string, place: Place): PlannedCall[] | null 
   return call === null ? null : Array.isArray(call) ? call : [call];
 }
 
+// Rules too long to sit inline in parseOne's `if`s, named instead.
+// "draft an email to <address> [about <subject>] [saying <text>]"
+const EMAIL_RULE = new RegExp(
+  /^(?:draft|write|compose|send|prepare)\s+(?:an?\s+)?(?:e-?mail|mail|message)\s+to\s+(\S+?)/.source +
+    /(?:\s+(?:about|with (?:the )?subject|titled|subject)\s+(.+?))?/.source +
+    /(?:\s*(?:,\s*)?(?:saying|that says|which says|with (?:the )?text|telling (?:them|him|her)|:)\s*([\s\S]+))?$/.source,
+  'i',
+);
+const REPORT_RULE =
+  /^(?:write|create|make|add|file)\s+(?:a\s+|an\s+)?(?:new\s+)?report(?:\s+entry)?\b\s*(?:titled|called|named|about|on|for)?\s*:?\s*([\s\S]*)$/i;
+const NOTE_RULE =
+  /^(?:(?:write|add|take|make|save|leave)\s+(?:a\s+|this\s+)?note|remember|note(?:\s+down)?)\b\s*(?:that|saying|:|-|to self)?\s*([\s\S]+)$/i;
+const TERMINAL_RULE =
+  /^(?:open|launch|start|bring up|show)\s+(?:up\s+)?(?:a\s+|an\s+|the\s+)?(?:new\s+)?(?:terminal|xterm|shell|console|command[- ]line)(?:\s+window)?$/i;
+const SCREENSHOT_RULE =
+  /^(?:(?:take|capture|grab|make)\s+(?:a\s+|another\s+|one\s+more\s+)?(?:new\s+)?(?:screenshot|screen\s?shot|picture of the screen)|screenshot)$/i;
 function parseOne(clause: string, place: Place): PlannedCall | PlannedCall[] | null {
   const c = clause.replace(/^please\s+/i, '').replace(/^(?:now|next|first|also|finally),?\s+/i, '').trim();
   let m: RegExpExecArray | null;
@@ -119,14 +137,14 @@ function parseOne(clause: string, place: Place): PlannedCall | PlannedCall[] | n
   if ((m = /^ask\s+(?:an?\s+|the\s+)?sub[- ]?agent\s+(?:to\s+)?([\s\S]+)$/i.exec(c))) {
     return { name: 'sub_agent', input: { task: unquote(m[1]) }, say: `Asking a sub-agent to ${short(unquote(m[1]))}` };
   }
-  if ((m = /^(?:draft|write|compose|send|prepare)\s+(?:an?\s+)?(?:e-?mail|mail|message)\s+to\s+(\S+?)(?:\s+(?:about|with (?:the )?subject|titled|subject)\s+(.+?))?(?:\s*(?:,\s*)?(?:saying|that says|which says|with (?:the )?text|telling (?:them|him|her)|:)\s*([\s\S]+))?$/i.exec(c))) {
+  if ((m = EMAIL_RULE.exec(c))) {
     const to = m[1].replace(/[,.;:]+$/, '');
     const text = unquote(m[3] ?? '');
     if (!text) return null;
     const subject = m[2] ? unquote(m[2]) : short(text.split('\n')[0], 60);
     return { name: 'email', input: { to, subject, text }, say: `Drafting an email to ${to}` };
   }
-  if ((m = /^(?:write|create|make|add|file)\s+(?:a\s+|an\s+)?(?:new\s+)?report(?:\s+entry)?\b\s*(?:titled|called|named|about|on|for)?\s*:?\s*([\s\S]*)$/i.exec(c))) {
+  if ((m = REPORT_RULE.exec(c))) {
     const body = m[1].trim();
     if (!body) return null;
     const split = /^("[^"]*"|“[^”]*”|[^:]+?)\s*(?::|\s+saying|\s+with|\s+-\s)\s*([\s\S]+)$/.exec(body);
@@ -138,27 +156,34 @@ function parseOne(clause: string, place: Place): PlannedCall | PlannedCall[] | n
       say: `Writing a report: ${short(title)}`,
     };
   }
-  if ((m = /^(?:(?:write|add|take|make|save|leave)\s+(?:a\s+|this\s+)?note|remember|note(?:\s+down)?)\b\s*(?:that|saying|:|-|to self)?\s*([\s\S]+)$/i.exec(c))) {
+  if ((m = NOTE_RULE.exec(c))) {
     return { name: 'notes', input: { action: 'append', text: unquote(m[1]) }, say: 'Writing a note' };
   }
   if (/^read\s+(?:my\s+|the\s+|your\s+)?notes?(?:\.md)?$/i.test(c)) return { name: 'notes', input: { action: 'read' }, say: 'Reading the notes' };
-  if (/^(?:open|launch|start|bring up|show)\s+(?:up\s+)?(?:a\s+|an\s+|the\s+)?(?:new\s+)?(?:terminal|xterm|shell|console|command[- ]line)(?:\s+window)?$/i.test(c)) {
+  if (TERMINAL_RULE.test(c)) {
     // The desktop's terminal is already open: focus it. The pointer first leaves the terminal, so that a
     // focus-follows-mouse window manager (evilwm) focuses it again on entry even if another window
     // (a browser starting up) took the focus meanwhile; a click-to-focus one is served by the click.
     const [tx, ty] = place.terminal;
+    const away = `${Math.round((1 - tx) * (place.width - 1))},${Math.round(ty * (place.height - 1))}`;
     return [
-      { name: 'computer', input: { action: 'mouse_move', coordinate: resolvePlace(`${Math.round((1 - tx) * (place.width - 1))},${Math.round(ty * (place.height - 1))}`, place) }, say: 'Moving the pointer off the terminal' },
-      { name: 'computer', input: { action: 'left_click', coordinate: resolvePlace('terminal', place) }, say: 'Opening the terminal (a click on the terminal window)' },
+      { name: 'computer', input: { action: 'mouse_move', coordinate: resolvePlace(away, place) }, say: 'Moving the pointer off the terminal' },
+      {
+        name: 'computer', input: { action: 'left_click', coordinate: resolvePlace('terminal', place) },
+        say: 'Opening the terminal (a click on the terminal window)',
+      },
     ];
   }
-  if (/^(?:(?:take|capture|grab|make)\s+(?:a\s+|another\s+|one\s+more\s+)?(?:new\s+)?(?:screenshot|screen\s?shot|picture of the screen)|screenshot)$/i.test(c)) {
+  if (SCREENSHOT_RULE.test(c)) {
     return { name: 'computer', input: { action: 'screenshot' }, say: 'Taking a screenshot' };
   }
   if ((m = /^(?:type|write|enter)\s+(?:in\s+)?([\s\S]+)$/i.exec(c))) {
     let text = m[1].trim();
     if (!isQuoted(text)) {
-      text = text.replace(/^(?:the\s+)?(?:text|words?)\s+/i, '').replace(/\s+(?:in|into)\s+(?:the\s+|a\s+)?(?:terminal|xterm|shell|window|console)$/i, '').trim();
+      text = text
+        .replace(/^(?:the\s+)?(?:text|words?)\s+/i, '')
+        .replace(/\s+(?:in|into)\s+(?:the\s+|a\s+)?(?:terminal|xterm|shell|window|console)$/i, '')
+        .trim();
     }
     text = unquote(text);
     if (!text) return null;
@@ -182,7 +207,11 @@ function parseOne(clause: string, place: Place): PlannedCall | PlannedCall[] | n
   if ((m = /^scroll\s+(up|down|left|right)(?:\s+(?:by\s+)?(\d{1,3})(?:\s+(?:times|clicks|steps|notches))?)?$/i.exec(c))) {
     const amount = m[2] ? Number(m[2]) : 3;
     const direction = m[1].toLowerCase();
-    return { name: 'computer', input: { action: 'scroll', coordinate: resolvePlace('center', place), scroll_direction: direction, scroll_amount: amount }, say: `Scrolling ${direction}` };
+    return {
+      name: 'computer',
+      input: { action: 'scroll', coordinate: resolvePlace('center', place), scroll_direction: direction, scroll_amount: amount },
+      say: `Scrolling ${direction}`,
+    };
   }
   if ((m = /^wait(?:\s+(?:for\s+)?(?:a\s+)?(\d+(?:\.\d+)?)?\s*(ms|milliseconds?|s|secs?|seconds?|second)?)?$/i.exec(c))) {
     const n = m[1] ? Number(m[1]) : 1;

@@ -24,11 +24,16 @@ export function createOffline(options: OfflineOptions = {}): ModelProvider {
       signal?.throwIfAborted();
       const started = performance.now();
       const response = offlineReply(request, options);
-      const wire = { model: OFFLINE_MODEL, system: request.system, messages: request.messages, tools: request.tools.map((t) => t.name), computer: request.computer };
+      const wire = {
+        model: OFFLINE_MODEL, system: request.system, messages: request.messages, tools: request.tools.map((t) => t.name), computer: request.computer,
+      };
       return {
         response,
         request: elideImages(wire),
-        parameters: { provider: 'offline', model: OFFLINE_MODEL, display: request.computer, tools: [...(request.computer ? ['computer'] : []), ...request.tools.map((t) => t.name)], estimated_tokens: true },
+        parameters: {
+          provider: 'offline', model: OFFLINE_MODEL, display: request.computer,
+          tools: [...(request.computer ? ['computer'] : []), ...request.tools.map((t) => t.name)], estimated_tokens: true,
+        },
         cost: 0,
         latencyMs: performance.now() - started,
       };
@@ -128,7 +133,8 @@ function summary(progress: Progress, usable: PlannedCall[], missing: PlannedCall
   }
   if (unknown.length) lines.push(`I did not understand: ${unknown.map((u) => `"${u}"`).join(', ')}.`);
   if (!usable.length && !missing.length) {
-    const said = progress.instruction ? `You said: "${progress.instruction.length > 200 ? progress.instruction.slice(0, 199) + '…' : progress.instruction}". ` : '';
+    const instruction = progress.instruction.length > 200 ? progress.instruction.slice(0, 199) + '…' : progress.instruction;
+    const said = progress.instruction ? `You said: "${instruction}". ` : '';
     lines.push(
       `${said}I can only follow simple instructions such as "open a terminal and type hello", "press ctrl+l", ` +
       '"click at 640,400", "click the top right corner", "scroll down", "take a screenshot", "write a note …", ' +

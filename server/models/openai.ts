@@ -50,7 +50,9 @@ export function createOpenAI(options: OpenAIOptions): ModelProvider {
         };
       } catch (err) {
         if (!(err instanceof ModelError)) throw err;
-        throw new ModelError(err.message, { ...err, request: elideImages(body), parameters, latencyMs: performance.now() - started, response: err.response, cause: err });
+        throw new ModelError(err.message, {
+          ...err, request: elideImages(body), parameters, latencyMs: performance.now() - started, response: err.response, cause: err,
+        });
       }
     },
   };
@@ -67,7 +69,10 @@ export function buildOpenAIRequest(options: OpenAIOptions, request: ModelRequest
     body.tools = tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.input_schema } }));
     body.tool_choice = 'auto';
   }
-  const parameters = { provider: 'openai', model: options.model, max_tokens: body.max_tokens, tools: tools.map((t) => t.name), display: request.computer, images: options.images ?? true };
+  const parameters = {
+    provider: 'openai', model: options.model, max_tokens: body.max_tokens, tools: tools.map((t) => t.name),
+    display: request.computer, images: options.images ?? true,
+  };
   return { body, parameters };
 }
 
@@ -78,7 +83,9 @@ export function toChatMessages(messages: Message[], images: boolean): ChatMessag
       const text = m.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('\n');
       const calls = m.content.filter((b) => b.type === 'tool_use') as { id: string; name: string; input: unknown }[];
       const msg: ChatMessage = { role: 'assistant', content: text || null };
-      if (calls.length) msg.tool_calls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input ?? {}) } }));
+      if (calls.length) {
+        msg.tool_calls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input ?? {}) } }));
+      }
       out.push(msg);
       continue;
     }
@@ -97,7 +104,8 @@ export function toChatMessages(messages: Message[], images: boolean): ChatMessag
       if (block.type === 'tool_result') {
         const items = typeof block.content === 'string' ? [{ type: 'text' as const, text: block.content }] : block.content;
         const text = items.filter((i) => i.type === 'text').map((i) => (i as { text: string }).text).join('\n');
-        out.push({ role: 'tool', tool_call_id: block.tool_use_id, content: (block.is_error ? 'Error: ' : '') + (text || (items.length ? 'See the screenshot below.' : 'Done.')) });
+        const reply = text || (items.length ? 'See the screenshot below.' : 'Done.');
+        out.push({ role: 'tool', tool_call_id: block.tool_use_id, content: (block.is_error ? 'Error: ' : '') + reply });
         for (const i of items) if (i.type === 'image') addImage(i.source.data, i.source.media_type);
       } else if (block.type === 'image') addImage(block.source.data, block.source.media_type);
       else if (block.type === 'text') parts.push({ type: 'text', text: block.text });

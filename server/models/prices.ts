@@ -27,11 +27,17 @@ export const PRICES: Price[] = [
   ...['claude-opus-4-1', 'claude-opus-4'].map((model) => (
     { model, input: 15, cache_write_5m: 18.75, cache_write_1h: 30, cache_read: 1.5, output: 75, source: 'Pricing (retired on the 1P API)' })),
   { model: 'claude-sonnet-5-5', input: 2, cache_write_5m: 2.5, cache_write_1h: 4, cache_read: 0.2, output: 10, source: 'official page at launch' },
-  { model: 'claude-sonnet-5-5', from: '2026-10-07', input: 2, cache_write_5m: 2.5, cache_write_1h: 4, cache_read: 0.1, output: 10, source: 'third-party tracker notes, unverified' },
+  {
+    model: 'claude-sonnet-5-5', from: '2026-10-07', input: 2, cache_write_5m: 2.5, cache_write_1h: 4, cache_read: 0.1, output: 10,
+    source: 'third-party tracker notes, unverified',
+  },
   { model: 'claude-sonnet-5', input: 2, cache_write_5m: 2.5, cache_write_1h: 4, cache_read: 0.2, output: 10, source: 'official sonnet-5 overview' },
   ...['claude-sonnet-4-6', 'claude-sonnet-4-5', 'claude-sonnet-4', 'claude-3-7-sonnet'].map((model) => (
     { model, input: 3, cache_write_5m: 3.75, cache_write_1h: 6, cache_read: 0.3, output: 15, source: 'Pricing, early 2026' })),
-  { model: 'claude-haiku-5-5', input: 0.1, cache_write_5m: 0.125, cache_write_1h: 0.2, cache_read: 0.01, output: 0.5, longThreshold: 100_000, longMultiplier: 5, source: 'third-party trackers, unverified' },
+  {
+    model: 'claude-haiku-5-5', input: 0.1, cache_write_5m: 0.125, cache_write_1h: 0.2, cache_read: 0.01, output: 0.5,
+    longThreshold: 100_000, longMultiplier: 5, source: 'third-party trackers, unverified',
+  },
   { model: 'claude-haiku-4-5', input: 1, cache_write_5m: 1.25, cache_write_1h: 2, cache_read: 0.1, output: 5, source: 'Pricing' },
   { model: 'claude-3-5-haiku', input: 0.8, cache_write_5m: 1, cache_write_1h: 1.6, cache_read: 0.08, output: 4, source: 'Pricing' },
   { model: 'claude-fable-5-1', input: 10, cache_write_5m: 12.5, cache_write_1h: 20, cache_read: 0.25, output: 50, source: 'Pricing (newest snapshot)' },

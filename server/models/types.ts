@@ -95,7 +95,10 @@ export class ModelError extends Error {
   readonly response: unknown;
   readonly parameters: Record<string, unknown>;
   readonly latencyMs: number;
-  constructor(message: string, details: { provider: string; status?: number | null; request?: unknown; response?: unknown; parameters?: Record<string, unknown>; latencyMs?: number; cause?: unknown }) {
+  constructor(message: string, details: {
+    provider: string; status?: number | null; request?: unknown; response?: unknown;
+    parameters?: Record<string, unknown>; latencyMs?: number; cause?: unknown;
+  }) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = 'ModelError';
     this.provider = details.provider;

@@ -9,7 +9,11 @@ export type Log = {
 
 type Write = (line: string) => void;
 
-export function createLog(format: 'text' | 'json', out: Write = (l) => process.stdout.write(l + '\n'), err: Write = (l) => process.stderr.write(l + '\n')): Log {
+export function createLog(
+  format: 'text' | 'json',
+  out: Write = (l) => process.stdout.write(l + '\n'),
+  err: Write = (l) => process.stderr.write(l + '\n'),
+): Log {
   if (format === 'json') {
     const line = (level: string, msg: string, fields?: Record<string, unknown>) =>
       JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields });

@@ -53,7 +53,8 @@ export function serveHubConnection(ws: WebSocket, bus: Bus, userId: string, role
         const topic = topicOf(group);
         if (!topic || !may(group)) return ack({ name: 'Forbidden', message: `Not allowed to join or leave ${group || 'that group'}` });
         if (req.type === 'joinGroup' && !joined.has(group)) {
-          joined.set(group, bus.subscribe(topic, (step) => send({ type: 'message', from: 'group', group, dataType: 'json', data: { type: 'step', data: step } })));
+          const forward = (step: unknown) => send({ type: 'message', from: 'group', group, dataType: 'json', data: { type: 'step', data: step } });
+          joined.set(group, bus.subscribe(topic, forward));
         } else if (req.type === 'leaveGroup') {
           joined.get(group)?.();
           joined.delete(group);

@@ -37,7 +37,8 @@ export function registerBillingPortalRoutes(api: Api) {
       const input = { number: value('number'), exp_month: value('exp_month'), exp_year: value('exp_year'), cvc: value('cvc') };
       const checked = checkTestCard(input);
       if ('errors' in checked) {
-        return html(ctx.res, 422, await render(ctx, userId, { cardErrors: checked.errors, cardInput: { exp_month: input.exp_month, exp_year: input.exp_year } }));
+        const cardInput = { exp_month: input.exp_month, exp_year: input.exp_year };
+        return html(ctx.res, 422, await render(ctx, userId, { cardErrors: checked.errors, cardInput }));
       }
       await savePaymentMethod(db, userId, checked.card);
       return html(ctx.res, 200, await render(ctx, userId, { notice: 'Card saved. Usage-based billing now applies.' }));

@@ -29,13 +29,19 @@ export type StoredStep = {
 
 export const INTERRUPTED_RESULT = `${INTERRUPTED_PREFIX}: the run stopped before this action finished.`;
 
-export function systemPrompt(agent: { name: string; system_prompt: string; instructions: string; notes: string }, desktop: { width: number; height: number } | null, now = new Date()): string {
+export function systemPrompt(
+  agent: { name: string; system_prompt: string; instructions: string; notes: string },
+  desktop: { width: number; height: number } | null,
+  now = new Date(),
+): string {
   const parts = [
     `You are ${agent.name}, an AI agent working for your user in Agent Workspace. Today is ${now.toISOString().slice(0, 10)} (UTC).`,
     desktop
-      ? `You have your own Linux desktop (X11, ${desktop.width}x${desktop.height} pixels) with a terminal and a web browser, used through the computer tool. Take a screenshot when you need to see the screen. Files your user attaches are in ~/Desktop.`
+      ? `You have your own Linux desktop (X11, ${desktop.width}x${desktop.height} pixels) with a terminal and a web browser, ` +
+        'used through the computer tool. Take a screenshot when you need to see the screen. Files your user attaches are in ~/Desktop.'
       : 'No desktop is available to you right now; work with your other tools and say so if a task needs the desktop.',
-    'Use the notes tool to keep durable notes, the report tool to report results, and the email tool to draft emails (a person approves them before they are sent). When the task is done, answer briefly with what you did.',
+    'Use the notes tool to keep durable notes, the report tool to report results, and the email tool to draft emails ' +
+      '(a person approves them before they are sent). When the task is done, answer briefly with what you did.',
   ];
   if (agent.system_prompt.trim()) parts.push(agent.system_prompt.trim());
   if (agent.instructions.trim()) parts.push(`## Instructions\n\n${agent.instructions.trim()}`);
@@ -102,7 +108,9 @@ export function keepRecentImages(messages: Message[], keep = 3): Message[] {
     const content = [...m.content].reverse().map((b): UserBlock => {
       if (b.type === 'image') return ++seen > keep ? { type: 'text', text: '[older screenshot removed]' } : b;
       if (b.type === 'tool_result' && Array.isArray(b.content)) {
-        const inner = [...b.content].reverse().map((c) => (c.type === 'image' && ++seen > keep ? { type: 'text' as const, text: '[older screenshot removed]' } : c)).reverse();
+        const inner = [...b.content].reverse()
+          .map((c) => (c.type === 'image' && ++seen > keep ? { type: 'text' as const, text: '[older screenshot removed]' } : c))
+          .reverse();
         return { ...b, content: inner };
       }
       return b;

@@ -93,7 +93,8 @@ export class Runner {
 
   constructor(options: RunnerOptions) {
     this.o = {
-      mailDomain: 'localhost', testCreditsCents: 500, pollMs: 1000, heartbeatMs: 5000, staleSeconds: 30, maxConcurrent: 8, maxTurns: 50, desktopTimeoutMs: 60_000,
+      mailDomain: 'localhost', testCreditsCents: 500, pollMs: 1000, heartbeatMs: 5000, staleSeconds: 30, maxConcurrent: 8, maxTurns: 50,
+      desktopTimeoutMs: 60_000,
       instanceId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
       ...options,
     } as Runner['o'];

@@ -61,7 +61,10 @@ export class StepWriter {
   /** One tool_call message per call: created when it starts running, updated when it ends. */
   private async callMessage(call: StoredToolCall, summary: string): Promise<void> {
     if (call.status === 'pending') return;
-    const data = { text: summary, tool_call_id: call.id, name: call.name, status: call.status, ...(call.output !== undefined ? { output: call.output.slice(0, 2000) } : {}) };
+    const data = {
+      text: summary, tool_call_id: call.id, name: call.name, status: call.status,
+      ...(call.output !== undefined ? { output: call.output.slice(0, 2000) } : {}),
+    };
     const known = this.messages.get(call.id);
     if (!known) {
       const message = await this.message('tool_call', summary, data);

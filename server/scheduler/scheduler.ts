@@ -83,7 +83,9 @@ export class Scheduler {
       const done = await fireSchedules(db, bus, this.batch, now, (claimed) => (ids = claimed));
       return { done, claimed: ids.length, failed: 0 };
     } catch (err) {
-      const what = ids.length > 1 ? `a batch of ${ids.length} schedules failed, firing them one by one` : ids.length ? `schedule ${ids[0]} failed to fire` : 'claiming due schedules failed';
+      const what = ids.length > 1 ? `a batch of ${ids.length} schedules failed, firing them one by one`
+        : ids.length ? `schedule ${ids[0]} failed to fire`
+        : 'claiming due schedules failed';
       log.error(`scheduler: ${what}: ${(err as Error)?.message ?? err}`);
       if (ids.length <= 1) return { done: [], claimed: ids.length, failed: 1 };
     }

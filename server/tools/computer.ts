@@ -32,7 +32,8 @@ export function describeAction(input: Record<string, unknown>): string {
   switch (a) {
     case 'type': return `type "${short(String(input.text ?? ''), 40)}"`;
     case 'key': return `key ${input.text}`;
-    case 'left_click_drag': return `drag from ${(input.start_coordinate as unknown[] | undefined)?.join(',')} to ${(input.coordinate as unknown[] | undefined)?.join(',')}`;
+    case 'left_click_drag':
+      return `drag from ${(input.start_coordinate as unknown[] | undefined)?.join(',')} to ${(input.coordinate as unknown[] | undefined)?.join(',')}`;
     case 'scroll': return `scroll ${input.scroll_direction} ${input.scroll_amount ?? ''}${at(input.coordinate)}`.replace(/\s+/g, ' ');
     case 'wait': return `wait ${input.duration ?? 1} s`;
     default: return `${a}${at(input.coordinate)}`;
@@ -86,7 +87,9 @@ export function toAction(input: Record<string, unknown>, width: number, height: 
     }
     case 'wait': {
       const duration = input.duration === undefined ? 1 : Number(input.duration);
-      if (!Number.isFinite(duration) || duration < 0 || duration > MAX_WAIT_SECONDS) throw new ToolInputError(`duration must be 0 to ${MAX_WAIT_SECONDS} seconds`);
+      if (!Number.isFinite(duration) || duration < 0 || duration > MAX_WAIT_SECONDS) {
+        throw new ToolInputError(`duration must be 0 to ${MAX_WAIT_SECONDS} seconds`);
+      }
       return { action, duration };
     }
     default:

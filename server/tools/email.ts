@@ -12,7 +12,11 @@ export const emailTool: Tool = {
     description: 'Draft an email. It is not sent right away: a person approves it first.',
     input_schema: {
       type: 'object',
-      properties: { to: { type: 'string', description: 'Recipient address' }, subject: { type: 'string' }, text: { type: 'string', description: 'Plain-text body' } },
+      properties: {
+        to: { type: 'string', description: 'Recipient address' },
+        subject: { type: 'string' },
+        text: { type: 'string', description: 'Plain-text body' },
+      },
       required: ['to', 'text'],
     },
   },

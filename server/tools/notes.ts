@@ -6,7 +6,8 @@ export const notesTool: Tool = {
   name: 'notes',
   definition: {
     name: 'notes',
-    description: "Read or change your notes.md, a Markdown file that persists between conversations and is part of your instructions. Use 'append' to add a line, 'replace' to rewrite it all.",
+    description: 'Read or change your notes.md, a Markdown file that persists between conversations and is part of your instructions. ' +
+      "Use 'append' to add a line, 'replace' to rewrite it all.",
     input_schema: {
       type: 'object',
       properties: {

@@ -8,7 +8,10 @@ export const reportTool: Tool = {
   name: 'report',
   definition: {
     name: 'report',
-    description: 'Write a report for your user: a new report with a title, a description and entries, or more entries for a report you made before (report_id). Each entry has a title, a description and completion_rate from 0 to 1 (null when unknown); entries not fully complete, or with needs_review, are flagged for the user to review.',
+    description: 'Write a report for your user: a new report with a title, a description and entries, ' +
+      'or more entries for a report you made before (report_id). ' +
+      'Each entry has a title, a description and completion_rate from 0 to 1 (null when unknown); ' +
+      'entries not fully complete, or with needs_review, are flagged for the user to review.',
     input_schema: {
       type: 'object',
       properties: {
@@ -48,7 +51,8 @@ export const reportTool: Tool = {
     }
     await addEntries(ctx.db, reportId, entries);
     const review = entries.filter(needsReview).length;
-    return { text: `Report ${reportId} saved with ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'}${review ? ` (${review} flagged for review)` : ''}.` };
+    const flagged = review ? ` (${review} flagged for review)` : '';
+    return { text: `Report ${reportId} saved with ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'}${flagged}.` };
   },
   describe: (input) => (input.report_id ? `report: add to #${input.report_id}` : `report: ${short(String(input.title ?? ''), 50)}`),
 };

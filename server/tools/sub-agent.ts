@@ -7,7 +7,9 @@ export const subAgentTool: Tool = {
   definition: {
     name: 'sub_agent',
     description: 'Hand a self-contained task to a sub-agent that works on the same desktop with the same tools and returns its final answer.',
-    input_schema: { type: 'object', properties: { task: { type: 'string', description: 'What the sub-agent should do, fully explained' } }, required: ['task'] },
+    input_schema: {
+      type: 'object', properties: { task: { type: 'string', description: 'What the sub-agent should do, fully explained' } }, required: ['task'],
+    },
   },
   async run(input, ctx) {
     const task = str(input.task, 20_000)?.trim();

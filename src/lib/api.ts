@@ -21,7 +21,8 @@ export const deleteAgent = (id: number) => request<null>(agentPath(id), { method
 export const setAgentRunState = (id: number, state: AgentRunState) =>
   request<{ state: AgentRunState }>(`${agentPath(id)}/run-state`, { method: 'POST', body: { state } });
 export const stopAgent = (agentId: number, forceTerminate = false) =>
-  request<{ result: 'stopping' | 'already_stopped' | 'error'; message: string }>('/agents/stop', { method: 'POST', body: { agent_id: agentId, force_terminate: forceTerminate } });
+  request<{ result: 'stopping' | 'already_stopped' | 'error'; message: string }>(
+    '/agents/stop', { method: 'POST', body: { agent_id: agentId, force_terminate: forceTerminate } });
 
 export type AgentTextKey = 'system_prompt' | 'notes' | 'instructions';
 const TEXT_PATHS: Record<AgentTextKey, string> = { system_prompt: 'system-prompt', notes: 'notes', instructions: 'instructions' };

@@ -55,7 +55,9 @@ export function validateSchedule(rule: ScheduleRule): RuleError | null {
       if (!Array.isArray(days) || days.length === 0) return { field: 'weekdays', message: MESSAGES.weekdays };
       if (!days.every((d) => isWhole(d) && d >= 0 && d <= 6)) return { field: 'weekdays', message: 'Weekdays are 0 (Monday) to 6 (Sunday)' };
       const every = rule.week_interval ?? DEFAULTS.week_interval;
-      if (!isWhole(every) || every < 1 || every > MAX_WEEK_INTERVAL) return { field: 'week_interval', message: `Week interval must be between 1 and ${MAX_WEEK_INTERVAL}` };
+      if (!isWhole(every) || every < 1 || every > MAX_WEEK_INTERVAL) {
+        return { field: 'week_interval', message: `Week interval must be between 1 and ${MAX_WEEK_INTERVAL}` };
+      }
     }
     if (rule.frequency === 'monthly') {
       const day = rule.day_of_month;
@@ -147,7 +149,9 @@ const isWhole = (v: unknown): v is number => typeof v === 'number' && Number.isI
 export function localTimeToUtc(local: string, on: Date = new Date()): { time: string; dayShift: number } {
   const [h, m] = local.split(':').map(Number);
   const at = new Date(on.getFullYear(), on.getMonth(), on.getDate(), h, m);
-  const shift = Math.round((Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()) - Date.UTC(at.getFullYear(), at.getMonth(), at.getDate())) / DAY_MS);
+  const utcDay = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate());
+  const localDay = Date.UTC(at.getFullYear(), at.getMonth(), at.getDate());
+  const shift = Math.round((utcDay - localDay) / DAY_MS);
   return { time: `${pad(at.getUTCHours())}:${pad(at.getUTCMinutes())}`, dayShift: shift };
 }
 
@@ -155,7 +159,9 @@ export function localTimeToUtc(local: string, on: Date = new Date()): { time: st
 export function utcTimeToLocal(utc: string, on: Date = new Date()): { time: string; dayShift: number } {
   const [h, m] = utc.split(':').map(Number);
   const at = new Date(Date.UTC(on.getUTCFullYear(), on.getUTCMonth(), on.getUTCDate(), h, m));
-  const shift = Math.round((Date.UTC(at.getFullYear(), at.getMonth(), at.getDate()) - Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate())) / DAY_MS);
+  const localDay = Date.UTC(at.getFullYear(), at.getMonth(), at.getDate());
+  const utcDay = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate());
+  const shift = Math.round((localDay - utcDay) / DAY_MS);
   return { time: `${pad(at.getHours())}:${pad(at.getMinutes())}`, dayShift: shift };
 }
 

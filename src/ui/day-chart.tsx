@@ -117,7 +117,8 @@ export function DayChart({ title, summary, label, points: days, formatValue, val
                 );
               })}
               {counts && (
-                <polyline className="day-chart-line" points={days.map((p, i) => `${i + 0.5},${y(p.count ?? 0, countMax)}`).join(' ')} vectorEffect="non-scaling-stroke" />
+                <polyline className="day-chart-line" points={days.map((p, i) => `${i + 0.5},${y(p.count ?? 0, countMax)}`).join(' ')}
+                  vectorEffect="non-scaling-stroke" />
               )}
             </svg>
             <div className="day-chart-days" aria-hidden="true">

@@ -86,7 +86,10 @@ function TraceSummary({ trace, offlineModel }: { trace: Trace; offlineModel?: st
       <div><dt>Model</dt><dd>{trace.model || NO_DATA}{offline && <> <span className="badge trace-offline">Offline model</span></>}</dd></div>
       <div><dt>Thread</dt><dd>{trace.thread_name || NO_DATA}</dd></div>
       <div><dt>Time</dt><dd>{formatDateTime(trace.created_at)}</dd></div>
-      <div><dt>In / Out / Cache</dt><dd>{formatTokens(trace.input_tokens)} / {formatTokens(trace.output_tokens)} / {formatTokens(trace.cache_read_tokens)}</dd></div>
+      <div>
+        <dt>In / Out / Cache</dt>
+        <dd>{formatTokens(trace.input_tokens)} / {formatTokens(trace.output_tokens)} / {formatTokens(trace.cache_read_tokens)}</dd>
+      </div>
       <div><dt>Cost</dt><dd>{formatCost(trace.estimated_cost)}</dd></div>
       <div><dt>Latency</dt><dd>{formatLatency(trace.latency)}</dd></div>
     </dl>

@@ -15,7 +15,10 @@ agents('an admin impersonating a user creates an agent for that user; the user l
   const list = await call('/api/agents/', { token: user.token });
   assert.is(list.status, 200);
   assert.equal(list.body.map((a: any) => a.name), ['Alice']);
-  for (const field of ['id', 'name', 'agent_running', 'target_run_state', 'cua_client_connected', 'running_state', 'number_scheduled_threads', 'number_threads_requiring_approval', 'updated_at', 'screenshot_url', 'file_path']) {
+  for (const field of [
+    'id', 'name', 'agent_running', 'target_run_state', 'cua_client_connected', 'running_state', 'number_scheduled_threads',
+    'number_threads_requiring_approval', 'updated_at', 'screenshot_url', 'file_path',
+  ]) {
     assert.ok(field in list.body[0], `list item has ${field}`);
   }
 });
@@ -34,7 +37,9 @@ agents('lists asked at the same time (one query for all) are each the owner\'s o
   await newAgent(users[0].id, 'Mail sorter');
   await newAgent(users[0].id, 'Research bot');
   await newAgent(users[1].id, 'Only one');
-  const asks: Array<[number, string]> = [[users[0].id, ''], [users[1].id, ''], [users[2].id, ''], [users[0].id, 'mail'], [users[0].id, '50%_\\'], [users[1].id, '']];
+  const asks: Array<[number, string]> = [
+    [users[0].id, ''], [users[1].id, ''], [users[2].id, ''], [users[0].id, 'mail'], [users[0].id, '50%_\\'], [users[1].id, ''],
+  ];
   const alone = [];
   for (const [owner, search] of asks) alone.push((await listAgents(services.db, owner, search)).text);
   const together = (await Promise.all(asks.map(([owner, search]) => listAgents(services.db, owner, search)))).map((list) => list.text);

@@ -68,7 +68,8 @@ guessing('an address guessing across many accounts is stopped after 50 failures;
   const email = uniqueEmail('sprayed');
   await call('/api/auth/sign-up', { body: { email, password: 'sprayed but fine' } });
   for (let i = 0; i < 5; i++) assert.is((await raw('/api/auth/sign-in', json({ email, password: 'sprayed but fine' }, from))).status, 200);
-  const statuses = await Promise.all(Array.from({ length: 55 }, (_, i) => raw('/api/auth/sign-in', json({ email: uniqueEmail(`spray${i}`), password: 'password guess' }, from)).then((r) => r.status)));
+  const statuses = await Promise.all(Array.from({ length: 55 }, (_, i) =>
+    raw('/api/auth/sign-in', json({ email: uniqueEmail(`spray${i}`), password: 'password guess' }, from)).then((r) => r.status)));
   assert.is(statuses.filter((s) => s === 401).length, 50);
   assert.is(statuses.filter((s) => s === 429).length, 5);
 });
@@ -130,7 +131,8 @@ csrf('negotiate builds the hub URL from our own address, never from a Host heade
   const { services } = await testServer();
   const user = await newUser('negotiate');
   const thread = await call('/api/threads/', { token: user.token, body: { agent_id: (await newAgent(user.id)).id } });
-  const ask = (host: string) => raw('/api/realtime/negotiate', json({ thread_id: thread.body.id, hub: 'thread_hub' }, undefined, { Authorization: `Bearer ${user.token}`, Host: host }));
+  const ask = (host: string) => raw('/api/realtime/negotiate',
+    json({ thread_id: thread.body.id, hub: 'thread_hub' }, undefined, { Authorization: `Bearer ${user.token}`, Host: host }));
   const forged = await ask('evil.example');
   assert.is(forged.status, 200);
   assert.match(forged.body.url, new RegExp(`^ws://localhost:${services.port}/api/realtime/client/hubs/thread_hub\\?access_token=`));

@@ -32,7 +32,10 @@ async function fakeStripe() {
     };
     const parts = s.path.split('/').filter(Boolean); // v1, …
     if (s.method === 'POST' && s.path === '/v1/customers') {
-      const c = { id: `cus_${++n}`, object: 'customer', email: s.form.get('email'), name: s.form.get('name'), balance: 0, address: null, invoice_settings: { default_payment_method: null }, metadata: { user_id: s.form.get('metadata[user_id]') } };
+      const c = {
+        id: `cus_${++n}`, object: 'customer', email: s.form.get('email'), name: s.form.get('name'), balance: 0, address: null,
+        invoice_settings: { default_payment_method: null }, metadata: { user_id: s.form.get('metadata[user_id]') },
+      };
       customers.set(c.id, c);
       return reply(c);
     }
@@ -43,7 +46,10 @@ async function fakeStripe() {
       if (s.method === 'POST' && parts.length === 3) {
         for (const f of ['name', 'email']) if (s.form.has(f)) c[f] = s.form.get(f);
         if ([...s.form.keys()].some((k) => k.startsWith('address['))) {
-          c.address = { line1: s.form.get('address[line1]'), postal_code: s.form.get('address[postal_code]'), city: s.form.get('address[city]'), country: s.form.get('address[country]'), line2: null, state: null };
+          c.address = {
+            line1: s.form.get('address[line1]'), postal_code: s.form.get('address[postal_code]'), city: s.form.get('address[city]'),
+            country: s.form.get('address[country]'), line2: null, state: null,
+          };
         }
         return reply(c);
       }
@@ -54,10 +60,19 @@ async function fakeStripe() {
       if (s.method === 'GET' && parts[3] === 'payment_methods') return reply({ object: 'list', data: cards.get(c.id) ?? [], has_more: false });
     }
     if (s.method === 'POST' && s.path === '/v1/billing_portal/sessions') {
-      return reply({ id: `bps_${++n}`, object: 'billing_portal.session', url: `https://billing.stripe.test/p/session/test_${n}`, return_url: s.form.get('return_url'), customer: s.form.get('customer'), livemode: false });
+      return reply({
+        id: `bps_${++n}`, object: 'billing_portal.session', url: `https://billing.stripe.test/p/session/test_${n}`,
+        return_url: s.form.get('return_url'), customer: s.form.get('customer'), livemode: false,
+      });
     }
     if (s.method === 'GET' && s.path === '/v1/prices') {
-      return reply({ object: 'list', data: [{ id: 'price_usage', object: 'price', unit_amount: 1, currency: 'usd', nickname: null, recurring: { interval: 'month' }, product: { id: 'prod_1', name: 'Agent usage', description: 'Per cent of model cost' } }] });
+      return reply({
+        object: 'list',
+        data: [{
+          id: 'price_usage', object: 'price', unit_amount: 1, currency: 'usd', nickname: null, recurring: { interval: 'month' },
+          product: { id: 'prod_1', name: 'Agent usage', description: 'Per cent of model cost' },
+        }],
+      });
     }
     if (s.method === 'GET' && s.path === '/v1/invoices/upcoming') {
       const inv = invoices.get(s.query.get('customer')!);
@@ -95,7 +110,8 @@ const stripe = suite('billing: Stripe provider');
 stripe.before(async () => {
   fake = await fakeStripe();
   const { services } = await testServer();
-  services.billing = chooseBillingProvider({ ...services.config, billingProvider: 'stripe', stripeSecretKey: 'sk_test_123', stripeApiBase: fake.base }, services.db);
+  services.billing = chooseBillingProvider(
+    { ...services.config, billingProvider: 'stripe', stripeSecretKey: 'sk_test_123', stripeApiBase: fake.base }, services.db);
 });
 
 stripe.after(async () => {
@@ -106,13 +122,23 @@ stripe.after(async () => {
 
 async function user() {
   const u = await newUser('stripe');
-  return { ...u, get: (path: string) => call(path, { token: u.token }), send: (method: string, path: string, body: unknown) => call(path, { method, token: u.token, body }) };
+  return {
+    ...u,
+    get: (path: string) => call(path, { token: u.token }),
+    send: (method: string, path: string, body: unknown) => call(path, { method, token: u.token, body }),
+  };
 }
 
 stripe('form encoding nests objects and arrays the way Stripe reads them', () => {
   assert.is(
-    decodeURIComponent(formEncode({ customer: 'cus_1', flow_data: { type: 'payment_method_update', after_completion: { type: 'redirect', redirect: { return_url: 'https://a/b?c=d' } } }, expand: ['data.product'], skip: undefined })),
-    'customer=cus_1&flow_data[type]=payment_method_update&flow_data[after_completion][type]=redirect&flow_data[after_completion][redirect][return_url]=https://a/b?c=d&expand[]=data.product');
+    decodeURIComponent(formEncode({
+      customer: 'cus_1',
+      flow_data: { type: 'payment_method_update', after_completion: { type: 'redirect', redirect: { return_url: 'https://a/b?c=d' } } },
+      expand: ['data.product'],
+      skip: undefined,
+    })),
+    'customer=cus_1&flow_data[type]=payment_method_update&flow_data[after_completion][type]=redirect' +
+      '&flow_data[after_completion][redirect][return_url]=https://a/b?c=d&expand[]=data.product');
 });
 
 stripe('the first billing call makes one customer, credited with the test credits', async () => {
@@ -131,7 +157,8 @@ stripe('the first billing call makes one customer, credited with the test credit
   const customer = [...fake.customers.values()].find((c) => c.email === u.email);
   assert.is(customer.balance, -500);
 
-  const patched = await u.send('PATCH', '/api/billing/customer', { name: 'Ada', address_line1: '1 Main St', city: 'Boston', postal_code: '02101', country: 'us' });
+  const patched = await u.send('PATCH', '/api/billing/customer',
+    { name: 'Ada', address_line1: '1 Main St', city: 'Boston', postal_code: '02101', country: 'us' });
   assert.is(patched.status, 200);
   assert.equal(patched.body, { name: 'Ada', email: u.email, address_line1: '1 Main St', postal_code: '02101', city: 'Boston', country: 'US' });
   const update = fake.seen.findLast((s) => s.method === 'POST' && s.path === `/v1/customers/${customer.id}`)!;
@@ -209,7 +236,9 @@ stripe('the default card is the payment method, mirrored for the runner; usage-d
 stripe('prices come from Stripe; change-price takes only one of them', async () => {
   const u = await user();
   const prices = (await u.get('/api/billing/prices')).body;
-  assert.equal(prices, [{ price_id: 'price_usage', name: 'Agent usage', description: 'Per cent of model cost', unit_amount: 1, currency: 'usd', interval: 'month' }]);
+  assert.equal(prices, [
+    { price_id: 'price_usage', name: 'Agent usage', description: 'Per cent of model cost', unit_amount: 1, currency: 'usd', interval: 'month' },
+  ]);
   assert.is((await u.send('POST', '/api/billing/change-price', { user_id: u.id, price_id: 'price_other' })).status, 422);
   assert.is((await u.send('POST', '/api/billing/change-price', { user_id: u.id, price_id: 'price_usage' })).status, 200);
 });
@@ -218,9 +247,18 @@ stripe('Stripe\'s error replies become clear {detail} errors', async () => {
   const u = await user();
   await u.get('/api/billing/customer'); // the customer exists: each failure below hits the call itself
   const cases: [{ status: number; body: unknown }, number, string][] = [
-    [fake.stripeError(400, 'invalid_request_error', 'Invalid country code: XX', 'parameter_invalid_string'), 502, 'Stripe rejected the request: Invalid country code: XX (parameter_invalid_string)'],
-    [fake.stripeError(402, 'card_error', 'Your card was declined.', 'card_declined'), 502, 'Stripe rejected the request: Your card was declined. (card_declined)'],
-    [fake.stripeError(401, 'invalid_request_error', 'Invalid API Key provided: sk_test_***123'), 502, 'Stripe refused our API key: Invalid API Key provided: sk_test_***123'],
+    [
+      fake.stripeError(400, 'invalid_request_error', 'Invalid country code: XX', 'parameter_invalid_string'),
+      502, 'Stripe rejected the request: Invalid country code: XX (parameter_invalid_string)',
+    ],
+    [
+      fake.stripeError(402, 'card_error', 'Your card was declined.', 'card_declined'),
+      502, 'Stripe rejected the request: Your card was declined. (card_declined)',
+    ],
+    [
+      fake.stripeError(401, 'invalid_request_error', 'Invalid API Key provided: sk_test_***123'),
+      502, 'Stripe refused our API key: Invalid API Key provided: sk_test_***123',
+    ],
     [fake.stripeError(429, 'rate_limit_error', 'Too many requests'), 503, 'Stripe is limiting requests; try again in a moment'],
     [fake.stripeError(500, 'api_error', 'Something went wrong on Stripe\'s end.'), 502, 'Stripe failed: Something went wrong on Stripe\'s end.'],
     [{ status: 503, body: 'upstream connect error' }, 502, 'Stripe failed: HTTP 503 from Stripe'],
@@ -240,7 +278,8 @@ stripe('an unreachable Stripe is a 503', async () => {
   const u = await user();
   const { services } = await testServer();
   const saved = services.billing;
-  services.billing = chooseBillingProvider({ ...services.config, billingProvider: 'stripe', stripeSecretKey: 'sk_test_123', stripeApiBase: 'http://127.0.0.1:9' }, services.db);
+  services.billing = chooseBillingProvider(
+    { ...services.config, billingProvider: 'stripe', stripeSecretKey: 'sk_test_123', stripeApiBase: 'http://127.0.0.1:9' }, services.db);
   try {
     const res = await u.get('/api/billing/payment-method');
     assert.is(res.status, 503);

@@ -73,7 +73,8 @@ usage('usage counts the traces of this month only; earlier months used the credi
   assert.is(body.current_credits_available, 500 - 100 - 75);
   assert.is(body.applied_credits, 75);
   assert.is(body.amount_remaining, 0);
-  assert.equal(body.days.map((d: any) => [d.day, Math.round(d.cost * 10000) / 10000, d.count]), [[monthlyPeriod().start.toISOString().slice(0, 10), 0.7501, 3]]);
+  assert.equal(body.days.map((d: any) => [d.day, Math.round(d.cost * 10000) / 10000, d.count]),
+    [[monthlyPeriod().start.toISOString().slice(0, 10), 0.7501, 3]]);
 });
 
 const portal = suite('billing: local portal');
@@ -125,12 +126,18 @@ portal('a card added in the portal moves the user to usage-based billing', async
   assert.is(detail.current_credits_available, 0);
 
   const details = await postForm(s.url, {
-    token: tokenIn(saved.html), action: 'details', name: 'Ada Lovelace', email: 'ada@example.test', address_line1: '12 Analytical St', postal_code: '10115', city: 'Berlin', country: 'de',
+    token: tokenIn(saved.html), action: 'details', name: 'Ada Lovelace', email: 'ada@example.test',
+    address_line1: '12 Analytical St', postal_code: '10115', city: 'Berlin', country: 'de',
   });
   assert.is(details.status, 200);
   assert.match(details.html, 'Billing details saved.');
-  assert.equal((await s.get('/api/billing/customer')).body, { name: 'Ada Lovelace', email: 'ada@example.test', address_line1: '12 Analytical St', postal_code: '10115', city: 'Berlin', country: 'DE' });
-  const wrong = await postForm(s.url, { token: tokenIn(details.html), action: 'details', name: 'X', email: 'not-an-address', address_line1: '', postal_code: '', city: '', country: 'Germany' });
+  assert.equal((await s.get('/api/billing/customer')).body, {
+    name: 'Ada Lovelace', email: 'ada@example.test', address_line1: '12 Analytical St', postal_code: '10115', city: 'Berlin', country: 'DE',
+  });
+  const wrong = await postForm(s.url, {
+    token: tokenIn(details.html), action: 'details', name: 'X', email: 'not-an-address',
+    address_line1: '', postal_code: '', city: '', country: 'Germany',
+  });
   assert.is(wrong.status, 422);
   assert.match(wrong.html, 'country must be a two-letter country code');
   assert.is((await s.get('/api/billing/customer')).body.name, 'Ada Lovelace');

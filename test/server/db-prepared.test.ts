@@ -12,7 +12,8 @@ named('parameters and results convert like plain queries, null included', async 
   const { db } = (await testServer()).services;
   const at = new Date('2030-01-02T03:04:05.678Z');
   const [row] = await db.query(ECHO, [7, "it's", { a: [1, 'b'] }, at, [1, 2]]);
-  assert.equal(row, await db.one('SELECT $1::int AS n, $2::text AS t, $3::jsonb AS j, $4::timestamptz AS at, $5::int[] AS ids', [7, "it's", { a: [1, 'b'] }, at, [1, 2]]));
+  assert.equal(row, await db.one(
+    'SELECT $1::int AS n, $2::text AS t, $3::jsonb AS j, $4::timestamptz AS at, $5::int[] AS ids', [7, "it's", { a: [1, 'b'] }, at, [1, 2]]));
   assert.equal(row, { n: 7, t: "it's", j: { a: [1, 'b'] }, at, ids: [1, 2] });
   const [nulls] = await db.query(ECHO, [null, null, null, null, null]);
   assert.equal(nulls, { n: null, t: null, j: null, at: null, ids: null });

@@ -55,7 +55,8 @@ function needs(condition: boolean, what: string): boolean {
 
 const asAgent = (agentId: number, home: string, script: string, extraEnv: Record<string, string> = {}): ChildProcess =>
   spawn('/bin/sh', ['-c', script], {
-    uid: AGENT_UID_BASE + agentId, gid: AGENT_UID_BASE + agentId, env: { ...new Sandbox(agentId, home, null, testDesktopConfig()).env, ...extraEnv }, stdio: 'ignore', detached: true,
+    uid: AGENT_UID_BASE + agentId, gid: AGENT_UID_BASE + agentId,
+    env: { ...new Sandbox(agentId, home, null, testDesktopConfig()).env, ...extraEnv }, stdio: 'ignore', detached: true,
   });
 
 isolation('a program watching /proc while a file is dropped on its desktop finds none of the server\'s secrets', async () => {
@@ -149,13 +150,16 @@ isolation('stopping a desktop ends every process of the agent\'s uid, also jobs 
 isolation('Chromium on a desktop keeps its sandbox when the machine allows user namespaces', async () => {
   if (!needs(ROOT, 'per-agent users need root') || !needs(HAVE_XVNC, 'Xvnc is not installed')) return;
   if (!findBinary('chromium', process.env.PATH ?? '')) return console.log('  (Chromium is not installed: skipped)');
-  const probe = spawn('unshare', ['--user', '--pid', '--net', '--fork', 'true'], { uid: AGENT_UID_BASE + SANDBOX, gid: AGENT_UID_BASE + SANDBOX, env: { PATH: process.env.PATH } });
+  const probe = spawn('unshare', ['--user', '--pid', '--net', '--fork', 'true'],
+    { uid: AGENT_UID_BASE + SANDBOX, gid: AGENT_UID_BASE + SANDBOX, env: { PATH: process.env.PATH } });
   const namespaces = await new Promise<boolean>((resolve) => (probe.once('error', () => resolve(false)), probe.once('exit', (code) => resolve(code === 0))));
   const dir = mkdtempSync(join(tmpdir(), 'aw-sandbox-'));
   const provider = testXvnc({ dataDir: dir, log: quiet, apps: ['browser', 'terminal'], displayBase: 660, sound: false });
   const desktop = await provider.start(SANDBOX);
   try {
-    const browsers = () => processesOf(AGENT_UID_BASE + SANDBOX).map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1')).filter((c) => /chrom/i.test(c.split('\0')[0]));
+    const browsers = () => processesOf(AGENT_UID_BASE + SANDBOX)
+      .map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1'))
+      .filter((c) => /chrom/i.test(c.split('\0')[0]));
     await until(() => browsers().length > 0, 15_000, 'Chromium');
     const flags = browsers()[0].split('\0');
     assert.is(flags.includes('--no-sandbox'), !namespaces, `user namespaces ${namespaces ? 'work' : 'do not work'} here; flags: ${flags.join(' ')}`);
@@ -168,7 +172,8 @@ isolation('Chromium on a desktop keeps its sandbox when the machine allows user 
 isolation('FIFOs, links and huge files planted at the X locks and at ~/.xvnc.pid hold up no start or stop', async () => {
   if (!needs(HAVE_XVNC, 'Xvnc is not installed')) return;
   // In a child process with a deadline: a server frozen by a FIFO fails here instead of hanging.
-  const child = spawn(process.execPath, ['--import', './test/setup/register.mjs', 'test/server/fixtures/planted-locks.ts', '680'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', './test/setup/register.mjs', 'test/server/fixtures/planted-locks.ts', '680'],
+    { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

@@ -421,7 +421,8 @@ if (!HAVE_XVNC) {
     const form = new FormData();
     form.append('file', new Blob(['dropped content']), 'notes for the agent.txt');
     const { url } = await testServer();
-    const res = await fetch(`${url}/api/agents/${ctx.agent.id}/upload_file`, { method: 'POST', headers: { Authorization: `Bearer ${ctx.user.token}` }, body: form });
+    const res = await fetch(`${url}/api/agents/${ctx.agent.id}/upload_file`,
+      { method: 'POST', headers: { Authorization: `Bearer ${ctx.user.token}` }, body: form });
     assert.is(res.status, 200);
     assert.is(readFileSync(join(home(), 'Desktop', 'notes for the agent.txt'), 'utf8'), 'dropped content');
   });
@@ -616,7 +617,9 @@ providers('xvnc without the binary falls back to none and names the package', as
 });
 
 providers('vnc: endpoints parse, and VNC authentication works with the right password only', async () => {
-  const m = testDesktops({ dataDir: tmpdir(), log: quiet, env: { DESKTOP_PROVIDER: 'vnc', DESKTOP_VNC_ENDPOINTS: '41=127.0.0.1:1,42=secret@unix:/tmp/x.sock' } });
+  const m = testDesktops({
+    dataDir: tmpdir(), log: quiet, env: { DESKTOP_PROVIDER: 'vnc', DESKTOP_VNC_ENDPOINTS: '41=127.0.0.1:1,42=secret@unix:/tmp/x.sock' },
+  });
   assert.equal(m.status(), { available: true, provider: 'vnc' });
   await m.stopAll();
   const bad = testDesktops({ dataDir: tmpdir(), log: quiet, env: { DESKTOP_PROVIDER: 'vnc', DESKTOP_VNC_ENDPOINTS: 'oops' } });
@@ -636,7 +639,10 @@ providers('vnc: endpoints parse, and VNC authentication works with the right pas
   writeFileSync(join(dir, 'passwd'), vncPasswordFile('s3cret!'), { mode: 0o600 });
   let display = 90;
   while (existsSync(`/tmp/.X${display}-lock`)) display++;
-  const x = spawn('Xvnc', [`:${display}`, '-geometry', '320x200', '-depth', '24', '-rfbport', String(port), '-localhost', '-nolisten', 'tcp', '-SecurityTypes', 'VncAuth', '-PasswordFile', join(dir, 'passwd')], { stdio: 'ignore' });
+  const x = spawn('Xvnc', [
+    `:${display}`, '-geometry', '320x200', '-depth', '24', '-rfbport', String(port), '-localhost', '-nolisten', 'tcp',
+    '-SecurityTypes', 'VncAuth', '-PasswordFile', join(dir, 'passwd'),
+  ], { stdio: 'ignore' });
   try {
     let rfb: RfbClient | null = null;
     await until(async () => {

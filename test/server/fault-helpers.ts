@@ -32,7 +32,8 @@ export const HAVE_POSTGRES_BINARIES = !!PG_BIN;
 function run(cmd: string, args: string[], asPostgres: boolean): Promise<string> {
   const [file, argv] = asPostgres ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
   return new Promise((resolve, reject) =>
-    execFile(file, argv, { timeout: 60_000 }, (err, out, errOut) => (err ? reject(new Error(`${cmd} ${args.join(' ')}: ${errOut || err.message}`)) : resolve(out))));
+    execFile(file, argv, { timeout: 60_000 }, (err, out, errOut) =>
+      (err ? reject(new Error(`${cmd} ${args.join(' ')}: ${errOut || err.message}`)) : resolve(out))));
 }
 
 /** A PostgreSQL cluster of our own: started, restarted and stopped at will; removed by close(). */

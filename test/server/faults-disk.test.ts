@@ -84,7 +84,8 @@ if (!IS_ROOT) {
   console.log('  ⚠ the full-disk fault test needs root: it mounts an 80 MB tmpfs as DATA_DIR (mount -t tmpfs), which only root may do; skipped');
   if (process.env.CI) full('runs as root to mount a small disk', () => assert.unreachable('the full-disk fault test cannot mount its tmpfs without root'));
 } else {
-  full('uploads get 507 and the server stays up; a message write gets 503 with its detail while reads work; freed space brings writes back with nothing lost', async () => {
+  full('uploads get 507 and the server stays up; a message write gets 503 with its detail while reads work; ' +
+    'freed space brings writes back with nothing lost', async () => {
     const disk = await smallDisk(80);
     const pgUrl = process.env.TEST_DATABASE_URL;
     const dbName = `aw_fault_disk_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
@@ -166,7 +167,9 @@ if (!IS_ROOT) {
       }
       alive();
       assert.ok(cannot, 'a message write was refused');
-      assert.is(cannot!.body.detail, pgUrl ? 'The database cannot write right now: it is read-only' : 'The database cannot write right now: the server is out of disk space');
+      assert.is(cannot!.body.detail, pgUrl
+        ? 'The database cannot write right now: it is read-only'
+        : 'The database cannot write right now: the server is out of disk space');
       // Reads go on.
       const during = await until(async () => {
         const res = await api(url, `/api/threads/${thread.id}/steps?limit=1000`, { token });
@@ -198,7 +201,8 @@ if (!IS_ROOT) {
       alive();
     } finally {
       server.child.kill('SIGTERM');
-      await until(() => server.child.exitCode !== null || server.child.signalCode !== null, 15_000, 'the server to stop').catch(() => server.child.kill('SIGKILL'));
+      await until(() => server.child.exitCode !== null || server.child.signalCode !== null, 15_000, 'the server to stop')
+        .catch(() => server.child.kill('SIGKILL'));
       await until(() => server.child.exitCode !== null || server.child.signalCode !== null, 5000, 'the server to be gone').catch(() => {});
       if (admin) {
         await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});

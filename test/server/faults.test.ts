@@ -116,7 +116,8 @@ crash('the server killed during a model call restarts with no thread running, no
     }, 20_000, 'the resumed thread to finish');
   } finally {
     server.child.kill('SIGTERM');
-    await until(() => server.child.exitCode !== null || server.child.signalCode !== null, 15_000, 'the server to stop').catch(() => server.child.kill('SIGKILL'));
+    await until(() => server.child.exitCode !== null || server.child.signalCode !== null, 15_000, 'the server to stop')
+      .catch(() => server.child.kill('SIGKILL'));
     await model.close();
     if (admin) {
       await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => {});
@@ -157,8 +158,12 @@ async function instance(): Promise<Running> {
 }
 
 if (!ownCluster) {
-  console.log(process.env.TEST_DATABASE_URL ? '  (own PostgreSQL cluster tests run on the PGlite pass)' : '  ⚠ initdb/pg_ctl missing: own PostgreSQL cluster tests skipped');
-  if (process.env.CI && !process.env.TEST_DATABASE_URL) cluster('PostgreSQL server binaries are installed', () => assert.unreachable('initdb is missing on CI'));
+  console.log(process.env.TEST_DATABASE_URL
+    ? '  (own PostgreSQL cluster tests run on the PGlite pass)'
+    : '  ⚠ initdb/pg_ctl missing: own PostgreSQL cluster tests skipped');
+  if (process.env.CI && !process.env.TEST_DATABASE_URL) {
+    cluster('PostgreSQL server binaries are installed', () => assert.unreachable('initdb is missing on CI'));
+  }
 } else {
   cluster.before(async () => {
     c.dbs = [];
@@ -199,7 +204,9 @@ if (!ownCluster) {
     // Both runners poll every second: give each a few chances to run it again, then count.
     await until(async () => (await c.one.services.db.query('SELECT 1 FROM runner_instances')).length >= 2, 5000, 'both runners alive');
     const claimsSettled = Date.now() + 2500;
-    await until(() => Date.now() > claimsSettled && c.one.services.runner!.activeThreads().length === 0 && c.two.services.runner!.activeThreads().length === 0, 10_000, 'both runners idle');
+    await until(() => Date.now() > claimsSettled
+      && c.one.services.runner!.activeThreads().length === 0
+      && c.two.services.runner!.activeThreads().length === 0, 10_000, 'both runners idle');
     assert.is(c.model.calls.filter((t) => t.includes(tag)).length, 1, `model calls: ${JSON.stringify(c.model.calls)}`);
     const [{ n }] = await c.one.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM llm_traces WHERE thread_id = $1', [thread.id]);
     assert.is(n, 1);
@@ -346,8 +353,10 @@ churn(`200 clients for ${CHURN_MS / 1000} s: handles, bus listeners and heap ret
   assert.ok(opened > 200, `only ${opened} sockets opened`);
   assert.ok(peak > baseline.listeners + 20, `sockets did subscribe (peak ${peak})`);
 
-  await until(() => busListeners(running.services.bus) === baseline.listeners, 10_000, `bus listeners back to ${baseline.listeners} (now ${busListeners(running.services.bus)})`);
-  await until(() => process.getActiveResourcesInfo().length <= baseline.handles + 3, 10_000, `handles back to ~${baseline.handles} (now ${process.getActiveResourcesInfo().length}: ${process.getActiveResourcesInfo().join(',')})`);
+  await until(() => busListeners(running.services.bus) === baseline.listeners, 10_000,
+    `bus listeners back to ${baseline.listeners} (now ${busListeners(running.services.bus)})`);
+  await until(() => process.getActiveResourcesInfo().length <= baseline.handles + 3, 10_000,
+    `handles back to ~${baseline.handles} (now ${process.getActiveResourcesInfo().length}: ${process.getActiveResourcesInfo().join(',')})`);
   const heap = await until(() => {
     const h = heapAfterGc();
     return h < baseline.heap + 16 * 1024 * 1024 ? h : null;

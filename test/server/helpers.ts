@@ -68,7 +68,10 @@ async function boot(): Promise<Running> {
 
 export type Reply<T = any> = { status: number; body: T; headers: Headers };
 
-export async function call<T = any>(path: string, init: { method?: string; token?: string; body?: unknown; headers?: Record<string, string>; raw?: BodyInit } = {}): Promise<Reply<T>> {
+export async function call<T = any>(
+  path: string,
+  init: { method?: string; token?: string; body?: unknown; headers?: Record<string, string>; raw?: BodyInit } = {},
+): Promise<Reply<T>> {
   const { url } = await testServer();
   const headers: Record<string, string> = { ...init.headers };
   if (init.token) headers.Authorization = `Bearer ${init.token}`;
@@ -145,7 +148,9 @@ export async function openSocket(path: string, protocols?: string | string[]) {
       for (;;) {
         const hit = frames.find(test);
         if (hit) return hit;
-        if (closed || Date.now() > deadline) throw new Error(`no matching frame (closed: ${JSON.stringify(closed)}, frames: ${JSON.stringify(frames).slice(0, 500)})`);
+        if (closed || Date.now() > deadline) {
+          throw new Error(`no matching frame (closed: ${JSON.stringify(closed)}, frames: ${JSON.stringify(frames).slice(0, 500)})`);
+        }
         await new Promise<void>((r) => {
           waiters.push(r);
           setTimeout(r, 50);

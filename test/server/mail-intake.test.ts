@@ -39,10 +39,13 @@ intake('views hear of a mail only after its thread, step and message are committ
   // What a listener reads on another connection the moment it hears: a step and a thread both there.
   const seen: Promise<unknown>[] = [];
   const read = (threadId: number) => services.db.query<{ steps: number; threads: number }>(
-    'SELECT (SELECT count(*)::int FROM thread_steps WHERE thread_id = $1) AS steps, (SELECT count(*)::int FROM threads WHERE id = $1) AS threads', [threadId]).then(([r]) => r);
+    'SELECT (SELECT count(*)::int FROM thread_steps WHERE thread_id = $1) AS steps, ' +
+      '(SELECT count(*)::int FROM threads WHERE id = $1) AS threads', [threadId]).then(([r]) => r);
   const offs = [
     services.bus.subscribe(`agent:${agent.id}:messages`, (m: any) => seen.push(read(m.message.thread_id))),
-    services.bus.subscribe(`agent:${agent.id}:changed`, () => seen.push(services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM threads WHERE agent_id = $1', [agent.id]).then(([r]) => ({ threads: r.n })))),
+    services.bus.subscribe(`agent:${agent.id}:changed`, () => seen.push(services.db
+      .query<{ n: number }>('SELECT count(*)::int AS n FROM threads WHERE agent_id = $1', [agent.id])
+      .then(([r]) => ({ threads: r.n })))),
   ];
   await sendMail({ from: 'alice@example.test', to: address, subject: 'Heard after commit', text: 'x' });
   for (const off of offs) off();
@@ -94,7 +97,9 @@ intake('a message over MAIL_MAX_BYTES is answered 552 and not stored', async () 
   const { agent, user, address } = await mailAgent();
   const { services } = await testServer();
   const big = 'x'.repeat(76) + '\r\n';
-  const err = await refusal({ from: 'alice@example.test', to: address, subject: 'big', text: big.repeat(Math.ceil(services.config.mailMaxBytes / big.length) + 10) });
+  const err = await refusal({
+    from: 'alice@example.test', to: address, subject: 'big', text: big.repeat(Math.ceil(services.config.mailMaxBytes / big.length) + 10),
+  });
   assert.is(err.responseCode, 552);
   assert.match(err.response, /^552 .*(size|big)/i);
   assert.is((await threadsOf(agent.id, user.token)).length, 0);
@@ -109,7 +114,10 @@ intake('attachments become the step\'s user_files, stored like uploads and reada
   const binary = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7) % 256));
   await sendMail({
     from: 'alice@example.test', to: address, subject: 'Files', text: 'See attached',
-    attachments: [{ filename: 'report.txt', content: 'line one\nline two\n' }, { filename: '../../etc/passwd.bin', content: binary, contentType: 'application/octet-stream' }],
+    attachments: [
+      { filename: 'report.txt', content: 'line one\nline two\n' },
+      { filename: '../../etc/passwd.bin', content: binary, contentType: 'application/octet-stream' },
+    ],
   });
   const [thread] = await threadsOf(agent.id, user.token);
   const [step] = await stepsOf(thread.id, user.token);
@@ -130,7 +138,9 @@ intake('attachments that do not fit the agent\'s storage quota: 552, nothing sto
   const quota = services.config.agentStorageBytes;
   services.config.agentStorageBytes = 4000; // the intake reads the quota per message
   try {
-    const err = await refusal({ from: 'alice@example.test', to: address, subject: 'full', text: 'x', attachments: [{ filename: 'big.bin', content: Buffer.alloc(5000, 1) }] });
+    const err = await refusal({
+      from: 'alice@example.test', to: address, subject: 'full', text: 'x', attachments: [{ filename: 'big.bin', content: Buffer.alloc(5000, 1) }],
+    });
     assert.is(err.responseCode, 552);
     assert.match(err.response, /^552 5\.2\.2 Mailbox full: Not enough storage left for this agent/);
     assert.is((await threadsOf(agent.id, user.token)).length, 0);
@@ -150,7 +160,10 @@ intake('a reply (In-Reply-To or References) goes to the thread it answers and qu
   assert.match(first.response, /^250/);
   const [thread] = await threadsOf(agent.id, user.token);
   await call(`/api/threads/${thread.id}/remove-from-schedule`, { token: user.token, body: {} });
-  await sendMail({ from: 'alice@example.test', to: address, subject: 'Re: Plan', text: 'second', inReplyTo: '<first-1@example.test>', messageId: '<second-2@example.test>' });
+  await sendMail({
+    from: 'alice@example.test', to: address, subject: 'Re: Plan', text: 'second',
+    inReplyTo: '<first-1@example.test>', messageId: '<second-2@example.test>',
+  });
   await sendMail({ from: 'alice@example.test', to: address, subject: 'Re: Plan', text: 'third', references: ['<unknown@x.test>', '<second-2@example.test>'] });
   let threads = await threadsOf(agent.id, user.token);
   assert.is(threads.length, 1);
@@ -206,7 +219,9 @@ intake('when the message cannot be stored the answer is 451 (try again), not 250
   const { agent, user, address } = await mailAgent();
   // The same intake over a database whose transactions fail, as when PostgreSQL is down.
   const down = { ...services.db, tx: async () => { throw new Error('database is down'); } };
-  const broken = new SmtpIntake({ db: down, bus: services.bus, log: { info: () => {}, error: () => {} }, dataDir: services.config.dataDir, storageQuota: () => services.config.agentStorageBytes, port: 0, mailDomain: 'localhost', maxBytes: 1024 * 1024,
+  const broken = new SmtpIntake({
+    db: down, bus: services.bus, log: { info: () => {}, error: () => {} }, dataDir: services.config.dataDir,
+    storageQuota: () => services.config.agentStorageBytes, port: 0, mailDomain: 'localhost', maxBytes: 1024 * 1024,
     auth: () => 'off', limits: services.config.mailLimits });
   const port = await broken.listen();
   const transport = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true });

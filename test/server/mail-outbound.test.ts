@@ -20,11 +20,15 @@ const quiet = { info: () => {}, error: (m: string) => process.env.TEST_VERBOSE &
 async function draftedReply(text = 'The figures are attached.') {
   const { services } = await testServer();
   const setup = await mailAgent();
-  await sendMail({ from: 'alice@example.test', to: setup.address, subject: 'Numbers', text: 'Send me the numbers', messageId: '<ask-1@example.test>', references: '<older-0@example.test>' });
+  await sendMail({
+    from: 'alice@example.test', to: setup.address, subject: 'Numbers', text: 'Send me the numbers',
+    messageId: '<ask-1@example.test>', references: '<older-0@example.test>',
+  });
   const [thread] = await threadsOf(setup.agent.id, setup.user.token);
   const agent = { id: setup.agent.id, owner_id: setup.user.id, name: setup.agent.name, email_prefix: setup.prefix };
   const out = await emailTool.run({ to: 'alice@example.test', text }, {
-    db: services.db, bus: services.bus, agent, threadId: thread.id, signal: new AbortController().signal, mailDomain: services.config.mailDomain, computer: null,
+    db: services.db, bus: services.bus, agent, threadId: thread.id, signal: new AbortController().signal,
+    mailDomain: services.config.mailDomain, computer: null,
   });
   assert.match(out.text, /drafted; it waits for approval/);
   const messages = await commMessages(thread.id, setup.admin);
@@ -54,7 +58,9 @@ approval('the draft waits in requires_approval, marks the thread, and the admin 
   assert.is(edited.body.outbound_state, 'requires_approval');
 
   // Not for users, not even the owner, and not through impersonation by a non-admin.
-  for (const [method, suffix, body] of [['GET', '', undefined], ['POST', '/queue', {}], ['POST', '/update-text', { text: 'x' }], ['DELETE', '', undefined]] as const) {
+  for (const [method, suffix, body] of [
+    ['GET', '', undefined], ['POST', '/queue', {}], ['POST', '/update-text', { text: 'x' }], ['DELETE', '', undefined],
+  ] as const) {
     const url = suffix || method === 'DELETE' ? `${path}${suffix}` : `/api/admin/comm-messages?thread_id=${thread.id}`;
     const res = await call(url, { method, token: user.token, body });
     assert.is(res.status, 403, `${method} ${url}`);
@@ -94,7 +100,8 @@ approval('queued mail lands in the outbox as an .eml answering the inbound mail;
   assert.match(header('Message-ID') ?? '', /^<[0-9a-f-]{36}@localhost>$/);
   assert.match(eml, /\r\n\r\nHere they are:\r\nQ3 = 42/);
 
-  const sent = await waitFor(async () => (await commMessages(thread.id, admin)).find((m) => m.id === draft.id && m.outbound_state === 'success'), 5000, 'success');
+  const sent = await waitFor(async () =>
+    (await commMessages(thread.id, admin)).find((m) => m.id === draft.id && m.outbound_state === 'success'), 5000, 'success');
   assert.is(sent.attempts, 1);
   assert.is(sent.last_error, null);
   assert.ok(sent.sent_at);
@@ -114,7 +121,10 @@ approval('queued mail lands in the outbox as an .eml answering the inbound mail;
 approval('deleting the last draft clears approval_required; another waiting draft keeps it', async () => {
   const { services } = await testServer();
   const { agent, user, admin, thread, draft, prefix } = await draftedReply();
-  const ctx = { db: services.db, bus: services.bus, agent: { id: agent.id, owner_id: user.id, name: agent.name, email_prefix: prefix }, threadId: thread.id, signal: new AbortController().signal, mailDomain: 'localhost', computer: null };
+  const ctx = {
+    db: services.db, bus: services.bus, agent: { id: agent.id, owner_id: user.id, name: agent.name, email_prefix: prefix },
+    threadId: thread.id, signal: new AbortController().signal, mailDomain: 'localhost', computer: null,
+  };
   await emailTool.run({ to: 'bob@example.test', subject: 'Second', text: 'another' }, ctx);
   const second = (await commMessages(thread.id, admin)).find((m) => m.subject === 'Second');
   assert.is((await call(`/api/admin/comm-messages/${draft.id}`, { method: 'DELETE', token: admin })).status, 204);
@@ -127,13 +137,18 @@ approval('deleting the last draft clears approval_required; another waiting draf
 
 // --- through a relay: a local smtp-server with AUTH speaking the real protocol
 
-type Relay = { port: number; received: { from: string; to: string[]; raw: string; user: string }[]; failNext: number; alwaysFail: boolean; delayMs: number; close(): Promise<void> };
+type Relay = {
+  port: number; received: { from: string; to: string[]; raw: string; user: string }[];
+  failNext: number; alwaysFail: boolean; delayMs: number; close(): Promise<void>;
+};
 
 async function startRelay(): Promise<Relay> {
   const relay: Relay = { port: 0, received: [], failNext: 0, alwaysFail: false, delayMs: 0, close: async () => {} };
   const server = new SMTPServer({
     disabledCommands: ['STARTTLS'], allowInsecureAuth: true, logger: false,
-    onAuth: (auth, _session, done) => (['relay-user', 'relay-user-2'].includes(auth.username!) && auth.password === 'relay-pass' ? done(null, { user: auth.username }) : done(new Error('Invalid username or password'))),
+    onAuth: (auth, _session, done) => (['relay-user', 'relay-user-2'].includes(auth.username!) && auth.password === 'relay-pass'
+      ? done(null, { user: auth.username })
+      : done(new Error('Invalid username or password'))),
     onData: (stream, session, done) => {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
@@ -143,7 +158,10 @@ async function startRelay(): Promise<Relay> {
           relay.failNext--;
           return done(Object.assign(new Error('Try again later'), { responseCode: 451 }));
         }
-        relay.received.push({ from: (session.envelope.mailFrom as any).address, to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString(), user: session.user as string });
+        relay.received.push({
+          from: (session.envelope.mailFrom as any).address, to: session.envelope.rcptTo.map((r) => r.address),
+          raw: Buffer.concat(chunks).toString(), user: session.user as string,
+        });
         done();
       }, relay.delayMs));
     },
@@ -186,7 +204,8 @@ async function relaySender(db: Db, bus: Bus = new LocalBus(), url = `smtp://rela
   return sender;
 }
 
-const state = async (id: number) => (await testServer()).services.db.one('SELECT outbound_state, attempts, last_error, sent_at FROM comm_messages WHERE id = $1', [id]);
+const state = async (id: number) => (await testServer()).services.db.one(
+  'SELECT outbound_state, attempts, last_error, sent_at FROM comm_messages WHERE id = $1', [id]);
 
 relayed('a relay that fails twice then recovers: retried with backoff, delivered once with auth', async () => {
   const { services } = await testServer();
@@ -243,15 +262,21 @@ relayed('two sender instances on one database send each message exactly once', a
   const b = await relaySender(second, new LocalBus(), `smtp://relay-user-2:relay-pass@127.0.0.1:${relay.port}`, 4);
   const { draft, thread } = await draftedReply('first of many');
   const ids = [draft.id];
-  const ctx = { db: services.db, bus: services.bus, agent: { id: thread.agent_id, owner_id: 0, name: '', email_prefix: null }, threadId: thread.id, signal: new AbortController().signal, mailDomain: 'localhost', computer: null };
+  const ctx = {
+    db: services.db, bus: services.bus, agent: { id: thread.agent_id, owner_id: 0, name: '', email_prefix: null },
+    threadId: thread.id, signal: new AbortController().signal, mailDomain: 'localhost', computer: null,
+  };
   for (let i = 0; i < 29; i++) {
     await emailTool.run({ to: `r${i}@example.test`, text: `message ${i}` }, ctx);
   }
-  const rows = await services.db.query<{ id: number }>(`SELECT id FROM comm_messages WHERE thread_id = $1 AND outbound_state = 'requires_approval' AND id <> $2 ORDER BY id`, [thread.id, draft.id]);
+  const rows = await services.db.query<{ id: number }>(
+    `SELECT id FROM comm_messages WHERE thread_id = $1 AND outbound_state = 'requires_approval' AND id <> $2 ORDER BY id`, [thread.id, draft.id]);
   ids.push(...rows.map((r) => r.id));
   const before = relay.received.length;
   for (const id of ids) await queueDraft(services.db, services.bus, id);
-  await waitFor(async () => (await services.db.one<{ n: number }>(`SELECT count(*)::int AS n FROM comm_messages WHERE id = ANY($1::int[]) AND outbound_state = 'success'`, [ids]))!.n === ids.length, 30_000, 'all sent');
+  const sentCount = async () => (await services.db.one<{ n: number }>(
+    `SELECT count(*)::int AS n FROM comm_messages WHERE id = ANY($1::int[]) AND outbound_state = 'success'`, [ids]))!.n;
+  await waitFor(async () => (await sentCount()) === ids.length, 30_000, 'all sent');
   const delivered = relay.received.slice(before);
   const got = delivered.map((m) => /^Message-ID: (.*)$/m.exec(m.raw)![1]);
   assert.is(got.length, ids.length, 'one delivery per message');

@@ -22,7 +22,10 @@ settings('a new agent has none; PUT trims, drops blank lines and shows the full 
   assert.is(empty.status, 200);
   assert.equal(empty.body, { email_prefix: null, email_accept_from_addresses: null, mail_domain: 'localhost', email_address: null });
   const prefix = unique('Sales');
-  const saved = await put({ email_prefix: `  ${prefix} `, email_accept_from_addresses: [' boss@example.com ', '', '   ', '@partner.org', '*.corp.example', 'billing-*@example.com'] });
+  const saved = await put({
+    email_prefix: `  ${prefix} `,
+    email_accept_from_addresses: [' boss@example.com ', '', '   ', '@partner.org', '*.corp.example', 'billing-*@example.com'],
+  });
   assert.is(saved.status, 200);
   assert.equal(saved.body, {
     email_prefix: prefix,

@@ -116,7 +116,8 @@ logs('each request is logged once with its id, which the response carries as X-R
     const given = await call('/api/health', { headers: { 'X-Request-Id': 'trace-42.a' } });
     const ugly = await call('/api/health', { headers: { 'X-Request-Id': 'no spaces or "quotes"' } });
     // 'finish' may fire just after the client has the body.
-    for (const t0 = Date.now(); !(lines.some((l) => l.path === '/api/users/me') && lines.filter((l) => l.route === '/health').length >= 2) && Date.now() - t0 < 5000;) {
+    const logged = () => lines.some((l) => l.path === '/api/users/me') && lines.filter((l) => l.route === '/health').length >= 2;
+    for (const t0 = Date.now(); !logged() && Date.now() - t0 < 5000;) {
       await new Promise((r) => setImmediate(r));
     }
     const mine = lines.findLast((l) => l.path === '/api/users/me');

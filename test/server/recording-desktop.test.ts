@@ -95,7 +95,9 @@ if (!HAVE_XVNC) {
 
       assert.is((await call('/api/screenshare/stop-recording', { token: user.token, body: { agent_id: agent.id } })).status, 200);
       await call(`/api/agents/${agent.id}/control`, { token: user.token, body: { session_id: person.sessionId, take: false } });
-      const sent = await call('/api/screenshare/audio-final', { method: 'POST', token: user.token, raw: '', headers: { 'X-Session-Id': started.body.session_id, 'Content-Type': 'audio/ogg' } });
+      const sent = await call('/api/screenshare/audio-final', {
+        method: 'POST', token: user.token, raw: '', headers: { 'X-Session-Id': started.body.session_id, 'Content-Type': 'audio/ogg' },
+      });
       assert.is(sent.status, 202);
 
       const step = await waitFor(async () => {

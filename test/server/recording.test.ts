@@ -32,7 +32,9 @@ const start = (token: string, body: Record<string, unknown>, headers: Record<str
   call('/api/screenshare/start-recording', { token, body, headers });
 const stop = (token: string, body: Record<string, unknown>) => call('/api/screenshare/stop-recording', { token, body });
 const audio = (token: string, sessionId: string | null, body: BodyInit = 'OggS fake audio', type = 'audio/ogg;codecs=opus') =>
-  call('/api/screenshare/audio-final', { method: 'POST', token, raw: body, headers: { ...(sessionId !== null ? { 'X-Session-Id': sessionId } : {}), 'Content-Type': type } });
+  call('/api/screenshare/audio-final', {
+    method: 'POST', token, raw: body, headers: { ...(sessionId !== null ? { 'X-Session-Id': sessionId } : {}), 'Content-Type': type },
+  });
 
 async function summaryStep(token: string, threadId: number, ms = 10_000) {
   return waitFor(async () => {
@@ -275,7 +277,8 @@ limits('past RECORDING_MAX_SECONDS the recording stops with the assistant messag
     const feed = (await call(`/api/messages/agent/${agent.id}?page=1&page_size=10`, { token: user.token })).body.messages as any[];
     return feed.find((m) => m.role === 'assistant' && m.assistant_data.text.startsWith('Recording automatically stopped'));
   }, 5000, 'the automatic stop message');
-  assert.is(message.assistant_data.text, 'Recording automatically stopped after 1 seconds, the longest a recording may run. What was recorded until then is being summarised.');
+  assert.is(message.assistant_data.text, 'Recording automatically stopped after 1 seconds, the longest a recording may run. ' +
+    'What was recorded until then is being summarised.');
   assert.ok(Date.parse(message.created_at) > Date.parse(started.started_at), 'newer than the start');
   assert.is(message.thread_id, thread.id);
 
@@ -291,7 +294,8 @@ limits('past RECORDING_MAX_SECONDS the recording stops with the assistant messag
 
 limits('autoStopText reads in minutes for whole minutes', async () => {
   const { autoStopText } = await import('../../server/recording/recordings.ts');
-  assert.is(autoStopText(600), 'Recording automatically stopped after 10 minutes, the longest a recording may run. What was recorded until then is being summarised.');
+  assert.is(autoStopText(600), 'Recording automatically stopped after 10 minutes, the longest a recording may run. ' +
+    'What was recorded until then is being summarised.');
   assert.ok(autoStopText(60).startsWith('Recording automatically stopped after 1 minute,'));
 });
 
@@ -306,7 +310,8 @@ async function transcriptionServer(reply: { status: number; body: unknown }) {
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', async () => {
-      const form = await new Request('http://local' + req.url, { method: 'POST', headers: req.headers as Record<string, string>, body: Buffer.concat(chunks) }).formData();
+      const form = await new Request('http://local' + req.url,
+        { method: 'POST', headers: req.headers as Record<string, string>, body: Buffer.concat(chunks) }).formData();
       heard.push({ url: req.url!, headers: req.headers, form });
       res.writeHead(reply.status, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify(reply.body));
@@ -381,7 +386,9 @@ summaries('a transcription server that fails: the summary says so and still list
     const { url } = await testServer();
     const form = new FormData();
     form.append('file', new Blob(['%PDF-1.4']), 'report.pdf');
-    assert.is((await fetch(`${url}/api/agents/${agent.id}/upload_file`, { method: 'POST', headers: { Authorization: `Bearer ${user.token}` }, body: form })).status, 200);
+    const upload = await fetch(`${url}/api/agents/${agent.id}/upload_file`,
+      { method: 'POST', headers: { Authorization: `Bearer ${user.token}` }, body: form });
+    assert.is(upload.status, 200);
     await stop(user.token, { agent_id: agent.id });
     await audio(user.token, started.session_id, 'some audio');
     const step = await summaryStep(user.token, thread.id);
@@ -400,7 +407,8 @@ summaries('without a thread the summary starts a new \'Demonstration\' thread', 
   const started = (await start(user.token, { agent_id: agent.id })).body;
   assert.is(started.thread_id, null);
   await audio(user.token, started.session_id, '');
-  const thread = await waitFor(async () => (await call(`/api/agents/${agent.id}`, { token: user.token })).body.threads.find((t: any) => t.name === 'Demonstration'), 10_000, 'the new thread');
+  const thread = await waitFor(async () => (await call(`/api/agents/${agent.id}`, { token: user.token })).body.threads
+    .find((t: any) => t.name === 'Demonstration'), 10_000, 'the new thread');
   await summaryStep(user.token, thread.id);
   assert.is(thread.schedule_sequence, null, 'the summary waits for the person\'s next words: it does not start a run');
 });

@@ -18,7 +18,8 @@ async function setup() {
       [user.id, agent.id, title, `About ${title}`, daysAgo]);
     for (const [i, e] of entries.entries()) {
       await db.query(
-        `INSERT INTO report_entries (report_id, title, description, completion_rate, needs_review, created_at) VALUES ($1, $2, '', $3, $4, now() - make_interval(days => $5) + make_interval(secs => $6))`,
+        `INSERT INTO report_entries (report_id, title, description, completion_rate, needs_review, created_at)
+         VALUES ($1, $2, '', $3, $4, now() - make_interval(days => $5) + make_interval(secs => $6))`,
         [r.id, `${title} entry ${i + 1}`, e.rate, e.review ?? (e.rate !== null && e.rate < 1), daysAgo, i]);
     }
     return r.id;

@@ -45,7 +45,9 @@ claims('every queued thread runs exactly once, and no agent ever runs two thread
       busy.set(agentId, busy.get(agentId)! - 1);
       return [text('done')];
     }]);
-    return new Runner({ db: instanceDb, bus, log: quiet, provider, desktops: fakeDesktops(), performAction: fakePerform, instanceId: id, pollMs: 10, maxConcurrent: 4 });
+    return new Runner({
+      db: instanceDb, bus, log: quiet, provider, desktops: fakeDesktops(), performAction: fakePerform, instanceId: id, pollMs: 10, maxConcurrent: 4,
+    });
   });
   runners.push(...instances);
 
@@ -65,7 +67,8 @@ claims('every queued thread runs exactly once, and no agent ever runs two thread
   const began = Date.now();
   await Promise.all(instances.map((r) => r.start()));
   await waitFor(async () => {
-    const [{ n }] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM threads WHERE id = ANY($1::int[]) AND (schedule_sequence IS NOT NULL OR thread_running)', [threadIds]);
+    const [{ n }] = await db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM threads WHERE id = ANY($1::int[]) AND (schedule_sequence IS NOT NULL OR thread_running)', [threadIds]);
     return n === 0;
   }, 15_000, 'every queue to empty');
   await Promise.all(instances.map((r) => r.idle()));
@@ -76,7 +79,8 @@ claims('every queued thread runs exactly once, and no agent ever runs two thread
   assert.is(overlap, 0, 'an agent never ran two threads at once');
   const [{ traces }] = await db.query<{ traces: number }>('SELECT count(*)::int AS traces FROM llm_traces WHERE thread_id = ANY($1::int[])', [threadIds]);
   assert.is(traces, threadIds.length);
-  const [{ steps }] = await db.query<{ steps: number }>(`SELECT count(*)::int AS steps FROM thread_steps WHERE thread_id = ANY($1::int[]) AND assistant_text = 'done'`, [threadIds]);
+  const [{ steps }] = await db.query<{ steps: number }>(
+    `SELECT count(*)::int AS steps FROM thread_steps WHERE thread_id = ANY($1::int[]) AND assistant_text = 'done'`, [threadIds]);
   assert.is(steps, threadIds.length);
   const agentRows = await db.query('SELECT agent_running, running_state FROM agents WHERE id = ANY($1::int[])', [agents.map((a) => a.id)]);
   assert.ok(agentRows.every((r) => r.agent_running === false && r.running_state === 'idle'));

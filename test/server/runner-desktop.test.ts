@@ -49,7 +49,9 @@ desktop('offline: "open a terminal, type … and press enter" runs the command i
 
   const actions = await openSocket(`/api/actions/agent/${agent.id}/ws?token=${user.token}`);
   const tag = `hello-${Date.now().toString(36)}`;
-  const thread = (await call(`/api/threads/${agent.id}/create-new-thread`, { token: user.token, body: { user_text: `open a terminal, type "echo ${tag} > proof.txt" and press enter` } })).body;
+  const thread = (await call(`/api/threads/${agent.id}/create-new-thread`, {
+    token: user.token, body: { user_text: `open a terminal, type "echo ${tag} > proof.txt" and press enter` },
+  })).body;
   await call(`/api/agents/${agent.id}/run-state`, { token: user.token, body: { state: 'run_all' } });
   const done = await waitFor(async () => {
     const t = (await call(`/api/threads/${thread.id}`, { token: user.token })).body;
@@ -60,7 +62,8 @@ desktop('offline: "open a terminal, type … and press enter" runs the command i
   const proof = join(dataDir, 'desktops', `agent-${agent.id}`, 'proof.txt');
   await waitFor(() => existsSync(proof) && readFileSync(proof, 'utf8').trim() === tag, 5000, 'the command to run in the terminal');
   const steps = (await call(`/api/threads/${thread.id}/steps?limit=100`, { token: user.token })).body.steps;
-  assert.equal(steps.flatMap((s: any) => s.tool_calls).map((c: any) => [c.input.action, c.status]), [['mouse_move', 'done'], ['left_click', 'done'], ['type', 'done'], ['key', 'done']]);
+  assert.equal(steps.flatMap((s: any) => s.tool_calls).map((c: any) => [c.input.action, c.status]),
+    [['mouse_move', 'done'], ['left_click', 'done'], ['type', 'done'], ['key', 'done']]);
   const click = await actions.next((f) => f.kind === 'click');
   assert.ok(click.x > 0.2 && click.x < 0.3, `cursor x as a fraction: ${click.x}`);
   actions.ws.close();

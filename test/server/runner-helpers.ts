@@ -34,7 +34,10 @@ export function png(width: number, height: number): Buffer {
   ihdr.set([8, 0, 0, 0, 0], 8); // 8-bit greyscale
   const rows = Buffer.alloc((width + 1) * height, 0x80);
   for (let y = 0; y < height; y++) rows[y * (width + 1)] = 0;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 const SHOT = png(1280, 800);

@@ -74,7 +74,11 @@ anthropic.after(async () => {
 
 anthropic('a computer-use run: headers, tools, system prompt, tool results with screenshots, cost from the price table', async () => {
   const api = await vendor([
-    anthropicMessage([{ type: 'thinking', thinking: 'I should look.', signature: 'sig-1' }, { type: 'text', text: 'Taking a look.' }, { type: 'tool_use', id: 'toolu_01', name: 'computer', input: { action: 'screenshot' } }], 'tool_use'),
+    anthropicMessage([
+      { type: 'thinking', thinking: 'I should look.', signature: 'sig-1' },
+      { type: 'text', text: 'Taking a look.' },
+      { type: 'tool_use', id: 'toolu_01', name: 'computer', input: { action: 'screenshot' } },
+    ], 'tool_use'),
     anthropicMessage([{ type: 'text', text: 'All quiet on the desktop.' }]),
   ]);
   const s = await agentOn(createAnthropic({ apiKey: 'sk-test', baseUrl: api.url, model: 'claude-sonnet-4-5-20250929', retry: noWait }));
@@ -126,8 +130,11 @@ anthropic('429 with retry-after waits as told, then succeeds', async () => {
 
 anthropic('5xx and 529 are retried with backoff; a 400 is not', async () => {
   waits.length = 0;
-  const flaky = await vendor([anthropicError(500, 'api_error', 'boom'), anthropicError(529, 'overloaded_error', 'busy'), anthropicMessage([{ type: 'text', text: 'finally' }])]);
-  const ok = await createAnthropic({ apiKey: 'k', baseUrl: flaky.url, model: 'claude-haiku-4-5', retry: noWait }).complete({ system: 's', messages: [{ role: 'user', content: 'hi' }], tools: [], computer: null });
+  const flaky = await vendor([
+    anthropicError(500, 'api_error', 'boom'), anthropicError(529, 'overloaded_error', 'busy'), anthropicMessage([{ type: 'text', text: 'finally' }]),
+  ]);
+  const ok = await createAnthropic({ apiKey: 'k', baseUrl: flaky.url, model: 'claude-haiku-4-5', retry: noWait })
+    .complete({ system: 's', messages: [{ role: 'user', content: 'hi' }], tools: [], computer: null });
   await flaky.close();
   assert.is(waits.length, 2);
   assert.ok(waits[0] >= 500 && waits[0] <= 1000 && waits[1] >= 1000 && waits[1] <= 2000, `backoff grows: ${waits}`);
@@ -135,7 +142,8 @@ anthropic('5xx and 529 are retried with backoff; a 400 is not', async () => {
 
   const bad = await vendor([anthropicError(400, 'invalid_request_error', 'messages: roles must alternate')]);
   try {
-    await createAnthropic({ apiKey: 'k', baseUrl: bad.url, model: 'claude-haiku-4-5', retry: noWait }).complete({ system: 's', messages: [{ role: 'user', content: 'hi' }], tools: [], computer: null });
+    await createAnthropic({ apiKey: 'k', baseUrl: bad.url, model: 'claude-haiku-4-5', retry: noWait })
+      .complete({ system: 's', messages: [{ role: 'user', content: 'hi' }], tools: [], computer: null });
     assert.unreachable();
   } catch (err) {
     assert.instance(err, ModelError);
@@ -147,7 +155,8 @@ anthropic('5xx and 529 are retried with backoff; a 400 is not', async () => {
 
   const down = await vendor([anthropicError(529, 'overloaded_error', 'busy')]);
   try {
-    await createAnthropic({ apiKey: 'k', baseUrl: down.url, model: 'claude-haiku-4-5', retry: noWait }).complete({ system: 's', messages: [{ role: 'user', content: 'hi' }], tools: [], computer: null });
+    await createAnthropic({ apiKey: 'k', baseUrl: down.url, model: 'claude-haiku-4-5', retry: noWait })
+      .complete({ system: 's', messages: [{ role: 'user', content: 'hi' }], tools: [], computer: null });
     assert.unreachable();
   } catch (err) {
     assert.is((err as Error).message, 'Anthropic API is overloaded (529): busy (after 3 attempts)');
@@ -188,8 +197,26 @@ openai.after(async () => {
 
 openai('a tool-calling run: functions, role tool results, screenshots as data URLs, usage', async () => {
   const api = await vendor([
-    { body: { id: 'c1', model: 'qwen2.5-vl', choices: [{ index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'computer', arguments: '{"action":"left_click","coordinate":[10,20]}' } }] } }], usage: { prompt_tokens: 900, completion_tokens: 30, total_tokens: 930, prompt_tokens_details: { cached_tokens: 600 } } } },
-    { body: { id: 'c2', model: 'qwen2.5-vl', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'Clicked.' } }], usage: { prompt_tokens: 1500, completion_tokens: 5 } } },
+    {
+      body: {
+        id: 'c1', model: 'qwen2.5-vl',
+        choices: [{
+          index: 0, finish_reason: 'tool_calls',
+          message: {
+            role: 'assistant', content: null,
+            tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'computer', arguments: '{"action":"left_click","coordinate":[10,20]}' } }],
+          },
+        }],
+        usage: { prompt_tokens: 900, completion_tokens: 30, total_tokens: 930, prompt_tokens_details: { cached_tokens: 600 } },
+      },
+    },
+    {
+      body: {
+        id: 'c2', model: 'qwen2.5-vl',
+        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'Clicked.' } }],
+        usage: { prompt_tokens: 1500, completion_tokens: 5 },
+      },
+    },
   ]);
   const s = await agentOn(createOpenAI({ baseUrl: api.url + '/v1', apiKey: 'ollama', model: 'qwen2.5-vl', retry: noWait }));
   const row = await s.run('click near the top');

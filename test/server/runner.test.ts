@@ -166,7 +166,8 @@ runs('stopping the thread during a model call aborts it and takes the thread off
 
 runs('a model error ends the run with error_message, an error message and a trace', async () => {
   const s = await setup(scripted([() => {
-    throw new ModelError('Anthropic API error 400 invalid_request_error: bad tools', { provider: 'anthropic', status: 400, response: { error: { message: 'bad tools' } } });
+    throw new ModelError('Anthropic API error 400 invalid_request_error: bad tools',
+      { provider: 'anthropic', status: 400, response: { error: { message: 'bad tools' } } });
   }]));
   const t = await s.send('hello');
   await s.play('run_all');
@@ -253,14 +254,17 @@ runs('a graceful shutdown pauses the run; the next runner resumes it', async () 
 
 runs('offline tools: notes, report and email', async () => {
   const s = await setup();
-  const t = await s.send('write a note: buy milk, write a report Weekly check: all services up (done) and draft an email to bob@example.com saying The check is done');
+  const t = await s.send('write a note: buy milk, write a report Weekly check: all services up (done) ' +
+    'and draft an email to bob@example.com saying The check is done');
   await s.play('run_all');
   const row = await s.finished(t.id);
   assert.is(row.error_message, '');
   assert.is(row.approval_required, true);
   const notes = (await s.get(`/api/agents/${s.agent.id}/notes`)).body.notes;
   assert.is(notes, '- buy milk');
-  const report = await s.db.one('SELECT r.title, r.description, e.completion_rate, e.needs_review FROM reports r JOIN report_entries e ON e.report_id = r.id WHERE r.agent_id = $1', [s.agent.id]);
+  const report = await s.db.one(
+    'SELECT r.title, r.description, e.completion_rate, e.needs_review FROM reports r JOIN report_entries e ON e.report_id = r.id WHERE r.agent_id = $1',
+    [s.agent.id]);
   assert.equal(report, { title: 'Weekly check', description: 'all services up (done)', completion_rate: 1, needs_review: false });
   const mail = await s.db.one('SELECT role, outbound_state, to_address, text FROM comm_messages WHERE thread_id = $1', [t.id]);
   assert.equal(mail, { role: 'outbound', outbound_state: 'requires_approval', to_address: 'bob@example.com', text: 'The check is done' });
@@ -275,7 +279,9 @@ runs('offline sub-agent: its calls are listed under the parent step and its trac
   const calls = (await s.steps(t.id)).flatMap((st: any) => st.tool_calls);
   assert.equal(calls.map((c: any) => [c.name, c.status]), [['sub_agent', 'done'], ['sub_agent/computer', 'done']]);
   const names = (await s.get(`/api/llm_traces/thread/${t.id}`)).body.traces.map((tr: any) => tr.thread_name);
-  assert.equal(names, ['Main: ask a sub-agent to take a screenshot', 'Sub: take a screenshot', 'Sub: take a screenshot', 'Main: ask a sub-agent to take a screenshot']);
+  assert.equal(names, [
+    'Main: ask a sub-agent to take a screenshot', 'Sub: take a screenshot', 'Sub: take a screenshot', 'Main: ask a sub-agent to take a screenshot',
+  ]);
 });
 
 runs('without a desktop the offline model says so instead of acting', async () => {
@@ -357,7 +363,12 @@ runs('deleting a thread during its run ends the run quietly; the agent is not le
 runs('a desktop that cannot start ends the run with a readable error', async () => {
   const s = await setup();
   await runner.stop();
-  const broken = { status: () => ({ available: true, provider: 'xvnc' as const }), acquire: async () => { throw new Error('Xvnc failed to start: no free display'); }, running: () => null, stopAll: async () => {} };
+  const broken = {
+    status: () => ({ available: true, provider: 'xvnc' as const }),
+    acquire: async () => { throw new Error('Xvnc failed to start: no free display'); },
+    running: () => null,
+    stopAll: async () => {},
+  };
   runner = await swapRunner({ provider: createOffline(), desktops: broken as any });
   const t = await s.send('take a screenshot');
   await s.play('run_all');

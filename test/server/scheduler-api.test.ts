@@ -23,7 +23,10 @@ api('an admin creates each kind; the answer carries the schedule and its next ru
   const before = Date.now();
   const cases = [
     [DAILY, { schedule_time: '09:30', weekdays: null, week_interval: null, day_of_month: null, interval: null }],
-    [{ frequency: 'weekly', schedule_time: '18:00', weekdays: [4, 0, 4], week_interval: 2, day_of_month: 9, message: 'Weekly' }, { weekdays: [0, 4], week_interval: 2, day_of_month: null }],
+    [
+      { frequency: 'weekly', schedule_time: '18:00', weekdays: [4, 0, 4], week_interval: 2, day_of_month: 9, message: 'Weekly' },
+      { weekdays: [0, 4], week_interval: 2, day_of_month: null },
+    ],
     [{ frequency: 'monthly', schedule_time: '00:05', day_of_month: 31, weekdays: [1], message: 'Monthly' }, { day_of_month: 31, weekdays: null }],
     [{ frequency: 'interval', interval: 90, schedule_time: '25:99', message: '  Every 90 s  ' }, { interval: 90, schedule_time: null, message: 'Every 90 s' }],
   ] as const;

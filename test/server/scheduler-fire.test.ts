@@ -40,7 +40,9 @@ fire("a due schedule starts a queued thread the way a user's first message does"
   const admin = await adminToken();
   // A thread the user started by hand is already queued: the scheduled one goes behind it.
   await call(`/api/threads/${agent.id}/create-new-thread`, { token: user.token, body: { user_text: 'By hand' } });
-  const created = (await call(`/api/scheduler/${agent.id}`, { token: admin, body: { frequency: 'interval', interval: 3600, message: 'Check the shared inbox\nand summarise it' } })).body;
+  const created = (await call(`/api/scheduler/${agent.id}`, {
+    token: admin, body: { frequency: 'interval', interval: 3600, message: 'Check the shared inbox\nand summarise it' },
+  })).body;
   const wakes: unknown[] = [];
   const offWake = bus.subscribe('runner:wake', (m) => wakes.push(m));
   // What a listener reads on another connection the moment it hears of the message: the committed thread.
@@ -89,7 +91,8 @@ fire('after a downtime a schedule catches up once, and its next run is computed 
   const fired = (await scheduler.tick()).filter((f) => f.agentId === agent.id); // other tests' schedules are due in 2030 too
   assert.equal(fired.map((f) => f.scheduleId).sort(), [daily.id, every.id].sort());
   assert.is((await threadsOf(db, agent.id)).length, 2, 'one thread each, not one per missed slot');
-  const next = new Map((await db.query('SELECT id, next_run_at FROM schedules WHERE agent_id = $1', [agent.id])).map((r) => [r.id, new Date(r.next_run_at).toISOString()]));
+  const rows = await db.query('SELECT id, next_run_at FROM schedules WHERE agent_id = $1', [agent.id]);
+  const next = new Map(rows.map((r) => [r.id, new Date(r.next_run_at).toISOString()]));
   assert.is(next.get(daily.id), '2030-06-16T09:00:00.000Z', 'tomorrow at 09:00');
   assert.is(next.get(every.id), '2030-06-15T12:05:00.000Z', 'the next 10-minute slot after now, in phase with 09:05');
   assert.equal((await scheduler.tick()).filter((f) => f.agentId === agent.id), []);
@@ -187,7 +190,9 @@ race('every due schedule fires exactly once while two instances tick at the same
   ];
   const scheduleIds: number[] = [];
   for (let i = 0; i < 60; i++) {
-    const rule = normalizeSchedule({ schedule_time: null, weekdays: null, week_interval: null, day_of_month: null, interval: null, ...kinds[i % 4], message: `race ${i}` } as ScheduleRule);
+    const rule = normalizeSchedule({
+      schedule_time: null, weekdays: null, week_interval: null, day_of_month: null, interval: null, ...kinds[i % 4], message: `race ${i}`,
+    } as ScheduleRule);
     // Saved a day earlier: each one's first run is now due.
     scheduleIds.push((await createSchedule(one, agentIds[i % agentIds.length], rule, new Date(t0.getTime() - 24 * HOUR + 60_000))).id);
   }

@@ -10,7 +10,10 @@ import { filesDir } from '../../server/files/storage.ts';
 import { call, newAgent, newUser, testServer } from './helpers.ts';
 import { MATRIX } from './fixtures/security-matrix.ts';
 
-const TABLES = ['users', 'agents', 'threads', 'thread_steps', 'chat_messages', 'uploaded_files', 'comm_messages', 'reports', 'report_entries', 'auth_sessions', 'billing_customers'];
+const TABLES = [
+  'users', 'agents', 'threads', 'thread_steps', 'chat_messages', 'uploaded_files', 'comm_messages', 'reports', 'report_entries',
+  'auth_sessions', 'billing_customers',
+];
 
 /** One digest per table of everything in it: equal digests, nothing changed. */
 async function snapshot(): Promise<Record<string, string>> {
@@ -57,7 +60,10 @@ input.before(async () => {
   s.agent = (await newAgent(s.a.id, 'Input agent')).id;
   s.thread = (await call('/api/threads/', { token: s.a.token, body: { agent_id: s.agent, name: 'Input thread' } })).body.id;
   const fresh = async () => s.thread;
-  s.fx = { agent: s.agent, idleAgent: s.agent, thread: s.thread, trace: 1, report: 1, entry: 1, draft: 1, signInEmail: s.a.email, freshAgent: fresh, freshThread: fresh, freshDraft: fresh, uniqueEmail: () => 'x@example.test' };
+  s.fx = {
+    agent: s.agent, idleAgent: s.agent, thread: s.thread, trace: 1, report: 1, entry: 1, draft: 1, signInEmail: s.a.email,
+    freshAgent: fresh, freshThread: fresh, freshDraft: fresh, uniqueEmail: () => 'x@example.test',
+  };
 });
 
 input('malformed JSON, and JSON that is not an object (null, [], "x", 1), on every JSON route: 400 / 422 {detail}, nothing changes', async () => {
@@ -205,7 +211,8 @@ input('SQL metacharacters and NUL in every search and filter: 200 with exactly t
     // Encoded by hand: %ED%A0%80 is a lone surrogate in UTF-8 (it decodes to U+FFFD), %00 a NUL.
     for (const v of [...nasty.map(encodeURIComponent), '%00', 'a%00b', '%ED%A0%80']) {
       const res = await call(filter + v, { token: filter.includes('/users/') || filter.includes('/admin/') ? admin : s.a.token });
-      assert.ok(res.status === 200 || res.status === 422 || res.status === 404, `${filter}${JSON.stringify(v)}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+      assert.ok(res.status === 200 || res.status === 422 || res.status === 404,
+        `${filter}${JSON.stringify(v)}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
       if (res.status !== 200) assert.ok(res.body?.detail, `${filter}${JSON.stringify(v)}: no detail`);
       if (res.status === 200 && filter.includes('thread_name')) assert.equal(res.body.traces ?? res.body, [], `${filter}${JSON.stringify(v)} matched traces`);
     }

@@ -76,7 +76,9 @@ routes.before(async () => {
   const report = await createReport(db, { ownerId: s.a.id, agentId: agent, threadId: thread, title: `Secret report ${tag}`, description: 'd' });
   await addEntries(db, report, [{ title: `Secret entry ${tag}`, description: 'd', completion_rate: 0.5 }]);
   const [entry] = await db.query<{ id: number }>('SELECT id FROM report_entries WHERE report_id = $1', [report]);
-  const freshDraft = async () => (await draftOutbound(db, bus, { threadId: thread, agentId: agent, from: 'a@localhost', to: 'x@example.test', subject: 's', text: 't', mailDomain: 'localhost' })).id;
+  const freshDraft = async () => (await draftOutbound(db, bus, {
+    threadId: thread, agentId: agent, from: 'a@localhost', to: 'x@example.test', subject: 's', text: 't', mailDomain: 'localhost',
+  })).id;
   await s.services.desktops.acquire(agent);
   const signIn = await newUser('matrix-signin');
   s.secrets = [s.a.email, agentName, threadName, messageText, `Secret idle ${tag}`, `Secret report ${tag}`, `Secret entry ${tag}`];
@@ -85,7 +87,10 @@ routes.before(async () => {
     freshAgent: async () => (await newAgent(s.a.id, `Secret doomed ${tag}`)).id,
     freshThread: async () => (await call('/api/threads/', { token: s.a.token, body: { agent_id: agent, name: threadName } })).body.id,
     freshDraft,
-    freshSchedule: async () => (await createSchedule(db, agent, { frequency: 'daily', schedule_time: '09:30', weekdays: null, week_interval: null, day_of_month: null, interval: null, message: 'Matrix schedule' })).id,
+    freshSchedule: async () => (await createSchedule(db, agent, {
+      frequency: 'daily', schedule_time: '09:30', weekdays: null, week_interval: null, day_of_month: null, interval: null,
+      message: 'Matrix schedule',
+    })).id,
     uniqueEmail: () => uniqueEmail('matrix-signup'),
   };
 });

@@ -154,10 +154,12 @@ threads('steps page: each step as its row reads, also after the runner changed i
   const t = await newThread('Look "here" \\ and ünïcode ✓');
   await post(`/api/threads/${t.id}/set-user-input`, { user_text: 'second' });
   const rows = () => services.db.query(
-    'SELECT id, thread_id, sequence, reasoning_text, assistant_text, user_text, user_files, tool_calls, created_at, updated_at FROM thread_steps WHERE thread_id = $1 ORDER BY sequence', [t.id]);
+    'SELECT id, thread_id, sequence, reasoning_text, assistant_text, user_text, user_files, tool_calls, created_at, updated_at ' +
+      'FROM thread_steps WHERE thread_id = $1 ORDER BY sequence', [t.id]);
   assert.equal((await get(`/api/threads/${t.id}/steps`)).body.steps, JSON.parse(JSON.stringify(await rows())));
   const calls = [{ id: 'toolu_1', name: 'computer', input: { action: 'left_click', coordinate: [1, 2] }, result: { text: 'ok' } }];
-  await services.db.query(`UPDATE thread_steps SET tool_calls = $2, assistant_text = 'Clicked.', updated_at = now() + interval '1 second' WHERE thread_id = $1 AND sequence = 2`, [t.id, JSON.stringify(calls)]);
+  await services.db.query(`UPDATE thread_steps SET tool_calls = $2, assistant_text = 'Clicked.', updated_at = now() + interval '1 second'
+    WHERE thread_id = $1 AND sequence = 2`, [t.id, JSON.stringify(calls)]);
   const page = (await get(`/api/threads/${t.id}/steps`)).body.steps;
   assert.equal(page, JSON.parse(JSON.stringify(await rows())));
   assert.equal([page[1].assistant_text, page[1].tool_calls], ['Clicked.', calls]);

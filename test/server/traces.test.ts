@@ -14,8 +14,10 @@ async function setup() {
   const tag = Math.random().toString(36).slice(2, 8);
   const insert = async (owner: number, agent: number, thread: number, name: string, at: string, cost = 0.01) =>
     (await db.one<{ id: number }>(
-      `INSERT INTO llm_traces (owner_id, agent_id, thread_id, thread_name, model, cache_read_tokens, input_tokens, output_tokens, estimated_cost, latency, parameters, request, response, created_at)
-       VALUES ($1, $2, $3, $4, 'claude-sonnet-4-5', 5, 100, 20, $5, 1.5, '{"model":"claude-sonnet-4-5"}', '{"messages":[]}', '{"content":[{"type":"text","text":"hi"}]}', $6) RETURNING id`,
+      `INSERT INTO llm_traces (owner_id, agent_id, thread_id, thread_name, model, cache_read_tokens, input_tokens, output_tokens,
+         estimated_cost, latency, parameters, request, response, created_at)
+       VALUES ($1, $2, $3, $4, 'claude-sonnet-4-5', 5, 100, 20, $5, 1.5,
+               '{"model":"claude-sonnet-4-5"}', '{"messages":[]}', '{"content":[{"type":"text","text":"hi"}]}', $6) RETURNING id`,
       [owner, agent, thread, name, cost, at]))!.id;
   const a: number[] = [];
   for (let i = 0; i < 5; i++) a.push(await insert(alice.id, agentA.id, threadA.id, `Main: ${tag} A`, `2030-01-0${i + 1} 10:00:00+00`));
@@ -36,7 +38,10 @@ list('a user sees only their own traces, newest first, without bodies', async ()
   assert.is(res.body.page, 1);
   assert.is(res.body.page_size, 20);
   const row = res.body.traces[0];
-  assert.equal(Object.keys(row).sort(), ['agent_id', 'cache_read_tokens', 'created_at', 'estimated_cost', 'id', 'input_tokens', 'latency', 'model', 'output_tokens', 'owner_email', 'owner_id', 'thread_id', 'thread_name'].sort());
+  assert.equal(Object.keys(row).sort(), [
+    'agent_id', 'cache_read_tokens', 'created_at', 'estimated_cost', 'id', 'input_tokens', 'latency', 'model', 'output_tokens',
+    'owner_email', 'owner_id', 'thread_id', 'thread_name',
+  ].sort());
   assert.is(row.owner_email, s.alice.email);
   assert.is(row.latency, 1.5);
 });
@@ -61,7 +66,8 @@ list('thread_name (exact), id range and timestamp range filters', async () => {
   assert.equal(await q(`thread_name=${encodeURIComponent(`Main: ${s.tag}`)}`), [], 'exact, not a prefix');
   assert.equal(await q(`id_from=${s.a[1]}&id_to=${s.a[3]}`), [s.a[3], s.a[2], s.a[1]]);
   // 'YYYY-MM-DD HH:MM' in UTC; the upper minute is included
-  assert.equal(await q(`created_at_from=${encodeURIComponent('2030-01-02 10:00')}&created_at_to=${encodeURIComponent('2030-01-04 10:00')}`), [s.a[3], s.a[2], s.a[1]]);
+  const range = `created_at_from=${encodeURIComponent('2030-01-02 10:00')}&created_at_to=${encodeURIComponent('2030-01-04 10:00')}`;
+  assert.equal(await q(range), [s.a[3], s.a[2], s.a[1]]);
   assert.equal(await q(`created_at_from=${encodeURIComponent('2030-01-05 10:01')}`), [s.a[5]]);
 });
 
@@ -80,8 +86,11 @@ list('paging: page and page_size, total_count for the filtered set', async () =>
 
 list('bad numbers and dates are 422 with {loc, msg}', async () => {
   const s = await setup();
-  for (const [query, field] of [['id_from=abc', 'id_from'], ['id_to=1.5', 'id_to'], ['page=0', 'page'], ['page_size=101', 'page_size'], ['owner_id=x', 'owner_id'],
-    ['created_at_from=yesterday', 'created_at_from'], ['created_at_to=2030-02-30%2010:00', 'created_at_to'], ['created_at_to=2030-01-01%2025:00', 'created_at_to']]) {
+  for (const [query, field] of [
+    ['id_from=abc', 'id_from'], ['id_to=1.5', 'id_to'], ['page=0', 'page'], ['page_size=101', 'page_size'], ['owner_id=x', 'owner_id'],
+    ['created_at_from=yesterday', 'created_at_from'], ['created_at_to=2030-02-30%2010:00', 'created_at_to'],
+    ['created_at_to=2030-01-01%2025:00', 'created_at_to'],
+  ]) {
     const res = await s.get(`/api/llm_traces/?${query}`);
     assert.is(res.status, 422, query);
     assert.equal(res.body.detail[0].loc, ['query', field]);

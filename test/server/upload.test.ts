@@ -217,7 +217,8 @@ upload('each agent keeps at most its storage quota: a clear 413, nothing kept, a
   const put = async (size: number, declared = true) => {
     const form = bigForm(size);
     const res = await fetch(`${url}/api/agents/${agent.id}/upload_file`, {
-      method: 'POST', headers: { Authorization: `Bearer ${user.token}`, 'Content-Type': form.type }, body: declared ? form.buffer() : form.stream(), duplex: 'half',
+      method: 'POST', headers: { Authorization: `Bearer ${user.token}`, 'Content-Type': form.type },
+      body: declared ? form.buffer() : form.stream(), duplex: 'half',
     } as RequestInit);
     return { status: res.status, body: await res.json() };
   };

@@ -1,4 +1,6 @@
-import { ADMIN, byRole, cleanup, click, dialogs, FakeApi, getRole, json, renderScreen, settle, text, type, USER, waitFor, type Call } from './helpers/screen-harness.tsx';
+import {
+  ADMIN, byRole, cleanup, click, dialogs, FakeApi, getRole, json, renderScreen, settle, text, type, USER, waitFor, type Call,
+} from './helpers/screen-harness.tsx';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { AdminAgent, AdminThread, AdminThreadDetail, CommMessage, ThreadNeedingApproval } from '../../src/lib/admin-api.ts';
@@ -178,8 +180,14 @@ const comm = (id: number, extra: Partial<CommMessage> = {}): CommMessage => ({
 const detail = (extra: Partial<AdminThreadDetail> = {}): AdminThreadDetail => ({
   ...thread(12, { name: 'Answer Alice', approval_required: true }), agent_name: 'Mailer', owner_email: 'owner@example.test',
   steps: [
-    { thread_id: 12, sequence: 1, user_text: 'Send Alice the numbers', user_files: ['agent-7/u1/numbers.csv'], reasoning_text: '', assistant_text: '', tool_calls: [] },
-    { thread_id: 12, sequence: 2, user_text: '', user_files: [], reasoning_text: '', assistant_text: 'Drafted a reply.', tool_calls: [{ name: 'email', status: 'done' }] },
+    {
+      thread_id: 12, sequence: 1, user_text: 'Send Alice the numbers', user_files: ['agent-7/u1/numbers.csv'],
+      reasoning_text: '', assistant_text: '', tool_calls: [],
+    },
+    {
+      thread_id: 12, sequence: 2, user_text: '', user_files: [],
+      reasoning_text: '', assistant_text: 'Drafted a reply.', tool_calls: [{ name: 'email', status: 'done' }],
+    },
   ],
   total_steps: 2, ...extra,
 });
@@ -211,7 +219,10 @@ threadPage.after.each(cleanup);
 
 threadPage('shows the communication with role, state, addresses, text and files, and the history', async () => {
   const { api } = threadApi([
-    comm(1, { role: 'inbound', outbound_state: null, from_address: 'alice@example.test', to_address: 'mailer@example.test', subject: 'Numbers', text: 'Send me the numbers', files: ['q3.pdf'] }),
+    comm(1, {
+      role: 'inbound', outbound_state: null, from_address: 'alice@example.test', to_address: 'mailer@example.test',
+      subject: 'Numbers', text: 'Send me the numbers', files: ['q3.pdf'],
+    }),
     comm(2),
     comm(3, { outbound_state: 'success', sent_at: '2026-06-15T10:05:00Z', attempts: 1 }),
     comm(4, { outbound_state: 'dead', attempts: 6, last_error: '550 Mailbox unavailable' }),

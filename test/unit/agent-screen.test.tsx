@@ -92,7 +92,9 @@ screen('the admin menu offers Developer options, Show traces, Schedules and Emai
   await renderScreen(api, <AgentScreen id={7} />);
   await click(getRole('button', 'More options'));
   assert.equal(byRole('menuitem').map((i) => i.textContent), ['Developer options', 'Show traces', 'Schedules', 'Email settings']);
-  for (const name of ['Developer options', 'Show traces', 'Schedules', 'Email settings']) assert.is(getRole('menuitem', name).getAttribute('aria-disabled'), null);
+  for (const name of ['Developer options', 'Show traces', 'Schedules', 'Email settings']) {
+    assert.is(getRole('menuitem', name).getAttribute('aria-disabled'), null);
+  }
   await click(getRole('menuitem', 'Schedules'));
   assert.is(getRole('dialog').querySelector('h2')!.textContent, 'Schedules');
   assert.match(text(), 'Loading schedules...');

@@ -204,7 +204,9 @@ const dialog = suite('billing: Set spend limit dialog');
 dialog.after.each(cleanup);
 
 function dialogApi(status = 200) {
-  return new FakeApi(USER).on('PATCH /api/users/me/limit', (c) => (status === 200 ? { ...USER, monthly_spend_limit_cents: (c.body as any).limit_cents } : json({ detail: 'no' }, status)));
+  return new FakeApi(USER).on('PATCH /api/users/me/limit', (c) => (status === 200
+    ? { ...USER, monthly_spend_limit_cents: (c.body as any).limit_cents }
+    : json({ detail: 'no' }, status)));
 }
 const radio = (label: string) => [...document.querySelectorAll('label.limit-option')].find((l) => l.textContent === label)!.querySelector('input')!;
 const save = () => click([...document.querySelectorAll('[role="dialog"] button')].find((b) => b.textContent === 'Save')!);

@@ -216,7 +216,8 @@ states('tool calls: pending hidden, Completed N action(s), the latest group open
 });
 
 states('while the thread runs the latest group reads Completing N actions', async () => {
-  api.on('GET /api/threads/1/steps', () => ({ steps: [step(1, { tool_calls: [{ name: 'a', status: 'done' }, { name: 'b', status: 'running' }] })], total_count: 1 }));
+  const calls = [{ name: 'a', status: 'done' }, { name: 'b', status: 'running' }];
+  api.on('GET /api/threads/1/steps', () => ({ steps: [step(1, { tool_calls: calls })], total_count: 1 }));
   await render(agent([thread({ id: 1, thread_running: true })]));
   assert.is($('.tool-group-toggle')?.textContent, 'Completing 2 actions');
 });
@@ -433,7 +434,8 @@ const bigFile = (name: string) => {
 
 files('files go uploading (with progress) then done, and are sent with the message', async () => {
   api.on('GET /api/threads/1/steps', () => ({ steps: [], total_count: 0 }));
-  api.on('POST /api/threads/1/set-user-input-and-schedule', (c) => step(1, { user_text: 'Files uploaded', user_files: (c.body as { user_files: string[] }).user_files }));
+  api.on('POST /api/threads/1/set-user-input-and-schedule', (c) =>
+    step(1, { user_text: 'Files uploaded', user_files: (c.body as { user_files: string[] }).user_files }));
   await render(agent([thread({ id: 1 })]));
   await pick([new File(['aaa'], 'a.txt'), new File(['bbbb'], 'b.txt')]);
   assert.equal(xhrs.map((x) => x.url), ['/api/agents/7/upload_file', '/api/agents/7/upload_file']);

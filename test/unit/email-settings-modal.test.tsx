@@ -17,7 +17,10 @@ form('the prefix is trimmed, blank lines are dropped, empty values become null',
   assert.equal(toForm({ email_prefix: 'x', email_accept_from_addresses: ['a@b.co', '@c.co'] }), { prefix: 'x', patterns: 'a@b.co\n@c.co' });
 });
 
-const SETTINGS = { email_prefix: 'sales', email_accept_from_addresses: ['boss@example.com'], mail_domain: 'agents.example.com', email_address: 'sales@agents.example.com' };
+const SETTINGS = {
+  email_prefix: 'sales', email_accept_from_addresses: ['boss@example.com'],
+  mail_domain: 'agents.example.com', email_address: 'sales@agents.example.com',
+};
 
 let closed = 0;
 let saved = 0;
@@ -61,7 +64,9 @@ ui('Save sends the trimmed prefix and the non-blank lines, then closes', async (
   await type(patterns(), 'a@example.com\n\n  @example.org  \n\n');
   await click(getRole('button', 'Save'));
   await settle();
-  assert.equal(api.calls.filter((c) => c.method === 'PUT').map((c) => c.body), [{ email_prefix: 'support', email_accept_from_addresses: ['a@example.com', '@example.org'] }]);
+  assert.equal(api.calls.filter((c) => c.method === 'PUT').map((c) => c.body), [
+    { email_prefix: 'support', email_accept_from_addresses: ['a@example.com', '@example.org'] },
+  ]);
   assert.is(saved, 1);
   assert.is(closed, 1);
 });

@@ -19,7 +19,10 @@ function render(markdown: string): DocumentFragment {
   return template.content;
 }
 
-const FORBIDDEN_TAGS = new Set(['script', 'svg', 'math', 'iframe', 'frame', 'object', 'embed', 'form', 'style', 'base', 'meta', 'link', 'noscript', 'button', 'textarea', 'select', 'video', 'audio', 'source', 'track']);
+const FORBIDDEN_TAGS = new Set([
+  'script', 'svg', 'math', 'iframe', 'frame', 'object', 'embed', 'form', 'style', 'base',
+  'meta', 'link', 'noscript', 'button', 'textarea', 'select', 'video', 'audio', 'source', 'track',
+]);
 const URL_ATTRS = new Set(['href', 'src', 'xlink:href', 'action', 'formaction', 'cite', 'longdesc', 'poster', 'background', 'data', 'srcset']);
 const URL_NOISE = /[\u0000-\u0020\u00A0\u1680\u180E\u2000-\u2029\u205F\u3000]/g;
 const SCRIPTY = /^(?:javascript|vbscript|data):/i;
@@ -152,7 +155,10 @@ xss.run();
 const links = suite('markdown: link rules');
 
 links('keeps http, https, mailto, xmpp, irc and ircs', () => {
-  for (const url of ['http://example.com/a', 'https://example.com/b?c=d', 'mailto:a@example.com', 'xmpp:a@example.com', 'irc://irc.libera.chat/x', 'ircs://irc.libera.chat:6697/x']) {
+  for (const url of [
+    'http://example.com/a', 'https://example.com/b?c=d', 'mailto:a@example.com', 'xmpp:a@example.com',
+    'irc://irc.libera.chat/x', 'ircs://irc.libera.chat:6697/x',
+  ]) {
     assert.is(hrefOf(`[x](${url})`), url, url);
   }
 });
@@ -195,7 +201,8 @@ const markup = suite('markdown: rendering');
 
 markup('renders headings, lists, tables, code and task lists', () => {
   const fragment = render(
-    '# Title\n\n## Sub\n\n- one\n- two\n\n1. first\n\n| a | b |\n|---|:-:|\n| 1 | 2 |\n\n```ts\nconst x = 1;\n```\n\n> quote with **bold**, _em_ and ~~gone~~\n\n- [x] done\n- [ ] todo\n',
+    '# Title\n\n## Sub\n\n- one\n- two\n\n1. first\n\n| a | b |\n|---|:-:|\n| 1 | 2 |\n\n' +
+      '```ts\nconst x = 1;\n```\n\n> quote with **bold**, _em_ and ~~gone~~\n\n- [x] done\n- [ ] todo\n',
   );
   assert.is(fragment.querySelector('h1')?.textContent, 'Title');
   assert.is(fragment.querySelector('h2')?.textContent, 'Sub');

@@ -7,7 +7,13 @@ const base: ModelRequest = {
   system: 'You are Ada.',
   messages: [
     { role: 'user', content: 'open a terminal' },
-    { role: 'assistant', content: [{ type: 'thinking', thinking: 'plan', signature: 'sig' }, { type: 'tool_use', id: 'toolu_1', name: 'computer', input: { action: 'screenshot' } }] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'plan', signature: 'sig' },
+        { type: 'tool_use', id: 'toolu_1', name: 'computer', input: { action: 'screenshot' } },
+      ],
+    },
     { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'ok' }] }] },
   ],
   tools: [{ name: 'notes', description: 'notes', input_schema: { type: 'object' } }],
@@ -30,7 +36,14 @@ build('sends the computer-use tool with the display size, our tools, the beta fl
 });
 
 build('caches the system prompt and the last user turns: at most 4 breakpoints', () => {
-  const many: ModelRequest = { ...base, messages: [...base.messages, { role: 'assistant', content: [{ type: 'text', text: 'x' }] }, { role: 'user', content: 'a' }, { role: 'assistant', content: [{ type: 'text', text: 'y' }] }, { role: 'user', content: 'b' }] };
+  const many: ModelRequest = {
+    ...base,
+    messages: [
+      ...base.messages,
+      { role: 'assistant', content: [{ type: 'text', text: 'x' }] }, { role: 'user', content: 'a' },
+      { role: 'assistant', content: [{ type: 'text', text: 'y' }] }, { role: 'user', content: 'b' },
+    ],
+  };
   const { body } = buildAnthropicRequest({ apiKey: 'k', model: 'claude-haiku-4-5' }, many);
   assert.equal(body.system, [{ type: 'text', text: 'You are Ada.', cache_control: { type: 'ephemeral' } }]);
   const marked = JSON.stringify(body).match(/cache_control/g)!.length;
@@ -81,7 +94,10 @@ parse('reads content blocks and usage; keeps unknown block types; cache reads ar
       { type: 'server_tool_use_future', foo: 1 },
     ],
     stop_reason: 'tool_use',
-    usage: { input_tokens: 12, output_tokens: 34, cache_creation_input_tokens: 100, cache_read_input_tokens: 2000, cache_creation: { ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 0 } },
+    usage: {
+      input_tokens: 12, output_tokens: 34, cache_creation_input_tokens: 100, cache_read_input_tokens: 2000,
+      cache_creation: { ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 0 },
+    },
   });
   assert.is(r.stop_reason, 'tool_use');
   assert.equal(r.content.map((b) => b.type), ['thinking', 'redacted_thinking', 'text', 'tool_use', 'server_tool_use_future']);

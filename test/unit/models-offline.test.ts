@@ -21,7 +21,8 @@ grammar('splits at "and", "then", commas and full stops only before a command ve
 });
 
 grammar('"ask a sub-agent to …" takes the rest of the instruction as its task', () => {
-  assert.equal(splitClauses('take a screenshot and ask a sub-agent to open a terminal and type hi'), ['take a screenshot', 'ask a sub-agent to open a terminal and type hi']);
+  assert.equal(splitClauses('take a screenshot and ask a sub-agent to open a terminal and type hi'),
+    ['take a screenshot', 'ask a sub-agent to open a terminal and type hi']);
   assert.equal(calls('ask a subagent to type hi and press enter'), [['sub_agent', { task: 'type hi and press enter' }]]);
 });
 
@@ -81,7 +82,8 @@ grammar('notes, reports with a completion rate, and email drafts', () => {
     entries: [{ title: 'Backups', description: '3 of 4 servers checked (75% done)', completion_rate: 0.75 }],
   }]]);
   assert.is((plan('write a report "Audit" saying nothing found').calls[0].input as any).entries[0].completion_rate, null);
-  assert.equal(calls('draft an email to ann@example.com about Lunch saying See you at noon'), [['email', { to: 'ann@example.com', subject: 'Lunch', text: 'See you at noon' }]]);
+  assert.equal(calls('draft an email to ann@example.com about Lunch saying See you at noon'),
+    [['email', { to: 'ann@example.com', subject: 'Lunch', text: 'See you at noon' }]]);
 });
 
 grammar('anything else is not understood', () => {
@@ -123,11 +125,16 @@ replies('one tool call per turn, in plan order, then a summary labelled as the o
 });
 
 replies('an interrupted call is tried again; a failed one ends with the reason', () => {
-  const base: Message[] = [{ role: 'user', content: 'take a screenshot' }, { role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'computer', input: { action: 'screenshot' } }] }];
-  const interrupted = [...base, { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: 'a', is_error: true, content: 'Interrupted: stopped' }] }];
+  const base: Message[] = [
+    { role: 'user', content: 'take a screenshot' },
+    { role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'computer', input: { action: 'screenshot' } }] },
+  ];
+  const interrupted = [...base,
+    { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: 'a', is_error: true, content: 'Interrupted: stopped' }] }];
   assert.equal(progressOf(interrupted).done, 0);
   assert.is(offlineReply(request(interrupted)).stop_reason, 'tool_use');
-  const failed = [...base, { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: 'a', is_error: true, content: 'framebuffer lost' }] }];
+  const failed = [...base,
+    { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: 'a', is_error: true, content: 'framebuffer lost' }] }];
   assert.match((offlineReply(request(failed)).content[0] as any).text, /failed \(framebuffer lost\)/);
 });
 

@@ -5,8 +5,26 @@ import { ModelError, type Message } from '../../server/models/types.ts';
 
 const conversation: Message[] = [
   { role: 'user', content: 'take a screenshot' },
-  { role: 'assistant', content: [{ type: 'thinking', thinking: 'x' }, { type: 'text', text: 'Looking.' }, { type: 'tool_use', id: 'call_1', name: 'computer', input: { action: 'screenshot' } }] },
-  { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_1', content: [{ type: 'text', text: 'Screenshot taken.' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }] }, { type: 'text', text: 'and then?' }] },
+  {
+    role: 'assistant',
+    content: [
+      { type: 'thinking', thinking: 'x' }, { type: 'text', text: 'Looking.' },
+      { type: 'tool_use', id: 'call_1', name: 'computer', input: { action: 'screenshot' } },
+    ],
+  },
+  {
+    role: 'user',
+    content: [
+      {
+        type: 'tool_result', tool_use_id: 'call_1',
+        content: [
+          { type: 'text', text: 'Screenshot taken.' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+        ],
+      },
+      { type: 'text', text: 'and then?' },
+    ],
+  },
 ];
 
 // ---
@@ -16,9 +34,14 @@ const build = suite('openai: request building');
 build('tool calls become tool_calls with JSON arguments; results become role tool, images a following user message', () => {
   const out = toChatMessages(conversation, true);
   assert.equal(out[0], { role: 'user', content: 'take a screenshot' });
-  assert.equal(out[1], { role: 'assistant', content: 'Looking.', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'computer', arguments: '{"action":"screenshot"}' } }] });
+  assert.equal(out[1], {
+    role: 'assistant', content: 'Looking.',
+    tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'computer', arguments: '{"action":"screenshot"}' } }],
+  });
   assert.equal(out[2], { role: 'tool', tool_call_id: 'call_1', content: 'Screenshot taken.' });
-  assert.equal(out[3], { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }, { type: 'text', text: 'and then?' }] });
+  assert.equal(out[3], {
+    role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }, { type: 'text', text: 'and then?' }],
+  });
 });
 
 build('text-only models get a note instead of the image', () => {
@@ -27,7 +50,10 @@ build('text-only models get a note instead of the image', () => {
 });
 
 build('the body has the system message, function tools (computer first) and tool_choice auto', () => {
-  const { body } = buildOpenAIRequest({ model: 'qwen2.5-vl' }, { system: 'Be brief.', messages: conversation, tools: [{ name: 'notes', description: 'n', input_schema: { type: 'object' } }], computer: { width: 1024, height: 768 } });
+  const { body } = buildOpenAIRequest({ model: 'qwen2.5-vl' }, {
+    system: 'Be brief.', messages: conversation, tools: [{ name: 'notes', description: 'n', input_schema: { type: 'object' } }],
+    computer: { width: 1024, height: 768 },
+  });
   assert.equal((body.messages as any[])[0], { role: 'system', content: 'Be brief.' });
   const tools = body.tools as any[];
   assert.equal(tools.map((t) => t.function.name), ['computer', 'notes']);
@@ -62,7 +88,12 @@ parse('tool_calls become tool_use blocks; arguments are parsed defensively', () 
 });
 
 parse('finish reasons map to stop reasons; Ollama "stop" with tool calls is tool_use', () => {
-  const msg = (finish: string, calls = false) => parseOpenAIResponse({ choices: [{ finish_reason: finish, message: { content: 'x', ...(calls ? { tool_calls: [{ id: 'a', function: { name: 'n', arguments: '{}' } }] } : {}) } }] }, 'm');
+  const msg = (finish: string, calls = false) => parseOpenAIResponse({
+    choices: [{
+      finish_reason: finish,
+      message: { content: 'x', ...(calls ? { tool_calls: [{ id: 'a', function: { name: 'n', arguments: '{}' } }] } : {}) },
+    }],
+  }, 'm');
   assert.is(msg('stop').stop_reason, 'end_turn');
   assert.is(msg('length').stop_reason, 'max_tokens');
   assert.is(msg('stop', true).stop_reason, 'tool_use');

@@ -4,7 +4,9 @@ import { costOf, priceFor } from '../../server/models/prices.ts';
 import { elideImages, estimateImageTokens, estimateTokens, pngSize } from '../../server/models/estimate.ts';
 
 const close = (a: number, b: number) => assert.ok(Math.abs(a - b) < 1e-12, `${a} ≈ ${b}`);
-const usage = (input: number, output: number, read = 0, write = 0, write1h = 0) => ({ input_tokens: input, output_tokens: output, cache_read_tokens: read, cache_write_tokens: write, cache_write_1h_tokens: write1h });
+const usage = (input: number, output: number, read = 0, write = 0, write1h = 0) => ({
+  input_tokens: input, output_tokens: output, cache_read_tokens: read, cache_write_tokens: write, cache_write_1h_tokens: write1h,
+});
 
 // ---
 
@@ -61,7 +63,14 @@ estimate('text is about 4 characters per token; images count by their PNG size',
 });
 
 estimate('stored traces keep image shapes without their data', () => {
-  const body = { messages: [{ content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'A'.repeat(5000) } }, { type: 'image_url', image_url: { url: 'data:image/png;base64,' + 'B'.repeat(100) } }] }] };
+  const body = {
+    messages: [{
+      content: [
+        { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'A'.repeat(5000) } },
+        { type: 'image_url', image_url: { url: 'data:image/png;base64,' + 'B'.repeat(100) } },
+      ],
+    }],
+  };
   const out = elideImages(body) as any;
   assert.is(out.messages[0].content[0].source.data, '<5000 base64 characters omitted>');
   assert.is(out.messages[0].content[1].image_url.url, 'data:image/png;base64,<122 characters omitted>');

@@ -131,7 +131,10 @@ const summary = suite('recording: the summary text');
 const sample = () => person().wait(2000).click(412, 230).wait(2000).type('quarterly report').wait(1000).chord(CTRL, 's'.codePointAt(0)!).tracker.actions;
 
 summary('numbered, timed actions inside the tag; without a transcript it says why', () => {
-  const text = formatSummary({ durationMs: 42_500, screen: { width: 1280, height: 800 }, actions: sample(), speech: null, noTranscript: 'no transcription server is configured' });
+  const text = formatSummary({
+    durationMs: 42_500, screen: { width: 1280, height: 800 }, actions: sample(), speech: null,
+    noTranscript: 'no transcription server is configured',
+  });
   assert.ok(text.startsWith('<video_call_summary>\n'));
   assert.ok(text.endsWith('\n</video_call_summary>'));
   assert.match(text, 'Demonstration recorded on the desktop (1280x800 pixels), 0:42 long.');

@@ -60,7 +60,8 @@ function reportsApi(entries: ReviewEntry[], total = 45) {
 
 /** A section by its heading (aria-labelledby), as a screen reader names the region. */
 function section(name: string): HTMLElement {
-  const found = [...document.querySelectorAll('section')].filter((el) => document.getElementById(el.getAttribute('aria-labelledby') ?? '')?.textContent === name);
+  const found = [...document.querySelectorAll('section')]
+    .filter((el) => document.getElementById(el.getAttribute('aria-labelledby') ?? '')?.textContent === name);
   if (found.length !== 1) throw new Error(`expected one section named ${name}, found ${found.length}`);
   return found[0];
 }

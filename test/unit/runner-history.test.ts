@@ -16,7 +16,9 @@ function conversation(turns: number, size = 1000): Message[] {
   return out;
 }
 
-const ids = (messages: Message[]) => messages.flatMap((m) => (typeof m.content === 'string' ? [] : (m.content as any[]).map((b) => b.id ?? b.tool_use_id).filter(Boolean)));
+const ids = (messages: Message[]) => messages.flatMap((m) => (typeof m.content === 'string'
+  ? []
+  : (m.content as any[]).map((b) => b.id ?? b.tool_use_id).filter(Boolean)));
 
 test('a conversation that fits is returned as it is', () => {
   const messages = conversation(5);
@@ -58,7 +60,9 @@ test('cutting again replaces the note instead of adding another', () => {
   for (let round = 0; round < 5; round++) {
     messages = fitContext(messages, { max: 6_000, target: 3_000, keepImages: 3 });
     const n = messages.length;
-    messages.push(...conversation(4).slice(1).map((m, i) => (i % 2 === 0 ? { ...m, content: [{ ...(m.content as any[])[0], id: `r${round}-${i}` }] } : { ...m, content: [{ ...(m.content as any[])[0], tool_use_id: `r${round}-${i - 1}` }] })));
+    messages.push(...conversation(4).slice(1).map((m, i) => (i % 2 === 0
+      ? { ...m, content: [{ ...(m.content as any[])[0], id: `r${round}-${i}` }] }
+      : { ...m, content: [{ ...(m.content as any[])[0], tool_use_id: `r${round}-${i - 1}` }] })));
     assert.ok(messages.length > n);
   }
   const first = fitContext(messages, { max: 6_000, target: 3_000, keepImages: 3 })[0].content as UserBlock[];

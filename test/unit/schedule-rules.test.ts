@@ -4,7 +4,10 @@ import {
   localTimeToUtc, MESSAGES, nextRun, normalizeSchedule, shiftWeekdays, utcTimeToLocal, validateSchedule, type ScheduleRule,
 } from '../../src/lib/schedule-rules.ts';
 
-const base: ScheduleRule = { frequency: 'daily', schedule_time: '09:00', weekdays: null, week_interval: null, day_of_month: null, interval: null, message: 'Check the inbox' };
+const base: ScheduleRule = {
+  frequency: 'daily', schedule_time: '09:00', weekdays: null, week_interval: null, day_of_month: null, interval: null,
+  message: 'Check the inbox',
+};
 const rule = (over: Partial<ScheduleRule>): ScheduleRule => ({ ...base, ...over });
 const at = (iso: string) => new Date(iso);
 const next = (r: Partial<ScheduleRule>, after: string, anchor?: string) =>
@@ -15,7 +18,8 @@ const validation = suite('schedule rules: validation with the spec messages');
 
 validation('interval needs seconds > 0', () => {
   for (const interval of [0, -5, null, 1.5, '60' as unknown as number]) {
-    assert.equal(validateSchedule(rule({ frequency: 'interval', interval, schedule_time: null })), { field: 'interval', message: 'Interval (seconds) must be > 0' }, String(interval));
+    assert.equal(validateSchedule(rule({ frequency: 'interval', interval, schedule_time: null })),
+      { field: 'interval', message: 'Interval (seconds) must be > 0' }, String(interval));
   }
   assert.is(validateSchedule(rule({ frequency: 'interval', interval: 1, schedule_time: 'junk' })), null, 'interval ignores the time');
 });

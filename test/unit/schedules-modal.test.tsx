@@ -12,7 +12,8 @@ import { localTimeToUtc, shiftWeekdays, utcTimeToLocal } from '../../src/lib/sch
 // tests hold in any time zone.
 const DAILY = {
   id: 11, agent_id: 7, frequency: 'daily', schedule_time: '08:15', weekdays: null, week_interval: null, day_of_month: null, interval: null,
-  message: 'Morning summary', next_run: '2030-05-02T08:15:00.000Z', last_run: null, created_at: '2030-05-01T00:00:00.000Z', updated_at: '2030-05-01T00:00:00.000Z',
+  message: 'Morning summary', next_run: '2030-05-02T08:15:00.000Z', last_run: null,
+  created_at: '2030-05-01T00:00:00.000Z', updated_at: '2030-05-01T00:00:00.000Z',
 };
 
 let closed = 0;
@@ -20,7 +21,8 @@ const modal = () => <SchedulesModal agentId={7} onClose={() => closed++} />;
 const rows = () => [...document.querySelectorAll<HTMLTableRowElement>('tbody tr.schedule-row')];
 const rowStates = () => rows().map((r) => r.dataset.state);
 function field<T extends HTMLElement>(row: Element, name: string): T {
-  const label = [...row.querySelectorAll('label')].find((l) => l.querySelector('span')?.textContent === name || l.querySelector('input')?.getAttribute('aria-label') === name);
+  const label = [...row.querySelectorAll('label')].find((l) =>
+    l.querySelector('span')?.textContent === name || l.querySelector('input')?.getAttribute('aria-label') === name);
   if (!label) throw new Error(`no field ${name}`);
   return label.querySelector<T>('input, select, textarea')!;
 }
@@ -37,7 +39,8 @@ function api(list: () => unknown = () => [DAILY]) {
   let next = 100;
   return new FakeApi(ADMIN)
     .on('GET /api/scheduler/7', list)
-    .on('POST /api/scheduler/7', (call: Call) => json({ ...(call.body as object), id: next++, agent_id: 7, next_run: '2030-06-01T10:00:00.000Z', last_run: null }, 201))
+    .on('POST /api/scheduler/7', (call: Call) =>
+      json({ ...(call.body as object), id: next++, agent_id: 7, next_run: '2030-06-01T10:00:00.000Z', last_run: null }, 201))
     .on('PUT /api/scheduler/11', (call: Call) => ({ ...DAILY, ...(call.body as object), next_run: '2030-07-01T00:00:00.000Z' }))
     .on('DELETE /api/scheduler/11', () => json(null, 204));
 }

@@ -60,7 +60,9 @@ function store(traces: Trace[]) {
     return { traces: shaped, has_more: hasMore };
   });
   api.on('GET /api/models/status', () => ({ provider: 'offline', model: 'offline-planner', offline: true }));
-  for (let id = 1; id <= 400; id++) api.on(`GET /api/llm_traces/${id}`, () => state.traces.find((t) => t.id === id) ?? json({ detail: 'Trace not found' }, 404));
+  for (let id = 1; id <= 400; id++) {
+    api.on(`GET /api/llm_traces/${id}`, () => state.traces.find((t) => t.id === id) ?? json({ detail: 'Trace not found' }, 404));
+  }
   const threadCalls = () => api.calls.filter((c) => c.path === `/api/llm_traces/thread/${THREAD}`).map((c) => c.search);
   return { api, state, threadCalls };
 }

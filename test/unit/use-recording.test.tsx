@@ -14,9 +14,11 @@ import { FakeSocket } from './helpers/fake-socket.ts';
 
 const STARTED = '2026-03-10T12:00:00.000Z';
 let nextId = 10;
-const assistant = (text: string, at: string): ChatMessage => ({ id: ++nextId, agent_id: 7, thread_id: 3, role: 'assistant', user_data: null, assistant_data: { text }, created_at: at });
+const assistant = (text: string, at: string): ChatMessage => (
+  { id: ++nextId, agent_id: 7, thread_id: 3, role: 'assistant', user_data: null, assistant_data: { text }, created_at: at });
 const created = (m: ChatMessage) => ({ type: 'created', agent_id: 7, message_id: m.id, message: m });
-const user = (text: string, at: string): ChatMessage => ({ id: ++nextId, agent_id: 7, thread_id: 3, role: 'user', user_data: { text }, assistant_data: null, created_at: at });
+const user = (text: string, at: string): ChatMessage => (
+  { id: ++nextId, agent_id: 7, thread_id: 3, role: 'user', user_data: { text }, assistant_data: null, created_at: at });
 
 type Call = { method: string; path: string; body: unknown; headers: Headers };
 let calls: Call[] = [];
@@ -78,11 +80,16 @@ rec.before.each(() => {
       calls.push({ method: init.method ?? 'GET', path: url.pathname, body, headers: new Headers(init.headers) });
       const json = (status: number, value: unknown) => new Response(JSON.stringify(value), { status, headers: { 'Content-Type': 'application/json' } });
       if (url.pathname === '/api/screenshare/start-recording') {
-        return failStart ? json(503, { detail: 'down' }) : json(200, { session_id: 'sess-1', agent_id: 7, thread_id: 3, is_recording: true, started_at: STARTED, stopped_at: null });
+        if (failStart) return json(503, { detail: 'down' });
+        return json(200, { session_id: 'sess-1', agent_id: 7, thread_id: 3, is_recording: true, started_at: STARTED, stopped_at: null });
       }
-      if (url.pathname === '/api/screenshare/stop-recording') return json(200, { session_id: 'sess-1', is_recording: false, started_at: STARTED, stopped_at: STARTED });
+      if (url.pathname === '/api/screenshare/stop-recording') {
+        return json(200, { session_id: 'sess-1', is_recording: false, started_at: STARTED, stopped_at: STARTED });
+      }
       if (url.pathname === '/api/screenshare/audio-final') return json(202, { session_id: 'sess-1', received_bytes: 10 });
-      if (url.pathname === '/api/messages/agent/7') return json(200, { messages: [assistant('Recording automatically stopped (an old one)', '2026-03-10T11:00:00Z')], total_count: 1 });
+      if (url.pathname === '/api/messages/agent/7') {
+        return json(200, { messages: [assistant('Recording automatically stopped (an old one)', '2026-03-10T11:00:00Z')], total_count: 1 });
+      }
       return json(404, { detail: 'Not found' });
     },
   });
@@ -161,7 +168,8 @@ rec('an assistant "Recording automatically stopped" newer than the start stops i
   assert.is(state.phase, 'recording', 'the old message on the first page changes nothing');
   await act(async () => socket().push(created(user('Recording automatically stopped, said the user', '2026-03-10T12:00:30Z'))));
   assert.is(state.phase, 'recording', 'only an assistant message counts');
-  await act(async () => socket().push(created(assistant('Recording automatically stopped after 10 minutes, the longest a recording may run.', '2026-03-10T12:10:00Z'))));
+  const stopped = assistant('Recording automatically stopped after 10 minutes, the longest a recording may run.', '2026-03-10T12:10:00Z');
+  await act(async () => socket().push(created(stopped)));
   await sleep(10);
   assert.equal(alerts, ['Max recording limit reached']);
   assert.is(state.phase, 'summarizing');

@@ -145,7 +145,8 @@ export class LocalDesktops extends EventEmitter implements Desktops {
     // Bring it back for the viewers (they reconnect through /agents/enter), unless it keeps crashing.
     if (desktop.viewers > 0 && recent.length <= MAX_RESTARTS) {
       setTimeout(() => {
-        if (!this.closing && !this.entries.has(agentId)) this.acquire(agentId).catch((err) => this.options.log.error(`desktop ${agentId} restart failed: ${err.message}`));
+        if (this.closing || this.entries.has(agentId)) return;
+        this.acquire(agentId).catch((err) => this.options.log.error(`desktop ${agentId} restart failed: ${err.message}`));
       }, 250).unref();
     }
   }
@@ -186,7 +187,8 @@ export class LocalDesktops extends EventEmitter implements Desktops {
 
   async remove(agentId: number): Promise<void> {
     await this.stop(agentId);
-    if (this.xvnc) await rm(this.xvnc.homeOf(agentId), { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }); // its apps may still be writing as they exit
+    // The retries: its apps may still be writing as they exit.
+    if (this.xvnc) await rm(this.xvnc.homeOf(agentId), { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   }
 
   async putFile(agentId: number, sourcePath: string, name: string): Promise<string | null> {

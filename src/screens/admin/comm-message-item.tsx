@@ -138,7 +138,8 @@ export function CommMessageItem({ message, onChanged }: Props) {
           {draft === null ? (
             <>
               <button type="button" className="button button-small" disabled={busy !== null} onClick={() => setDraft(message.text)}>Edit</button>
-              <button type="button" className="button button-small button-primary" disabled={busy !== null} onClick={() => void run('queue', () => queueCommMessage(message.id))}>
+              <button type="button" className="button button-small button-primary" disabled={busy !== null}
+                onClick={() => void run('queue', () => queueCommMessage(message.id))}>
                 {busy === 'queue' ? 'Queuing...' : 'Queue'}
               </button>
               <button type="button" className="button button-small comm-delete" disabled={busy !== null} onClick={remove}>
@@ -151,7 +152,8 @@ export function CommMessageItem({ message, onChanged }: Props) {
                 onClick={() => void run('save', () => updateCommMessageText(message.id, draft))}>
                 {busy === 'save' ? 'Saving...' : 'Save'}
               </button>
-              <button type="button" className="button button-small" disabled={busy !== null} onClick={() => { setDraft(null); setFailure(null); }}>Cancel</button>
+              <button type="button" className="button button-small" disabled={busy !== null}
+                onClick={() => { setDraft(null); setFailure(null); }}>Cancel</button>
             </>
           )}
         </div>

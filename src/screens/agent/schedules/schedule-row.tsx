@@ -69,7 +69,8 @@ export function EditRow({ draft, state, error, detail, saving, onChange, onSave,
               {draft.frequency === 'monthly' && (
                 <label className="schedule-field">
                   <span>Day of month</span>
-                  <input type="number" min={1} max={31} step={1} value={draft.dayOfMonth} onChange={(e) => set({ dayOfMonth: e.target.value })} disabled={saving} />
+                  <input type="number" min={1} max={31} step={1} value={draft.dayOfMonth}
+                    onChange={(e) => set({ dayOfMonth: e.target.value })} disabled={saving} />
                 </label>
               )}
               {draft.frequency === 'weekly' && (
@@ -90,7 +91,8 @@ export function EditRow({ draft, state, error, detail, saving, onChange, onSave,
                   </div>
                   <label className="schedule-field schedule-field-inline">
                     <span>Every</span>
-                    <input type="number" min={1} max={52} step={1} value={draft.weekInterval} onChange={(e) => set({ weekInterval: e.target.value })} disabled={saving} aria-label="Week interval" />
+                    <input type="number" min={1} max={52} step={1} value={draft.weekInterval}
+                      onChange={(e) => set({ weekInterval: e.target.value })} disabled={saving} aria-label="Week interval" />
                     <span>{draft.weekInterval.trim() === '1' ? 'week' : 'weeks'}</span>
                   </label>
                 </>
@@ -101,7 +103,8 @@ export function EditRow({ draft, state, error, detail, saving, onChange, onSave,
         <td>
           <label className="schedule-field">
             <span>Message</span>
-            <textarea rows={2} value={draft.message} onChange={(e) => set({ message: e.target.value })} disabled={saving} placeholder="What the agent should do" />
+            <textarea rows={2} value={draft.message} onChange={(e) => set({ message: e.target.value })} disabled={saving}
+              placeholder="What the agent should do" />
           </label>
         </td>
         <td className="schedule-actions">

@@ -36,7 +36,8 @@ export function TraceRow({ trace, expanded, onToggle, onOpenDetails, offlineMode
             <span className="trace-marker" data-kind={marker?.toLowerCase()} title={trace.thread_name ?? undefined}>
               {marker ?? trace.thread_name ?? NO_DATA}
             </span>
-            <span className="trace-row-model" title={offlineModel && trace.model === offlineModel ? `${trace.model} (offline model)` : (trace.model ?? undefined)}>
+            <span className="trace-row-model"
+              title={offlineModel && trace.model === offlineModel ? `${trace.model} (offline model)` : (trace.model ?? undefined)}>
               {trace.model || NO_DATA}
             </span>
             <time className="trace-row-time" dateTime={trace.created_at}>{formatTime(trace.created_at)}</time>

@@ -60,7 +60,8 @@ export function SpendLimitDialog({ currentCents, currency, onClose, env = browse
       {selection === 'custom' && (
         <label className="field limit-custom">
           <span>Custom amount ({currency.toUpperCase()}, whole units)</span>
-          <input type="text" inputMode="numeric" pattern="[0-9]*" autoComplete="off" value={custom} onChange={(e) => setCustom(digitsOnly(e.target.value))} autoFocus />
+          <input type="text" inputMode="numeric" pattern="[0-9]*" autoComplete="off" value={custom}
+            onChange={(e) => setCustom(digitsOnly(e.target.value))} autoFocus />
         </label>
       )}
     </FormModal>
