@@ -188,7 +188,8 @@ export async function compareInBrowsers({ base, admin, agentId, socketPath, log,
       ours: { latency: median(oursLatency), idle: idle.ours, scrolling: scrolling.ours },
       novnc: { latency: median(novncLatency), idle: idle.novnc, scrolling: scrolling.novnc },
     };
-    log(`6. in Chromium, same Xvnc${condition ? `, ${condition}` : ''} — input-to-pixel median: ours ${result.ours.latency.toFixed(1)} ms, noVNC ${result.novnc.latency.toFixed(1)} ms; ` +
+    const where = `6. in Chromium, same Xvnc${condition ? `, ${condition}` : ''}`;
+    log(`${where} — input-to-pixel median: ours ${result.ours.latency.toFixed(1)} ms, noVNC ${result.novnc.latency.toFixed(1)} ms; ` +
       `idle: ours ${result.ours.idle.toFixed(0)} B/s, noVNC ${result.novnc.idle.toFixed(0)} B/s; ` +
       `scrolling terminal: ours ${(result.ours.scrolling / 1024).toFixed(1)} KiB/s, noVNC ${(result.novnc.scrolling / 1024).toFixed(1)} KiB/s`);
     return result;
