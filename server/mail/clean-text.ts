@@ -17,7 +17,7 @@ export function cleanLine(text: string): string {
   return text.replace(LINE_CONTROLS, ' ').replace(/ {2,}/g, ' ').trim().replace(LONE_SURROGATE, '\ufffd');
 }
 
-/** An attachment's name: one line, each run of controls one underscore, never empty. */
+/** An attachment's name: one line, controls stripped as in every stored name (files/storage.ts), never empty. */
 export function cleanFileName(name: string, fallback: string): string {
-  return cleanLine(name.replace(LINE_CONTROLS, '_')).replace(/^[\s.]+$/, '') || fallback;
+  return cleanLine(name.replace(LINE_CONTROLS, '')).replace(/^[\s.]+$/, '') || fallback;
 }

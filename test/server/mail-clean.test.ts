@@ -47,13 +47,13 @@ clean('swaks sends an attachment named "nul\\0byte.txt": 250, and the name, subj
   // Controls in a decoded body make it look undecodable: the raw text is kept instead, cleaned the same way.
   assert.match(m.text, /Line one/);
   assert.not.match(m.text, /[\u0000-\u0008\u000b-\u001f\u007f]/);
-  assert.equal(m.files, ['nul_byte.txt', 'tab_and_nul.bin']);
+  assert.equal(m.files, ['nulbyte.txt', 'tabandnul.bin']);
   assert.is(thread.name, 'Report with bell');
   const [step] = await stepsOf(thread.id, user.token);
-  assert.match(step.user_files[0], /\/nul_byte\.txt$/);
+  assert.match(step.user_files[0], /\/nulbyte\.txt$/);
   const { services } = await testServer();
   const rows = await services.db.query('SELECT original_name FROM uploaded_files WHERE agent_id = $1 ORDER BY id', [agent.id]);
-  assert.equal(rows.map((r) => r.original_name), ['nul_byte.txt', 'tab_and_nul.bin']);
+  assert.equal(rows.map((r) => r.original_name), ['nulbyte.txt', 'tabandnul.bin']);
 });
 
 clean('the same raw MIME through nodemailer, with a NUL in the envelope-free headers too, gets in once and is never retried', async () => {
