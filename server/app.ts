@@ -50,13 +50,14 @@ export function createApp(services: Services) {
   const handle = async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
     const request_id = assignRequestId(req);
-    setSecurityHeaders(res);
+    const path = req.url?.split('?')[0] ?? '/';
+    const isApi = path === '/api' || path.startsWith('/api/');
+    setSecurityHeaders(res, isApi);
     res.setHeader('X-Request-Id', request_id);
     res.on('finish', () => {
       const seconds = (performance.now() - started) / 1000;
-      const path = req.url?.split('?')[0] ?? '/';
       // Unmatched API paths share one label, so scanners cannot grow the series without bound.
-      const route = api.routeOf(req) ?? (path === '/api' || path.startsWith('/api/') ? 'unmatched' : 'static');
+      const route = api.routeOf(req) ?? (isApi ? 'unmatched' : 'static');
       services.metrics?.observe(req.method ?? 'GET', route, res.statusCode, seconds);
       if (!services.config.logRequests) return;
       const ms = Math.round(seconds * 10000) / 10;
@@ -64,7 +65,7 @@ export function createApp(services: Services) {
     });
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
-      if (url.pathname === '/api' || url.pathname.startsWith('/api/')) return await api.handle(req, res, url);
+      if (isApi) return await api.handle(req, res, url);
       if (!services.config.staticDir) return sendError(res, new HttpError(404, 'Not found'));
       await serveStatic(services.config.staticDir, req, res, url.pathname);
     } catch (err) {

@@ -65,14 +65,20 @@ shapes('a handler crash is a 500 without internals', async () => {
   assert.ok(errors.some((e) => e.includes('secret stack detail')), 'the error is logged on the server');
 });
 
-shapes('every response carries the security headers', async () => {
-  const res = await call('/api/health');
-  const csp = res.headers.get('content-security-policy') ?? '';
+shapes('every response carries the security headers: the page policy outside /api, allow-nothing on the API', async () => {
+  const page = await call('/some/page');
+  const csp = page.headers.get('content-security-policy') ?? '';
   assert.match(csp, /script-src 'self'/);
   assert.match(csp, /frame-ancestors 'none'/);
   assert.not.match(csp, /unsafe-inline/);
-  assert.is(res.headers.get('x-content-type-options'), 'nosniff');
-  assert.ok(res.headers.get('referrer-policy'));
+  assert.is(page.headers.get('x-content-type-options'), 'nosniff');
+  assert.is(page.headers.get('x-frame-options'), 'DENY');
+  assert.ok(page.headers.get('referrer-policy'));
+
+  const api = await call('/api/health');
+  assert.is(api.headers.get('content-security-policy'), "default-src 'none'; frame-ancestors 'none'");
+  assert.is(api.headers.get('x-content-type-options'), 'nosniff');
+  assert.is(api.headers.get('referrer-policy'), 'no-referrer');
 });
 
 shapes.run();
