@@ -21,38 +21,40 @@ const words = suite('audit: sentences');
 
 words('names the admin behind an impersonation, the mail and its recipient', () => {
   const e = event('mail.approve', { ...asAdmin, target_type: 'message', target_id: '12', detail: { to: 'bob@example.test', subject: 'Hi' } });
-  assert.is(auditSentence(e), 'Admin@example.test as ann@example.test approved mail #12 to bob@example.test');
+  assert.is(auditSentence(e), 'admin@example.test as ann@example.test approved mail #12 to bob@example.test');
 });
 
 words('reads each kind of actor and target', () => {
   const cases: [AuditEvent, string][] = [
-    [event('auth.sign_in'), 'Ann@example.test signed in'],
+    [event('auth.sign_in'), 'ann@example.test signed in'],
     [event('auth.sign_in_failed', { actor_type: 'system', actor_id: null, actor_label: null, detail: { email: 'ann@example.test' } }),
       'Someone failed to sign in as ann@example.test'],
     [event('agent.create', { ...asAdmin, target_type: 'agent', target_id: '7', detail: { name: 'Alice' } }),
-      'Admin@example.test as ann@example.test created agent “Alice” (#7)'],
-    [event('agent.delete', { target_type: 'agent', target_id: '7', detail: { name: 'Alice' } }), 'Ann@example.test deleted agent “Alice” (#7)'],
+      'admin@example.test as ann@example.test created agent “Alice” (#7)'],
+    [event('agent.delete', { target_type: 'agent', target_id: '7', detail: { name: 'Alice' } }), 'ann@example.test deleted agent “Alice” (#7)'],
     [event('agent.update', { target_type: 'agent', target_id: '7', detail: { field: 'system_prompt' } }),
-      'Ann@example.test edited the system prompt of agent #7'],
+      'ann@example.test edited the system prompt of agent #7'],
     [event('agent.run_state', { target_type: 'agent', target_id: '7', detail: { from: 'stop', to: 'run_all' } }),
-      'Ann@example.test switched agent #7 from stop to fast'],
+      'ann@example.test switched agent #7 from stop to fast'],
     [event('agent.email_prefix', { target_type: 'agent', target_id: '7', detail: { from: null, to: 'sales' } }),
-      'Ann@example.test set the e-mail prefix of agent #7 to sales'],
+      'ann@example.test set the e-mail prefix of agent #7 to sales'],
     [event('mail.draft', { actor_type: 'agent', actor_id: 7, target_type: 'message', target_id: '3', detail: { to: 'x@y.z' } }),
       'Agent #7 drafted mail #3 to x@y.z'],
     [event('mail.send', { actor_type: 'system', target_type: 'message', target_id: '3', detail: { to: 'x@y.z' } }), 'Mail #3 to x@y.z was sent'],
     [event('billing.spend_limit', { target_type: 'user', target_id: '2', detail: { from_cents: 0, to_cents: 2500 } }),
-      'Ann@example.test changed the monthly spend limit of user #2 from no limit to $25.00'],
-    [event('desktop.take_control', { target_type: 'agent', target_id: '7' }), 'Ann@example.test took control of the desktop of agent #7'],
+      'ann@example.test changed the monthly spend limit of user #2 from no limit to $25.00'],
+    [event('desktop.take_control', { target_type: 'agent', target_id: '7' }), 'ann@example.test took control of the desktop of agent #7'],
     [event('recording.stop', { actor_type: 'system', target_type: 'recording', target_id: '4', detail: { agent_id: 7, auto: true } }),
       'Recording #4 of agent #7 stopped at its time limit'],
     [event('audit.prune', { actor_type: 'system', target_type: 'audit', target_id: '99', detail: { deleted: 1, retention_days: 400 } }),
       'The system pruned 1 audit event older than 400 days'],
     [event('impersonation.request', { ...asAdmin, detail: { method: 'POST', route: '/threads/:id/stop' } }),
-      'Admin@example.test as ann@example.test made a change: POST /threads/:id/stop'],
-    [event('something.new', { target_type: 'thread', target_id: '5' }), 'Ann@example.test did something.new on thread #5'],
+      'admin@example.test as ann@example.test made a change: POST /threads/:id/stop'],
+    [event('something.new', { target_type: 'thread', target_id: '5' }), 'ann@example.test did something.new on thread #5'],
   ];
   for (const [e, sentence] of cases) assert.is(auditSentence(e), sentence, e.action);
+  // An e-mail address keeps its case; the sentences that start with a word are capitalised.
+  assert.is(auditSentence(event('auth.sign_in', { actor_label: 'Ann@Example.test' })), 'Ann@Example.test signed in');
 });
 
 // --- the page
@@ -72,7 +74,7 @@ page('shows the verification, the events as sentences, their detail, and filters
   await renderScreen(api, <AuditScreen />);
   await settle();
   assert.match(text(), 'Audit trail verified: 1,234 events, none changed or missing.');
-  assert.match(text(), 'Admin@example.test as ann@example.test approved mail #12 to bob@example.test');
+  assert.match(text(), 'admin@example.test as ann@example.test approved mail #12 to bob@example.test');
   assert.match(document.querySelector('.audit-detail')!.textContent!, 'r-1', 'the detail is in the page, behind its summary');
   (document.querySelector('input[name=action]') as HTMLInputElement).value = 'mail.';
   await click(getRole('button', 'Apply'));

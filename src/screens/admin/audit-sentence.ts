@@ -18,7 +18,7 @@ const dollars = (cents: unknown) => (Number(cents) === 0 ? 'no limit' : `$${(Num
 const quoted = (text: unknown) => `“${String(text)}”`;
 const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** The sentence, without a final full stop; the first letter capitalised. */
+/** The sentence, without a final full stop; capitalised unless it starts with an e-mail address. */
 export function auditSentence(e: AuditEvent): string {
   const who = actorPhrase(e);
   const d = e.detail ?? {};
@@ -68,5 +68,6 @@ export function auditSentence(e: AuditEvent): string {
       default: return `${who} did ${e.action}${e.target_type ? ` on ${e.target_type} #${id}` : ''}`;
     }
   })();
+  if (e.actor_type === 'user' && text.startsWith(who)) return text;
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
