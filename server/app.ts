@@ -24,6 +24,7 @@ import { registerScreenshareRoutes } from './routes/screenshare.ts';
 import { registerSchedulerRoutes } from './routes/scheduler.ts';
 import { registerMetricsRoutes } from './routes/metrics.ts';
 import { registerAdminAuditRoutes } from './routes/admin-audit.ts';
+import { registerAdminSpendRoutes } from './routes/admin-spend.ts';
 import { assignRequestId } from './ops/request-id.ts';
 import { withRequestContext } from './ops/request-context.ts';
 import type { Services } from './services.ts';
@@ -46,6 +47,7 @@ export function createApp(services: Services) {
   registerAdminRoutes(api);
   registerAdminMailRoutes(api);
   registerAdminAuditRoutes(api);
+  registerAdminSpendRoutes(api);
   registerScreenshareRoutes(api);
   registerSchedulerRoutes(api);
   registerMetricsRoutes(api);
