@@ -46,7 +46,7 @@ test('the admin reads who did what: sentences, detail, filters, export, verifica
   const events = page.getByRole('list', { name: 'Events' });
   await expect(events.getByText(`${ADMIN.email} as ${email} created agent “Audited ${run}” (#${agent.id})`, { exact: false })).toBeVisible();
   await expect(events.getByText(`${ADMIN.email} as ${email} edited the notes of agent #${agent.id}`, { exact: false })).toBeVisible();
-  await expect(events.getByText(`${email} changed the monthly spend limit of user #${me.id} from no limit to $25.00`, { exact: false })).toBeVisible();
+  await expect(events.getByText(`${email} changed their monthly spend limit from no limit to $25.00`, { exact: false })).toBeVisible();
   await screenshotBothThemes(page, 'admin-audit');
 
   // One event opens to its detail: who, for whom, from where; the notes' text is not in it.
@@ -71,7 +71,7 @@ test('the admin reads who did what: sentences, detail, filters, export, verifica
   await page.getByLabel('Action').fill('billing.');
   await page.getByRole('button', { name: 'Apply' }).click();
   await expect(events.getByRole('listitem')).toHaveCount(1);
-  await expect(events).toContainText('changed the monthly spend limit');
+  await expect(events).toContainText('changed their monthly spend limit');
 
   // The export takes the same filters.
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
@@ -80,6 +80,18 @@ test('the admin reads who did what: sentences, detail, filters, export, verifica
     + 'request_id,ip,user_agent,detail,prev_hash,hash');
   expect(csv).toHaveLength(2);
   expect(csv[1]).toContain('billing.spend_limit');
+
+  // The Admin Dashboard's spend report (the offline model costs nothing, so this month has no spend here).
+  await page.getByRole('link', { name: 'Admin Dashboard' }).click();
+  await expect(page.getByRole('heading', { name: 'Spend by user' })).toBeVisible();
+  await expect(page.getByText(/^No spend in \d{4}-\d{2}$/)).toBeVisible();
+  const [spend] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+  expect(readFileSync((await spend.path())!, 'utf8').split('\r\n')[0]).toBe('month,user_id,email,spend_usd,limit_usd,status,top_agents');
+  await screenshotBothThemes(page, 'admin-dashboard-spend');
+  for (const theme of ['light', 'dark']) {
+    await page.evaluate((t) => (document.documentElement.dataset.theme = t), theme);
+    expect(await axeViolations(page), `axe on the Admin Dashboard, ${theme} theme`).toEqual([]);
+  }
 });
 
 test('a user is not shown the audit trail', async ({ page }) => {

@@ -1,9 +1,11 @@
 import { ADMIN, cleanup, click, FakeApi, getRole, json, renderScreen, settle, text, USER, type Call } from './helpers/screen-harness.tsx';
+import { act } from 'react';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { AuditEvent } from '../../src/lib/audit-api.ts';
 import { auditSentence } from '../../src/screens/admin/audit-sentence.ts';
 import AuditScreen from '../../src/screens/admin/audit-screen.tsx';
+import AdminDashboard from '../../src/screens/admin/admin-dashboard.tsx';
 
 let next = 1;
 function event(action: string, fields: Partial<AuditEvent> = {}): AuditEvent {
@@ -42,7 +44,9 @@ words('reads each kind of actor and target', () => {
       'Agent #7 drafted mail #3 to x@y.z'],
     [event('mail.send', { actor_type: 'system', target_type: 'message', target_id: '3', detail: { to: 'x@y.z' } }), 'Mail #3 to x@y.z was sent'],
     [event('billing.spend_limit', { target_type: 'user', target_id: '2', detail: { from_cents: 0, to_cents: 2500 } }),
-      'ann@example.test changed the monthly spend limit of user #2 from no limit to $25.00'],
+      'ann@example.test changed their monthly spend limit from no limit to $25.00'],
+    [event('billing.spend_limit', { ...asAdmin, actor_id: 1, actor_label: 'admin@example.test', impersonator_id: null, target_type: 'user',
+      target_id: '2', detail: { from_cents: 2500, to_cents: 0 } }), 'admin@example.test changed the monthly spend limit of user #2 from $25.00 to no limit'],
     [event('desktop.take_control', { target_type: 'agent', target_id: '7' }), 'ann@example.test took control of the desktop of agent #7'],
     [event('recording.stop', { actor_type: 'system', target_type: 'recording', target_id: '4', detail: { agent_id: 7, auto: true } }),
       'Recording #4 of agent #7 stopped at its time limit'],
@@ -98,5 +102,37 @@ page('non-admins see Forbidden', async () => {
   assert.match(text(), 'Forbidden: Admins only');
 });
 
+// --- the spend report on the Admin Dashboard
+
+const spend = suite('admin: spend report');
+spend.after.each(cleanup);
+
+spend('lists spend per user with top agents, flags who is near or over the limit, and asks for another month', async () => {
+  const calls: Call[] = [];
+  const api = new FakeApi(ADMIN).on('GET /api/admin/agents', () => []).on('GET /api/admin/spend', (call: Call) => {
+    calls.push(call);
+    return {
+      month: '2026-11',
+      users: [
+        { month: '2026-11', user_id: 2, email: 'ann@example.test', spend_cents: 900, limit_cents: 1000, status: 'near',
+          top_agents: [{ agent_id: 7, name: 'Researcher', spend_cents: 600 }, { agent_id: 8, name: 'Writer', spend_cents: 300 }] },
+        { month: '2026-11', user_id: 3, email: 'bob@example.test', spend_cents: 50, limit_cents: 0, status: 'no_limit', top_agents: [] },
+      ],
+    };
+  });
+  await renderScreen(api, <AdminDashboard />);
+  await settle();
+  const table = document.querySelector<HTMLElement>('table[aria-label="Spend by user in 2026-11"]')!;
+  assert.match(table.textContent!, 'ann@example.test$9.00$10.00Near limitResearcher $6.00, Writer $3.00');
+  assert.match(table.textContent!, 'bob@example.test$0.50—No limit');
+  assert.match(text(), 'ann@example.test: $9.00 of $10.00 (near limit)');
+  const select = document.querySelector('.spend-month select') as HTMLSelectElement;
+  select.value = select.options[1].value;
+  await act(async () => void select.dispatchEvent(new Event('change', { bubbles: true })));
+  await settle();
+  assert.is(calls.at(-1)!.search, `?month=${select.options[1].value}`);
+});
+
 words.run();
 page.run();
+spend.run();

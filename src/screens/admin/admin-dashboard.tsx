@@ -7,6 +7,7 @@ import { useIsAdmin } from '../../lib/use-is-admin.ts';
 import { useResource } from '../../lib/use-resource.ts';
 import { Forbidden } from '../error-pages/error-pages.tsx';
 import { AuditLink } from './audit-link.tsx';
+import { SpendPanel } from './spend-panel.tsx';
 import { AdminTable, type Column } from './admin-table.tsx';
 import { LoadError } from './load-error.tsx';
 import { RelativeTime } from './relative-time-label.tsx';
@@ -46,6 +47,7 @@ export default function AdminDashboard() {
       {data && data.length > 0 && (
         <AdminTable label="Agents" columns={COLUMNS} rows={data} href={(a) => `/admin/agents/${a.id}`} busy={isValidating} />
       )}
+      <SpendPanel />
     </div>
   );
 }

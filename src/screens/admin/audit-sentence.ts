@@ -25,6 +25,8 @@ export function auditSentence(e: AuditEvent): string {
   const id = e.target_id;
   const agent = `agent #${e.target_type === 'agent' ? id : d.agent_id}`;
   const mail = `mail #${id}${d.to ? ` to ${d.to}` : ''}`;
+  // A user changing their own account reads "their", anyone else's "of user #n".
+  const whose = (thing: string) => (e.actor_type === 'user' && String(e.actor_id) === id ? `their ${thing}` : `the ${thing} of user #${id}`);
   const text = ((): string => {
     switch (e.action) {
       case 'auth.sign_up': return `${who} created an account`;
@@ -35,7 +37,7 @@ export function auditSentence(e: AuditEvent): string {
         return `sign-in as ${d.email ?? `user #${id}`} was locked after repeated failures${d.scope === 'address' ? ' (from that address)' : ''}`;
       case 'auth.password_change': return `${who} changed the password of ${d.email ?? `user #${id}`}`;
       case 'user.role_change': return `${who} made ${d.email ?? `user #${id}`} ${d.to === 'admin' ? 'an admin' : `a ${d.to}`} (was ${d.from})`;
-      case 'user.update': return `${who} changed the name of user #${id} from ${quoted(d.from)} to ${quoted(d.to)}`;
+      case 'user.update': return `${who} changed ${whose('name')} from ${quoted(d.from)} to ${quoted(d.to)}`;
       case 'impersonation.request': return `${who} made a change: ${d.method} ${d.route}`;
       case 'agent.create': return `${who} created agent ${quoted(d.name)} (#${id})`;
       case 'agent.update': return `${who} edited the ${TEXT_FIELDS[d.field] ?? d.field} of ${agent}`;
@@ -58,7 +60,7 @@ export function auditSentence(e: AuditEvent): string {
       case 'mail.delete': return `${who} deleted ${mail}`;
       case 'mail.send': return `${mail} was sent`;
       case 'mail.dead': return `${mail} could not be sent and was given up after ${count(Number(d.attempts ?? 0), 'attempt')}`;
-      case 'billing.spend_limit': return `${who} changed the monthly spend limit of user #${id} from ${dollars(d.from_cents)} to ${dollars(d.to_cents)}`;
+      case 'billing.spend_limit': return `${who} changed ${whose('monthly spend limit')} from ${dollars(d.from_cents)} to ${dollars(d.to_cents)}`;
       case 'billing.limit_stop': return `a run of thread #${id} was stopped by the spend limit`;
       case 'recording.start': return `${who} started recording #${id} of ${agent}`;
       case 'recording.stop': return d.auto ? `recording #${id} of ${agent} stopped at its time limit` : `${who} stopped recording #${id} of ${agent}`;
