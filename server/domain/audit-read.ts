@@ -57,16 +57,28 @@ function where(f: AuditFilter): { sql: string; params: unknown[] } {
   return { sql: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
 }
 
+/**
+ * An e-mail that names an account is read as that user's id (indexed as actor and as impersonator); one that names
+ * none (a deleted account, a failed sign-in's address) is matched against the labels the events kept.
+ */
+async function resolveActor(db: Queryable, filter: AuditFilter): Promise<AuditFilter> {
+  const actor = filter.actor?.trim();
+  if (!actor || actor === 'system' || /^(agent:)?\d+$/.test(actor)) return filter;
+  const [user] = await db.query<{ id: number }>('SELECT id FROM users WHERE lower(email) = lower($1)', [actor]);
+  return user ? { ...filter, actor: String(user.id) } : filter;
+}
+
 /** One page, newest first; next_cursor is null on the last page. */
 export async function listAudit(db: Queryable, filter: AuditFilter, limit = PAGE_SIZE): Promise<{ events: AuditRow[]; next_cursor: string | null }> {
-  const { sql, params } = where(filter);
+  const { sql, params } = where(await resolveActor(db, filter));
   const rows = await db.query<AuditRow>(`SELECT ${COLUMNS} FROM audit_events ${sql} ORDER BY id DESC LIMIT ${limit + 1}`, params);
   const events = rows.slice(0, limit).map((r) => ({ ...r, id: Number(r.id) }));
   return { events, next_cursor: rows.length > limit ? String(events[events.length - 1].id) : null };
 }
 
 /** Every matching event, newest first, `batch` rows at a time (the export streams these). */
-export async function* auditBatches(db: Queryable, filter: AuditFilter, batch = 1000): AsyncGenerator<AuditRow[]> {
+export async function* auditBatches(db: Queryable, asked: AuditFilter, batch = 1000): AsyncGenerator<AuditRow[]> {
+  const filter = await resolveActor(db, asked);
   let cursor = filter.cursor ?? null;
   for (;;) {
     const { events, next_cursor } = await listAudit(db, { ...filter, cursor }, batch);

@@ -27,6 +27,7 @@ CREATE INDEX audit_events_action ON audit_events (action text_pattern_ops, id);
 CREATE INDEX audit_events_actor ON audit_events (actor_id, id) WHERE actor_id IS NOT NULL;
 CREATE INDEX audit_events_impersonator ON audit_events (impersonator_id, id) WHERE impersonator_id IS NOT NULL;
 CREATE INDEX audit_events_actor_label ON audit_events (lower(actor_label), id);
+CREATE INDEX audit_events_impersonator_label ON audit_events (lower(impersonator_label), id) WHERE impersonator_label IS NOT NULL;
 CREATE INDEX audit_events_target ON audit_events (target_type, target_id, id);
 
 -- The chain's head: the newest event's id and hash, and where the chain starts (0 and '' until a prune).
