@@ -88,8 +88,8 @@ try {
         u := 1 + (i::bigint * 7919) % 1000; imp := CASE WHEN i % 10 = 0 THEN 1001 ELSE NULL END;
         tt := CASE WHEN a LIKE 'mail.%' THEN 'message' ELSE 'agent' END; tid := (1 + (i::bigint * 104729) % 5000)::text;
         d := jsonb_build_object('field', 'notes', 'to_chars', i % 500);
-        next := audit_event_hash(h, n, t, 'bench', 'user', u, 'user' || u || '@example.test', imp, CASE WHEN imp IS NULL THEN NULL ELSE 'admin@example.test' END,
-          a, tt, tid, 'req-' || i, '10.0.0.' || (i % 250), 'bench', d);
+        next := audit_event_hash(h, n, t, 'bench', 'user', u, 'user' || u || '@example.test', imp,
+          CASE WHEN imp IS NULL THEN NULL ELSE 'admin@example.test' END, a, tt, tid, 'req-' || i, '10.0.0.' || (i % 250), 'bench', d);
         INSERT INTO audit_events (id, at, instance, actor_type, actor_id, actor_label, impersonator_id, impersonator_label, action, target_type,
           target_id, request_id, ip, user_agent, detail, prev_hash, hash)
         VALUES (n, t, 'bench', 'user', u, 'user' || u || '@example.test', imp, CASE WHEN imp IS NULL THEN NULL ELSE 'admin@example.test' END,
