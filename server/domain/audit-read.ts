@@ -44,15 +44,22 @@ function where(f: AuditFilter): { sql: string; params: unknown[] } {
   }
   const action = f.action?.trim();
   if (action) {
-    if (action.endsWith('.')) {
-      // A prefix as a range, so the (action, id) index serves it.
-      clauses.push(`action >= ${p(action)} AND action < ${p(action.slice(0, -1) + '/')}`);
-    } else clauses.push(`action = ${p(action)}`);
+    // A prefix as LIKE 'mail.%', which the (action text_pattern_ops, id) index serves.
+    if (action.endsWith('.')) clauses.push(`action LIKE ${p(action.replace(/[\\%_]/g, (c) => '\\' + c) + '%')}`);
+    else clauses.push(`action = ${p(action)}`);
   }
   if (f.target_type) clauses.push(`target_type = ${p(f.target_type)}`);
   if (f.target_id) clauses.push(`target_id = ${p(f.target_id)}`);
-  if (f.since) clauses.push(`at >= ${p(f.since)}`);
-  if (f.until) clauses.push(`at < ${p(f.until)}`);
+  // Times never go back along the ids (audit_chain.last_at), so a time range is also an id range: its ends are
+  // found on the (at, id) index, and the page is read from the primary key between them.
+  if (f.since) {
+    const since = p(f.since);
+    clauses.push(`at >= ${since} AND id >= (SELECT id FROM audit_events WHERE at >= ${since} ORDER BY at, id LIMIT 1)`);
+  }
+  if (f.until) {
+    const until = p(f.until);
+    clauses.push(`at < ${until} AND id <= (SELECT id FROM audit_events WHERE at < ${until} ORDER BY at DESC, id DESC LIMIT 1)`);
+  }
   if (f.cursor) clauses.push(`id < ${p(f.cursor)}`);
   return { sql: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
 }

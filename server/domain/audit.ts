@@ -21,18 +21,23 @@ export type AuditEvent = {
   detail?: Record<string, unknown>;
   /** Default: the request's user (and the admin behind an impersonation), else the system. */
   actor?: Actor;
+  /**
+   * Caused by background work (runner, sender, timers), which may run inside the request that woke it: the
+   * request's id, address and user agent are not this event's.
+   */
+  background?: boolean;
 };
 
 const APPEND = prepared('audit.append', `WITH head AS (
-    SELECT last_hash, nextval('audit_events_id_seq') AS id, clock_timestamp() AS at FROM audit_chain WHERE id = 1 FOR UPDATE
+    SELECT last_hash, nextval('audit_events_id_seq') AS id, greatest(clock_timestamp(), last_at) AS at FROM audit_chain WHERE id = 1 FOR UPDATE
   ), ev AS (
     INSERT INTO audit_events (id, at, instance, actor_type, actor_id, actor_label, impersonator_id, impersonator_label, action,
       target_type, target_id, request_id, ip, user_agent, detail, prev_hash, hash)
     SELECT head.id, head.at, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, head.last_hash,
       audit_event_hash(head.last_hash, head.id, head.at, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb)
-    FROM head RETURNING id, hash
+    FROM head RETURNING id, hash, at
   )
-  UPDATE audit_chain c SET last_id = ev.id, last_hash = ev.hash FROM ev WHERE c.id = 1 RETURNING ev.id`);
+  UPDATE audit_chain c SET last_id = ev.id, last_hash = ev.hash, last_at = ev.at FROM ev WHERE c.id = 1 RETURNING ev.id`);
 
 const SECRET_KEY = /password|secret|token|cookie|authorization/i;
 
@@ -45,7 +50,7 @@ function clean(value: unknown): unknown {
 
 /** Appends the event in the caller's transaction; its id. */
 export async function record(q: Queryable, event: AuditEvent): Promise<number> {
-  const context = requestContext();
+  const context = event.background ? undefined : requestContext();
   const acting = context?.user;
   const real = context?.realUser;
   const actor: Actor = event.actor ?? (acting ? { type: 'user', id: acting.id, label: acting.email } : { type: 'system' });
@@ -78,7 +83,7 @@ export async function pruneAudit(db: Db, days: number, now = new Date()): Promis
     if (!old.n) return null;
     const last = Number(old.last);
     await record(q, {
-      actor: SYSTEM, action: 'audit.prune', target: { type: 'audit', id: last },
+      actor: SYSTEM, background: true, action: 'audit.prune', target: { type: 'audit', id: last },
       detail: { retention_days: days, before: before.toISOString(), deleted: old.n, through_id: last },
     });
     const [anchor] = await q.query<{ id: number; prev_hash: string }>(

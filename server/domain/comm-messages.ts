@@ -80,7 +80,7 @@ export async function draftOutbound(db: Db, bus: Bus, d: Draft): Promise<{ id: n
       [d.threadId, d.from, d.to, subject, d.text, newMessageId(d.mailDomain), last?.message_id ?? null, references]);
     await q.query('UPDATE threads SET approval_required = true, updated_at = now() WHERE id = $1', [d.threadId]);
     await record(q, {
-      action: 'mail.draft', actor: { type: 'agent', id: d.agentId }, target: { type: 'message', id: m.id },
+      action: 'mail.draft', actor: { type: 'agent', id: d.agentId }, background: true, target: { type: 'message', id: m.id },
       detail: { to: d.to, subject, thread_id: d.threadId, agent_id: d.agentId, chars: d.text.length },
     });
     return m;

@@ -31,7 +31,7 @@ export async function markSent(db: Db, mail: OutboundMail): Promise<void> {
     await q.query(
       `UPDATE comm_messages SET outbound_state = 'success', sent_at = now(), last_error = NULL, next_attempt_at = NULL, updated_at = now()
        WHERE id = $1`, [mail.id]);
-    await record(q, { action: 'mail.send', actor: SYSTEM, target: { type: 'message', id: mail.id }, detail: outcome(mail) });
+    await record(q, { action: 'mail.send', actor: SYSTEM, background: true, target: { type: 'message', id: mail.id }, detail: outcome(mail) });
   });
 }
 
@@ -42,7 +42,9 @@ export async function markFailed(db: Db, mail: OutboundMail, error: string, retr
   await db.tx(async (q) => {
     await markAttempt(q, mail.id, error, retryInMs);
     // Given up on: on the record (a retry is not a change anyone decided).
-    if (retryInMs === null) await record(q, { action: 'mail.dead', actor: SYSTEM, target: { type: 'message', id: mail.id }, detail: outcome(mail) });
+    if (retryInMs === null) {
+      await record(q, { action: 'mail.dead', actor: SYSTEM, background: true, target: { type: 'message', id: mail.id }, detail: outcome(mail) });
+    }
   });
 }
 

@@ -76,7 +76,7 @@ export async function markStopped(db: Db, id: number, at: Date, auto: boolean): 
     // Stopped by the server (too long, shut down): the system did it, not the person whose request is being served.
     await record(q, {
       action: 'recording.stop', target: { type: 'recording', id }, detail: { agent_id: stopped.agent_id, auto },
-      ...(auto ? { actor: SYSTEM } : {}),
+      ...(auto ? { actor: SYSTEM, background: true } : {}),
     });
     return stopped;
   });
@@ -100,6 +100,6 @@ export async function markSummarized(db: Db, id: number, threadId: number): Prom
     const [row] = await q.query<{ agent_id: number }>('UPDATE recordings SET summarized_at = now() WHERE id = $1 RETURNING agent_id', [id]);
     if (!row) return;
     const detail = { agent_id: row.agent_id, thread_id: threadId };
-    await record(q, { action: 'recording.summarize', actor: SYSTEM, target: { type: 'recording', id }, detail });
+    await record(q, { action: 'recording.summarize', actor: SYSTEM, background: true, target: { type: 'recording', id }, detail });
   });
 }

@@ -196,7 +196,11 @@ export class Api {
     if (!context || context.recorded || !ctx.user || !ctx.realUser || ctx.user.id === ctx.realUser.id) return;
     if (['GET', 'HEAD', 'OPTIONS'].includes(context.method)) return;
     const detail = { method: context.method, route };
-    await this.services.db.tx((q) => record(q, { action: 'impersonation.request', target: { type: 'user', id: ctx.user.id }, detail }));
+    // The change is made: a failed record is logged, not answered as a failure of the change.
+    await this.services.db.tx((q) => record(q, { action: 'impersonation.request', target: { type: 'user', id: ctx.user.id }, detail }))
+      .catch((err) => {
+        this.services.log.error(`audit: impersonated ${context.method} ${route} not recorded: ${err.message}`, { request_id: context.requestId });
+      });
   }
 
   private async authenticate(req: IncomingMessage, level: AuthLevel, options?: { allowQueryToken?: boolean }): Promise<Partial<Identity>> {

@@ -246,7 +246,8 @@ export class Runner {
     }
     if (outcome.kind === 'failed' && failure instanceof SpendRefused) {
       await recordAlone(db, {
-        action: 'billing.limit_stop', actor: SYSTEM, target: { type: 'thread', id: threadId }, detail: { agent_id: agentId, reason: failure.message },
+        action: 'billing.limit_stop', actor: SYSTEM, background: true, target: { type: 'thread', id: threadId },
+        detail: { agent_id: agentId, reason: failure.message },
       }).catch((err) => this.o.log.error(`runner: audit of the spend stop failed: ${err.message}`));
     }
     try {

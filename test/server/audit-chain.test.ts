@@ -97,7 +97,7 @@ volume('export streams JSON lines and CSV in bounded memory, and both parse back
         VALUES (n, t, 'bulk', 'system', 'bulk.test', 'agent', i::text, ${lit(AGENT)}, d, h, next);
       h := next;
     END LOOP;
-    UPDATE audit_chain SET last_id = n, last_hash = h WHERE id = 1;
+    UPDATE audit_chain SET last_id = n, last_hash = h, last_at = t WHERE id = 1;
   END $$`);
   console.log(`    100,000 events appended in ${Date.now() - started} ms`);
 

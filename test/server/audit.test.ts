@@ -56,7 +56,8 @@ actions('agents: created by an admin for a user, edited, run state, e-mail setti
   const agentId = Number(created.target_id);
   assert.is(created.detail.name, 'Audited');
 
-  const [edited] = await leaves(['agent.update'], () => call(`/api/agents/${agentId}/notes`, { method: 'PUT', token: user.token, body: { notes: 'secret plan' } }));
+  const [edited] = await leaves(['agent.update'], () =>
+    call(`/api/agents/${agentId}/notes`, { method: 'PUT', token: user.token, body: { notes: 'secret plan' } }));
   assert.is(edited.actor_id, user.id);
   assert.is(edited.impersonator_id, null);
   assert.equal(edited.detail, { field: 'notes', from_chars: 0, to_chars: 11 }, 'lengths, never the text');
@@ -228,6 +229,7 @@ access('a user, and an admin acting as a user, get 403 on every audit route; an 
 access('pages: filters, newest first, 50 a page with a cursor', async () => {
   const user = await newUser('audit-pages');
   const admin = await adminToken();
+  const started = new Date(Date.now() - 1000).toISOString();
   const agent = await newAgent(user.id);
   for (let i = 0; i < 55; i++) await call(`/api/agents/${agent.id}/notes`, { method: 'PUT', token: user.token, body: { notes: 'x'.repeat(i) } });
   const first = await call(`/api/admin/audit?target_type=agent&target_id=${agent.id}&action=agent.`, { token: admin });
@@ -245,6 +247,11 @@ access('pages: filters, newest first, 50 a page with a cursor', async () => {
   assert.ok(mine.body.events.every((e: Event) => e.actor_id === user.id));
   const none = await call(`/api/admin/audit?actor=${user.id}&since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`, { token: admin });
   assert.equal(none.body, { events: [], next_cursor: null });
+  const range = `since=${encodeURIComponent(started)}&until=${encodeURIComponent(new Date().toISOString())}`;
+  const timed = await call(`/api/admin/audit?target_id=${agent.id}&target_type=agent&${range}`, { token: admin });
+  assert.equal(timed.body.events.map((e: Event) => e.id), ids, 'a time range that holds them all');
+  const before = await call(`/api/admin/audit?target_id=${agent.id}&target_type=agent&until=${encodeURIComponent(started)}`, { token: admin });
+  assert.equal(before.body.events, []);
   assert.is((await call('/api/admin/audit?since=yesterday-ish', { token: admin })).status, 422);
   assert.is((await call('/api/admin/audit?cursor=abc', { token: admin })).status, 422);
 });

@@ -22,19 +22,21 @@ CREATE TABLE audit_events (
   prev_hash text NOT NULL,
   hash text NOT NULL
 );
-CREATE INDEX audit_events_at ON audit_events (at);
+CREATE INDEX audit_events_at ON audit_events (at, id);
 CREATE INDEX audit_events_action ON audit_events (action text_pattern_ops, id);
 CREATE INDEX audit_events_actor ON audit_events (actor_id, id) WHERE actor_id IS NOT NULL;
 CREATE INDEX audit_events_impersonator ON audit_events (impersonator_id, id) WHERE impersonator_id IS NOT NULL;
 CREATE INDEX audit_events_actor_label ON audit_events (lower(actor_label), id);
-CREATE INDEX audit_events_impersonator_label ON audit_events (lower(impersonator_label), id) WHERE impersonator_label IS NOT NULL;
+CREATE INDEX audit_events_impersonator_label ON audit_events (lower(impersonator_label), id);
 CREATE INDEX audit_events_target ON audit_events (target_type, target_id, id);
 
--- The chain's head: the newest event's id and hash, and where the chain starts (0 and '' until a prune).
+-- The chain's head: the newest event's id, hash and time, and where the chain starts (0 and '' until a prune).
+-- An event's time is never before the one before it (last_at), so times follow ids and a time range is an id range.
 CREATE TABLE audit_chain (
   id integer PRIMARY KEY CHECK (id = 1),
   last_id bigint NOT NULL DEFAULT 0,
   last_hash text NOT NULL DEFAULT '',
+  last_at timestamptz NOT NULL DEFAULT '-infinity',
   anchor_id bigint NOT NULL DEFAULT 0,
   anchor_hash text NOT NULL DEFAULT ''
 );
