@@ -256,6 +256,18 @@ access('pages: filters, newest first, 50 a page with a cursor', async () => {
   assert.is((await call('/api/admin/audit?cursor=abc', { token: admin })).status, 422);
 });
 
+access('/api/metrics counts the events kept by action', async () => {
+  const { services } = await testServer();
+  const admin = await adminToken();
+  const [row] = await services.db.query<{ n: number }>("SELECT count(*)::int AS n FROM audit_events WHERE action = 'auth.sign_in'");
+  const res = await call('/api/metrics', { token: admin });
+  assert.is(res.status, 200);
+  assert.match(res.body, '# TYPE aw_audit_events gauge\n');
+  assert.match(res.body, /^aw_audit_events\{action="agent\.create"\} [1-9]\d*$/m);
+  const signIns = Number(/^aw_audit_events\{action="auth\.sign_in"\} (\d+)$/m.exec(res.body)?.[1]);
+  assert.ok(signIns >= row.n, `${signIns} sign-ins counted, ${row.n} before the scrape`);
+});
+
 actions.run();
 refused.run();
 access.run();
