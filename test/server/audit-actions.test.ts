@@ -5,7 +5,8 @@ import * as assert from 'uvu/assert';
 import { ensureAdmin } from '../../server/auth/bootstrap.ts';
 import { DesktopUnavailable } from '../../server/desktop/index.ts';
 import type { Runner } from '../../server/runner/runner.ts';
-import { call, newAgent, newUser, testServer } from './helpers.ts';
+import { markFailed } from '../../server/domain/outbox.ts';
+import { ADMIN, call, newAgent, newUser, testServer } from './helpers.ts';
 import { scripted, swapRunner, toolUse, waitFor } from './runner-helpers.ts';
 
 type Event = { id: number; action: string; actor_type: string; actor_id: number | null; target_type: string; target_id: string; detail: any };
@@ -128,6 +129,30 @@ away('the bootstrap admin: a role change and a password change, each once', asyn
   ]);
   assert.equal(events[0].detail, { email: user.email, from: 'user', to: 'admin', by: 'ADMIN_EMAIL' });
   assert.not.ok(JSON.stringify(events).includes('brand new'), 'no password in the record');
+});
+
+away('a sign-up, an admin deleting a thread, and mail given up after its last attempt', async () => {
+  const { services } = await testServer();
+  let before = await lastId();
+  const user = await newUser('audit-signup');
+  const signUp = (await eventsAfter(before)).filter((e) => e.action.startsWith('auth.'));
+  assert.equal(signUp.map((e) => [e.action, e.actor_id]), [['auth.sign_up', user.id]]);
+
+  const agent = await newAgent(user.id);
+  const thread = (await call(`/api/threads/${agent.id}/create-new-thread`, { token: user.token, body: { user_text: 'Hi' } })).body;
+  const admin = (await call('/api/auth/sign-in', { body: ADMIN })).body.token;
+  before = await lastId();
+  assert.is((await call(`/api/admin/threads/${thread.id}`, { method: 'DELETE', token: admin })).status, 204);
+  assert.equal((await eventsAfter(before)).map((e) => [e.action, e.target_id]), [['thread.delete', String(thread.id)]]);
+
+  const mail = { id: 424242, thread_id: 1, agent_id: agent.id, from_address: 'a@x', to_address: 'bob@example.test', subject: 'Hi', text: 'body',
+    message_id: null, in_reply_to: null, reference_ids: '', attempts: 6 };
+  before = await lastId();
+  await markFailed(services.db, mail, 'relay refused', 30_000); // a retry: no event
+  await markFailed(services.db, mail, 'relay refused', null);
+  assert.equal((await eventsAfter(before)).map((e) => [e.action, e.actor_type, e.target_id, e.detail.to]), [
+    ['mail.dead', 'system', '424242', 'bob@example.test'],
+  ]);
 });
 
 away.run();
