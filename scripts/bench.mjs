@@ -18,6 +18,7 @@ const SCRIPTS = [
   'bench-runner.mjs',
   'bench-mail.mjs',
   'bench-scheduler.mjs',
+  'bench-audit.mjs',
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));

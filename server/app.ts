@@ -23,7 +23,10 @@ import { registerAdminRoutes } from './routes/admin.ts';
 import { registerScreenshareRoutes } from './routes/screenshare.ts';
 import { registerSchedulerRoutes } from './routes/scheduler.ts';
 import { registerMetricsRoutes } from './routes/metrics.ts';
+import { registerAdminAuditRoutes } from './routes/admin-audit.ts';
+import { registerAdminSpendRoutes } from './routes/admin-spend.ts';
 import { assignRequestId } from './ops/request-id.ts';
+import { withRequestContext } from './ops/request-context.ts';
 import type { Services } from './services.ts';
 
 export function createApp(services: Services) {
@@ -43,13 +46,22 @@ export function createApp(services: Services) {
   registerEmailSettingsRoutes(api);
   registerAdminRoutes(api);
   registerAdminMailRoutes(api);
+  registerAdminAuditRoutes(api);
+  registerAdminSpendRoutes(api);
   registerScreenshareRoutes(api);
   registerSchedulerRoutes(api);
   registerMetricsRoutes(api);
 
-  const handle = async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const handle = function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // What the audit trail records of the request (its id, the client's address and agent; the users once signed in).
+    const context = {
+      requestId: assignRequestId(req), ip: req.socket.remoteAddress?.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '') ?? null,
+      userAgent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'] : null, method: req.method ?? 'GET', recorded: 0,
+    };
+    return withRequestContext(context, () => serve(req, res, context.requestId));
+  };
+  const serve = async function serve(req: IncomingMessage, res: ServerResponse, request_id: string): Promise<void> {
     const started = performance.now();
-    const request_id = assignRequestId(req);
     const path = req.url?.split('?')[0] ?? '/';
     const isApi = path === '/api' || path.startsWith('/api/');
     setSecurityHeaders(res, isApi);

@@ -64,6 +64,8 @@ export type Config = {
   recording: RecordingConfig;
   /** SCHEDULER_TICK_MS: how often the scheduler looks for due schedules. */
   schedulerTickMs: number;
+  /** AUDIT_RETENTION_DAYS: audit events older than this are pruned (the prune is itself an event). */
+  auditRetentionDays: number;
 };
 
 /** Unset (undefined) settings leave the provider's own default. */
@@ -259,6 +261,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         : null,
     },
     schedulerTickMs: positive(env, 'SCHEDULER_TICK_MS', 15_000),
+    auditRetentionDays: positive(env, 'AUDIT_RETENTION_DAYS', 400),
   };
   if (config.smtpRequireTls && !config.smtpTls) throw new Error('SMTP_REQUIRE_TLS=1 needs a certificate: set SMTP_TLS_CERT and SMTP_TLS_KEY');
   return config;

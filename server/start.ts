@@ -25,6 +25,8 @@ import { createTranscriber } from './recording/transcriber.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
 import { Metrics } from './ops/metrics.ts';
 import { runCounts } from './domain/threads.ts';
+import { pruneAudit } from './domain/audit.ts';
+import { countByAction } from './domain/audit-read.ts';
 
 export type Running = { server: Server; url: string; services: Services; close: () => Promise<void> };
 
@@ -63,6 +65,10 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     .gauge({ name: 'aw_desktops_running', help: 'Virtual desktops running on this instance.', read: () => desktops.list?.().length ?? 0 })
     .gauge({ name: 'aw_data_dir_free_bytes', help: 'Free space of DATA_DIR for this server (statfs).', read: async () => (await disk.read()).free })
     .gauge({ name: 'aw_data_dir_size_bytes', help: 'Size of the filesystem DATA_DIR is on.', read: async () => (await disk.read()).total })
+    .labeled({
+      name: 'aw_audit_events', help: 'Audit events kept, by action (all instances; the retention prune lowers them).',
+      read: async () => (await countByAction(db)).map((r) => ({ labels: { action: r.action }, value: r.n })),
+    })
     .gauge({
       name: 'aw_data_dir_reserve_bytes', help: 'Free space kept for the database (DISK_RESERVE_MB): below it uploads and attachments get 507.',
       read: async () => (await disk.read()).reserve,
@@ -95,10 +101,17 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   });
   const scheduler = (services.scheduler = new Scheduler({ db, bus: services.bus, log, tickMs: config.schedulerTickMs }));
   scheduler.start();
+  // The audit trail's retention: at start, then every six hours (on several instances the second prune finds nothing).
+  const prune = () => pruneAudit(db, config.auditRetentionDays).then((done) => {
+    if (done) log.info(`audit: pruned ${done.deleted} events older than ${config.auditRetentionDays} days; the chain starts at ${done.anchorId}`);
+  }, (err) => log.error(`audit prune failed: ${err.message}`));
+  void prune();
+  const pruning = setInterval(prune, 6 * 3600_000).unref();
 
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
+      clearInterval(pruning);
       await scheduler.stop();
       await runner.stop();
       await mail.close();

@@ -24,6 +24,7 @@ const AdminDashboard = lazyScreen(() => import('./screens/admin/admin-dashboard.
 const AdminAgentScreen = lazyScreen(() => import('./screens/admin/admin-agent-screen.tsx').then((m) => m.default));
 const AdminThreadScreen = lazyScreen(() => import('./screens/admin/admin-thread-screen.tsx').then((m) => m.default));
 const OpsDashboard = lazyScreen(() => import('./screens/admin/ops-dashboard.tsx').then((m) => m.default));
+const AuditScreen = lazyScreen(() => import('./screens/admin/audit-screen.tsx').then((m) => m.default));
 
 const SCREENS: Partial<Record<Extract<RouteMatch, { name: string }>['name'], Preloadable>> = {
   agents: AgentsScreen,
@@ -35,6 +36,7 @@ const SCREENS: Partial<Record<Extract<RouteMatch, { name: string }>['name'], Pre
   'admin-agent': AdminAgentScreen,
   'admin-thread': AdminThreadScreen,
   'admin-ops': OpsDashboard,
+  'admin-audit': AuditScreen,
   'llm-traces': LlmTracesScreen,
 };
 
@@ -89,7 +91,7 @@ function Shell({ isAdmin, children }: { isAdmin: boolean; children: ReactNode })
   );
 }
 
-const ADMIN_ROUTES = new Set(['admin', 'admin-agent', 'admin-thread', 'admin-ops', 'llm-traces']);
+const ADMIN_ROUTES = new Set(['admin', 'admin-agent', 'admin-thread', 'admin-ops', 'admin-audit', 'llm-traces']);
 
 function Screens({ isAdmin }: { isAdmin: boolean }) {
   const { path } = useLocation();
@@ -128,6 +130,8 @@ function screenFor(route: Exclude<RouteMatch, { redirect: string }>): ReactNode 
       return <AdminThreadScreen key={route.threadId} id={route.threadId} />;
     case 'admin-ops':
       return <OpsDashboard />;
+    case 'admin-audit':
+      return <AuditScreen />;
     case 'llm-traces':
       return <LlmTracesScreen />;
     default:

@@ -2,7 +2,8 @@
 // a random password printed once).
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/db.ts';
-import { hashPassword } from './passwords.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
+import { record, SYSTEM } from '../domain/audit.ts';
 import { createUser, findUserByEmail } from './users.ts';
 
 export async function ensureAdmin(db: Db, email: string | null, password: string | null, log: (m: string) => void): Promise<void> {
@@ -14,8 +15,16 @@ export async function ensureAdmin(db: Db, email: string | null, password: string
       log(`Created admin account ${email}`);
     } else if (existing.role !== 'admin' || password) {
       // The environment is the source of truth for the bootstrap admin.
-      await db.query('UPDATE users SET role = $2, password_hash = COALESCE($3, password_hash), updated_at = now() WHERE id = $1',
-        [existing.id, 'admin', password ? await hashPassword(password) : null]);
+      const changed = password ? !(await verifyPassword(password, existing.password_hash)) : false;
+      await db.tx(async (q) => {
+        await q.query('UPDATE users SET role = $2, password_hash = COALESCE($3, password_hash), updated_at = now() WHERE id = $1',
+          [existing.id, 'admin', password ? await hashPassword(password) : null]);
+        const target = { type: 'user' as const, id: existing.id };
+        if (existing.role !== 'admin') {
+          await record(q, { action: 'user.role_change', actor: SYSTEM, target, detail: { email, from: existing.role, to: 'admin', by: 'ADMIN_EMAIL' } });
+        }
+        if (changed) await record(q, { action: 'auth.password_change', actor: SYSTEM, target, detail: { email, by: 'ADMIN_PASSWORD' } });
+      });
     }
     return;
   }

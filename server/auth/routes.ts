@@ -12,6 +12,7 @@ import { verifyPassword } from './passwords.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { createSession, deleteSession, findSession, readCookie, REFRESH_COOKIE, sessionCookie, sessionEndedTopic } from './sessions.ts';
 import { createUser, findUser, findUserByEmail, validEmail } from './users.ts';
+import { record, recordAlone, SYSTEM } from '../domain/audit.ts';
 
 const WRONG = 'Invalid email or password';
 const WINDOW_MS = 15 * 60_000;
@@ -50,7 +51,7 @@ export function registerAuthRoutes(api: Api, options: { signup: 'open' | 'closed
       if (err?.code === '23505') throw new HttpError(409, 'An account with this email already exists');
       throw err;
     });
-    return signedIn(ctx, user, options.publicUrl);
+    return signedIn(ctx, user, options.publicUrl, 'auth.sign_up');
   });
 
   post('/auth/sign-in', async (ctx) => {
@@ -68,11 +69,18 @@ export function registerAuthRoutes(api: Api, options: { signup: 'open' | 'closed
     const user = await findUserByEmail(ctx.services.db, email);
     // Same answer and the same scrypt cost whether or not the account exists.
     const ok = await verifyPassword(password, user?.password_hash);
-    if (!user || !ok) throw new HttpError(401, WRONG);
+    if (!user || !ok) {
+      const target = user ? { type: 'user' as const, id: user.id } : null;
+      await recordAlone(ctx.services.db, { action: 'auth.sign_in_failed', actor: SYSTEM, target, detail: { email } });
+      // This failure locked the pair or the address (the check above let it through): the lockout starts now.
+      const locked = perPair.retryAfter(pair) ? 'account_and_address' : perAddress.retryAfter(`ip:${from}`) ? 'address' : null;
+      if (locked) await recordAlone(ctx.services.db, { action: 'auth.lockout', actor: SYSTEM, target, detail: { email, scope: locked } });
+      throw new HttpError(401, WRONG);
+    }
     perPair.reset(pair);
     perAccount.reset(account);
     perAddress.refund(`ip:${from}`);
-    return signedIn(ctx, user, options.publicUrl);
+    return signedIn(ctx, user, options.publicUrl, 'auth.sign_in');
   });
 
   post('/auth/token', async (ctx) => {
@@ -88,7 +96,17 @@ export function registerAuthRoutes(api: Api, options: { signup: 'open' | 'closed
 
   post('/auth/sign-out', async (ctx) => {
     const cookie = readCookie(ctx.req, REFRESH_COOKIE);
-    const ended = cookie ? await deleteSession(ctx.services.db, cookie) : null;
+    const ended = !cookie ? null : await ctx.services.db.tx(async (q) => {
+      const session = await deleteSession(q, cookie);
+      const who = session && (await q.query<{ email: string }>('SELECT email FROM users WHERE id = $1', [session.user_id]))[0];
+      if (session && who) {
+        await record(q, {
+          action: 'auth.sign_out', actor: { type: 'user', id: session.user_id, label: who.email }, target: { type: 'user', id: session.user_id },
+          detail: { session_id: session.id },
+        });
+      }
+      return session;
+    });
     // Its sockets close now, on every server instance, instead of streaming on until their token expires.
     if (ended) ctx.services.bus.publish(sessionEndedTopic(ended.id), { session_id: ended.id });
     if (ended) ctx.services.auth.forget(ended.user_id);
@@ -97,8 +115,13 @@ export function registerAuthRoutes(api: Api, options: { signup: 'open' | 'closed
   });
 }
 
-async function signedIn(ctx: PublicCtx, user: { id: number; role: string; email: string }, publicUrl: string | null) {
-  const session = await createSession(ctx.services.db, user.id);
+async function signedIn(ctx: PublicCtx, user: { id: number; role: string; email: string }, publicUrl: string | null, action: string) {
+  const session = await ctx.services.db.tx(async (q) => {
+    const created = await createSession(q, user.id);
+    const actor = { type: 'user' as const, id: user.id, label: user.email };
+    await record(q, { action, actor, target: { type: 'user', id: user.id }, detail: { session_id: created.id } });
+    return created;
+  });
   ctx.headers['Set-Cookie'] = sessionCookie(ctx.req, session.token, publicUrl);
   return { token: await ctx.services.auth.tokens.sign(user, session.id) };
 }

@@ -1,7 +1,7 @@
 // Refresh sessions behind an httpOnly, SameSite=Strict cookie; the database keeps only a hash.
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Db } from '../db/db.ts';
+import type { Db, Queryable } from '../db/db.ts';
 
 export const REFRESH_COOKIE = 'aw_refresh';
 const SESSION_DAYS = 30;
@@ -11,9 +11,9 @@ const hash = (token: string) => createHash('sha256').update(token).digest('base6
 export type Session = { id: number; user_id: number };
 
 /** A new session; the cookie value is returned, only its hash is stored. */
-export async function createSession(db: Db, userId: number): Promise<{ token: string; id: number }> {
+export async function createSession(db: Queryable, userId: number): Promise<{ token: string; id: number }> {
   const token = randomBytes(32).toString('base64url');
-  const row = await db.one<{ id: number }>(
+  const [row] = await db.query<{ id: number }>(
     `INSERT INTO auth_sessions (user_id, token_hash, expires_at) VALUES ($1, $2, now() + interval '${SESSION_DAYS} days') RETURNING id`,
     [userId, hash(token)]);
   return { token, id: row!.id };
@@ -28,7 +28,7 @@ export async function sessionAlive(db: Db, id: number): Promise<boolean> {
 }
 
 /** Ends the cookie's session (and sweeps expired ones); returns the ended session, if there was one. */
-export async function deleteSession(db: Db, token: string): Promise<Session | null> {
+export async function deleteSession(db: Queryable, token: string): Promise<Session | null> {
   const rows = await db.query<Session & { token_hash: string }>(
     'DELETE FROM auth_sessions WHERE token_hash = $1 OR expires_at < now() RETURNING id, user_id, token_hash', [hash(token)]);
   const ended = rows.find((r) => r.token_hash === hash(token));

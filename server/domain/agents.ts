@@ -6,6 +6,7 @@ import { prepared, type Db, type Queryable } from '../db/db.ts';
 import { cachedRead } from '../db/read-cache.ts';
 import { JsonText } from '../http/json-text.ts';
 import type { Bus } from '../realtime/bus.ts';
+import { record } from './audit.ts';
 
 export const RUN_STATES = ['run', 'run_all', 'stop'] as const;
 export type RunState = (typeof RUN_STATES)[number];
@@ -88,14 +89,21 @@ export async function getAgent(db: Queryable, id: number) {
 export const THREAD_COLUMNS = `id, agent_id, name, description, thread_running, error_message, schedule_sequence,
   approval_required, target_run_state, target_sequence, created_at, updated_at`;
 
-export async function createAgent(db: Queryable, ownerId: number, name: string) {
-  const [row] = await db.query<{ id: number }>('INSERT INTO agents (owner_id, name) VALUES ($1, $2) RETURNING id', [ownerId, name]);
-  return (await getAgent(db, row.id))!;
+export async function createAgent(db: Db, ownerId: number, name: string) {
+  const id = await db.tx(async (q) => {
+    const [row] = await q.query<{ id: number }>('INSERT INTO agents (owner_id, name) VALUES ($1, $2) RETURNING id', [ownerId, name]);
+    await record(q, { action: 'agent.create', target: { type: 'agent', id: row.id }, detail: { name, owner_id: ownerId } });
+    return row.id;
+  });
+  return (await getAgent(db, id))!;
 }
 
 /** Deletes the agent with its threads, steps and messages (cascade) and its stored files. */
 export async function deleteAgent(db: Db, id: number, filesDir: string): Promise<void> {
-  await db.query('DELETE FROM agents WHERE id = $1', [id]);
+  await db.tx(async (q) => {
+    const [row] = await q.query<{ name: string; owner_id: number }>('DELETE FROM agents WHERE id = $1 RETURNING name, owner_id', [id]);
+    if (row) await record(q, { action: 'agent.delete', target: { type: 'agent', id }, detail: { name: row.name, owner_id: row.owner_id } });
+  });
   await rm(`${filesDir}/agent-${id}`, { recursive: true, force: true });
 }
 
@@ -111,9 +119,16 @@ export async function getAgentText(db: Queryable, id: number, column: AgentTextC
   return row ? row[column] : null;
 }
 
-export async function setAgentText(db: Queryable, bus: Bus, id: number, column: AgentTextColumn, value: string): Promise<void> {
-  await db.query(`UPDATE agents SET ${column} = $2 WHERE id = $1`, [id, value]);
-  await touchAgent(db, bus, id);
+/** Replaces one of the agent's texts; the audit event says which and how long it was and is (texts are not copied). */
+export async function setAgentText(db: Db, bus: Bus, id: number, column: AgentTextColumn, value: string): Promise<void> {
+  await db.tx(async (q) => {
+    const [before] = await q.query<{ n: number }>(
+      `WITH old AS (SELECT length(${column}) AS n FROM agents WHERE id = $1 FOR UPDATE) UPDATE agents SET ${column} = $2, updated_at = now()
+       FROM old WHERE agents.id = $1 RETURNING old.n`, [id, value]);
+    if (!before) return;
+    await record(q, { action: 'agent.update', target: { type: 'agent', id }, detail: { field: column, from_chars: before.n ?? 0, to_chars: value.length } });
+  });
+  bus.publish(`agent:${id}:changed`, { agent_id: id });
 }
 
 /** What the agent was told to do and whether it is working now; null for no such agent. */
@@ -123,10 +138,19 @@ export async function runStatus(db: Queryable, id: number): Promise<{ target_run
   return row ?? null;
 }
 
-/** Sets the run state and wakes the runner; null for no such agent. */
-export async function setRunState(db: Queryable, bus: Bus, id: number, state: RunState): Promise<RunState | null> {
-  const [row] = await db.query<{ target_run_state: RunState }>(
-    'UPDATE agents SET target_run_state = $2, updated_at = now() WHERE id = $1 RETURNING target_run_state', [id, state]);
+/** Sets the run state and wakes the runner; null for no such agent. A change of it is audited (`agent.run_state`). */
+export async function setRunState(db: Db, bus: Bus, id: number, state: RunState): Promise<RunState | null> {
+  const row = await db.tx(async (q) => {
+    const [changed] = await q.query<{ target_run_state: RunState; from: RunState }>(
+      `WITH old AS (SELECT target_run_state FROM agents WHERE id = $1 FOR UPDATE)
+       UPDATE agents SET target_run_state = $2, updated_at = now() FROM old WHERE agents.id = $1
+       RETURNING agents.target_run_state, old.target_run_state AS "from"`,
+      [id, state]);
+    if (changed && changed.from !== state) {
+      await record(q, { action: 'agent.run_state', target: { type: 'agent', id }, detail: { from: changed.from, to: state } });
+    }
+    return changed;
+  });
   bus.publish(`agent:${id}:changed`, { agent_id: id, target_run_state: state });
   bus.publish('runner:wake', { agent_id: id });
   return row?.target_run_state ?? null;

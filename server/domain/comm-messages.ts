@@ -6,6 +6,7 @@ import type { Db, Queryable } from '../db/db.ts';
 import { HttpError } from '../http/errors.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { idnView } from '../mail/idn.ts';
+import { record } from './audit.ts';
 
 export type OutboundState = 'success' | 'requires_approval' | 'queued' | 'dead';
 export const MAIL_QUEUED_TOPIC = 'mail:queued';
@@ -78,6 +79,10 @@ export async function draftOutbound(db: Db, bus: Bus, d: Draft): Promise<{ id: n
        VALUES ($1, 'outbound', 'requires_approval', $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
       [d.threadId, d.from, d.to, subject, d.text, newMessageId(d.mailDomain), last?.message_id ?? null, references]);
     await q.query('UPDATE threads SET approval_required = true, updated_at = now() WHERE id = $1', [d.threadId]);
+    await record(q, {
+      action: 'mail.draft', actor: { type: 'agent', id: d.agentId }, background: true, target: { type: 'message', id: m.id },
+      detail: { to: d.to, subject, thread_id: d.threadId, agent_id: d.agentId, chars: d.text.length },
+    });
     return m;
   });
   bus.publish(`agent:${d.agentId}:changed`, { agent_id: d.agentId });
@@ -92,15 +97,32 @@ export async function listCommMessages(db: Queryable, threadId: number) {
 }
 
 export async function updateDraftText(db: Db, id: number, text: string) {
-  const [row] = await db.query(
-    `UPDATE comm_messages SET text = $2, updated_at = now() WHERE id = $1 AND outbound_state = 'requires_approval' RETURNING ${COLUMNS}`, [id, text]);
+  const row = await db.tx(async (q) => {
+    const [updated] = await q.query(
+      `WITH old AS (SELECT id, length(text) AS n FROM comm_messages WHERE id = $1 AND outbound_state = 'requires_approval' FOR UPDATE)
+       UPDATE comm_messages c SET text = $2, updated_at = now() FROM old WHERE c.id = old.id RETURNING old.n AS old_chars, ${prefixed('c.')}`,
+      [id, text]);
+    if (updated) {
+      const { target, detail } = mailEvent(updated);
+      await record(q, { action: 'mail.edit', target, detail: { ...detail, from_chars: updated.old_chars, to_chars: text.length } });
+    }
+    return updated;
+  });
   if (!row) await explainRefusal(db, id, 'edited');
-  return present(row);
+  const { old_chars, ...rest } = row;
+  return present(rest);
+}
+
+const prefixed = (alias: string) => COLUMNS.split(',').map((c) => alias + c.trim()).join(', ');
+
+/** Target and detail of an event about an outbound message (to and subject; never the text). */
+function mailEvent(row: Record<string, any>) {
+  return { target: { type: 'message' as const, id: row.id }, detail: { to: row.to_address, subject: row.subject, thread_id: row.thread_id } };
 }
 
 /** Approves the draft: the sender picks it up at once (woken on the bus). */
 export async function queueDraft(db: Db, bus: Bus, id: number) {
-  const row = await settleDraft(db, bus, id, 'queued', (q) => q.query(
+  const row = await settleDraft(db, bus, id, 'queued', 'mail.approve', (q) => q.query(
     `UPDATE comm_messages SET outbound_state = 'queued', attempts = 0, next_attempt_at = now(), last_error = NULL, updated_at = now()
      WHERE id = $1 AND outbound_state = 'requires_approval' RETURNING ${COLUMNS}`, [id]));
   bus.publish(MAIL_QUEUED_TOPIC, { id });
@@ -108,18 +130,19 @@ export async function queueDraft(db: Db, bus: Bus, id: number) {
 }
 
 export async function deleteDraft(db: Db, bus: Bus, id: number): Promise<void> {
-  await settleDraft(db, bus, id, 'deleted', (q) => q.query(
+  await settleDraft(db, bus, id, 'deleted', 'mail.delete', (q) => q.query(
     `DELETE FROM comm_messages WHERE id = $1 AND outbound_state = 'requires_approval' RETURNING ${COLUMNS}`, [id]));
 }
 
 /** Runs the change; then the thread needs approval only while another draft of it still waits. */
-async function settleDraft(db: Db, bus: Bus, id: number, verb: string, change: (q: Queryable) => Promise<Record<string, any>[]>) {
+async function settleDraft(db: Db, bus: Bus, id: number, verb: string, action: string, change: (q: Queryable) => Promise<Record<string, any>[]>) {
   const result = await db.tx(async (q) => {
     const [row] = await change(q);
     if (!row) return null;
     const [thread] = await q.query<{ agent_id: number }>(
       `UPDATE threads SET approval_required = EXISTS (SELECT 1 FROM comm_messages WHERE thread_id = $1 AND outbound_state = 'requires_approval'),
        updated_at = now() WHERE id = $1 RETURNING agent_id`, [row.thread_id]);
+    await record(q, { action, ...mailEvent(row) });
     return { row, agentId: thread.agent_id };
   });
   if (!result) return explainRefusal(db, id, verb);

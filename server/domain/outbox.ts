@@ -1,7 +1,8 @@
 // The outbound sender's queries: claim the next due queued message so that one instance alone
 // sends it (a lease pushed into next_attempt_at under FOR UPDATE SKIP LOCKED), then record the
 // outcome: success, a retry later, or dead.
-import type { Queryable } from '../db/db.ts';
+import type { Db, Queryable } from '../db/db.ts';
+import { record, SYSTEM } from './audit.ts';
 
 export type OutboundMail = {
   id: number; thread_id: number; agent_id: number; from_address: string; to_address: string; subject: string; text: string;
@@ -25,14 +26,29 @@ export async function claimDue(q: Queryable, leaseMs: number): Promise<OutboundM
   return row ?? null;
 }
 
-export async function markSent(q: Queryable, id: number): Promise<void> {
-  await q.query(
-    `UPDATE comm_messages SET outbound_state = 'success', sent_at = now(), last_error = NULL, next_attempt_at = NULL, updated_at = now()
-     WHERE id = $1`, [id]);
+export async function markSent(db: Db, mail: OutboundMail): Promise<void> {
+  await db.tx(async (q) => {
+    await q.query(
+      `UPDATE comm_messages SET outbound_state = 'success', sent_at = now(), last_error = NULL, next_attempt_at = NULL, updated_at = now()
+       WHERE id = $1`, [mail.id]);
+    await record(q, { action: 'mail.send', actor: SYSTEM, background: true, target: { type: 'message', id: mail.id }, detail: outcome(mail) });
+  });
 }
 
+const outcome = (mail: OutboundMail) => ({ to: mail.to_address, subject: mail.subject, thread_id: mail.thread_id, attempts: mail.attempts });
+
 /** Records a failed attempt: tried again after `retryInMs`, or dead when that is null. */
-export async function markFailed(q: Queryable, id: number, error: string, retryInMs: number | null): Promise<void> {
+export async function markFailed(db: Db, mail: OutboundMail, error: string, retryInMs: number | null): Promise<void> {
+  await db.tx(async (q) => {
+    await markAttempt(q, mail.id, error, retryInMs);
+    // Given up on: on the record (a retry is not a change anyone decided).
+    if (retryInMs === null) {
+      await record(q, { action: 'mail.dead', actor: SYSTEM, background: true, target: { type: 'message', id: mail.id }, detail: outcome(mail) });
+    }
+  });
+}
+
+async function markAttempt(q: Queryable, id: number, error: string, retryInMs: number | null): Promise<void> {
   await q.query(
     `UPDATE comm_messages SET last_error = $2, updated_at = now(),
        outbound_state = CASE WHEN $3::bigint IS NULL THEN 'dead' ELSE outbound_state END,

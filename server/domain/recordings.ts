@@ -1,7 +1,8 @@
 // Recordings (teaching by demonstration) in the database: one row per screenshare session, from start
 // through stop and the audio to the summary. Who may touch which row is decided here too: only the user
 // who recorded it (an admin acts through impersonation), and a foreign session answers like a missing one.
-import type { Queryable, Row } from '../db/db.ts';
+import type { Db, Queryable, Row } from '../db/db.ts';
+import { record, SYSTEM } from './audit.ts';
 import { HttpError } from '../http/errors.ts';
 
 export type RecordingRow = {
@@ -37,10 +38,14 @@ export async function agentThread(db: Queryable, agentId: number, threadId: numb
   return threadId;
 }
 
-export async function insertRecording(db: Queryable, r: { sessionId: string; userId: number; agentId: number; threadId: number | null; startedAt: Date }) {
-  return (await db.query<RecordingRow>(
-    `INSERT INTO recordings (session_id, user_id, agent_id, thread_id, started_at) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
-    [r.sessionId, r.userId, r.agentId, r.threadId, r.startedAt]))[0];
+export async function insertRecording(db: Db, r: { sessionId: string; userId: number; agentId: number; threadId: number | null; startedAt: Date }) {
+  return db.tx(async (q) => {
+    const [row] = await q.query<RecordingRow>(
+      `INSERT INTO recordings (session_id, user_id, agent_id, thread_id, started_at) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+      [r.sessionId, r.userId, r.agentId, r.threadId, r.startedAt]);
+    await record(q, { action: 'recording.start', target: { type: 'recording', id: row.id }, detail: { agent_id: r.agentId, thread_id: r.threadId } });
+    return row;
+  });
 }
 
 /** The caller's recording with that session id; another user's answers 404 like a missing one. */
@@ -64,11 +69,18 @@ export async function openRecording(db: Queryable, userId: number, agentId: numb
 }
 
 /** Stops it once; the row as it is afterwards (a second stop changes nothing). */
-export async function markStopped(db: Queryable, id: number, at: Date, auto: boolean): Promise<RecordingRow> {
-  const [row] = await db.query<RecordingRow>(
-    `UPDATE recordings SET stopped_at = COALESCE(stopped_at, $2), auto_stopped = CASE WHEN stopped_at IS NULL THEN $3 ELSE auto_stopped END
-     WHERE id = $1 RETURNING ${COLUMNS}`, [id, at, auto]);
-  return row;
+export async function markStopped(db: Db, id: number, at: Date, auto: boolean): Promise<RecordingRow> {
+  return db.tx(async (q) => {
+    const [stopped] = await q.query<RecordingRow>(
+      `UPDATE recordings SET stopped_at = $2, auto_stopped = $3 WHERE id = $1 AND stopped_at IS NULL RETURNING ${COLUMNS}`, [id, at, auto]);
+    if (!stopped) return (await q.query<RecordingRow>(`SELECT ${COLUMNS} FROM recordings WHERE id = $1`, [id]))[0];
+    // Stopped by the server (too long, shut down): the system did it, not the person whose request is being served.
+    await record(q, {
+      action: 'recording.stop', target: { type: 'recording', id }, detail: { agent_id: stopped.agent_id, auto },
+      ...(auto ? { actor: SYSTEM, background: true } : {}),
+    });
+    return stopped;
+  });
 }
 
 /** Claims the audio slot: false when audio already arrived for this recording. */
@@ -84,6 +96,11 @@ export async function addKeyframeBytes(db: Queryable, id: number, bytes: number)
   await db.query('UPDATE recordings SET keyframe_bytes = keyframe_bytes + $2 WHERE id = $1', [id, bytes]);
 }
 
-export async function markSummarized(db: Queryable, id: number): Promise<void> {
-  await db.query('UPDATE recordings SET summarized_at = now() WHERE id = $1', [id]);
+export async function markSummarized(db: Db, id: number, threadId: number): Promise<void> {
+  await db.tx(async (q) => {
+    const [row] = await q.query<{ agent_id: number }>('UPDATE recordings SET summarized_at = now() WHERE id = $1 RETURNING agent_id', [id]);
+    if (!row) return;
+    const detail = { agent_id: row.agent_id, thread_id: threadId };
+    await record(q, { action: 'recording.summarize', actor: SYSTEM, background: true, target: { type: 'recording', id }, detail });
+  });
 }

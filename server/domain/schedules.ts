@@ -56,14 +56,17 @@ export async function createSchedule(db: Queryable, agentId: number, rule: Sched
 }
 
 /** Replaces the rule; the next run is computed afresh (weekly cadences still count from creation). */
-export async function updateSchedule(db: Db, id: number, rule: ScheduleRule, now = new Date()): Promise<Schedule | null> {
+export async function updateSchedule(
+  db: Db, id: number, rule: ScheduleRule, now = new Date(), audit?: (q: Queryable, from: Schedule, to: Schedule) => Promise<unknown>,
+): Promise<Schedule | null> {
   return db.tx(async (q) => {
-    const [current] = await q.query<{ created_at: Date }>('SELECT created_at FROM schedules WHERE id = $1 FOR UPDATE', [id]);
+    const [current] = await q.query<Row>(`SELECT ${COLUMNS} FROM schedules WHERE id = $1 FOR UPDATE`, [id]);
     if (!current) return null;
     const [row] = await q.query<Row>(
       `UPDATE schedules SET frequency = $2, schedule_time = $3, weekdays = $4, week_interval = $5, day_of_month = $6,
          interval_seconds = $7, message = $8, next_run_at = $9, updated_at = $10 WHERE id = $1 RETURNING ${COLUMNS}`,
       [id, ...ruleParams(rule), nextRun(rule, now, anchorOf(rule, new Date(current.created_at), now)), now]);
+    await audit?.(q, present(current), present(row));
     return present(row);
   });
 }

@@ -8,6 +8,7 @@ import type { Bus } from '../realtime/bus.ts';
 import { THREAD_COLUMNS } from './agents.ts';
 import { announceMessage, insertUserMessages } from './messages.ts';
 import { STEP_COLUMNS, type StepImage } from './steps.ts';
+import { record } from './audit.ts';
 
 export const FILES_ONLY_TEXT = 'Files uploaded';
 
@@ -237,11 +238,12 @@ export function removeFromSchedule(db: Db, bus: Bus, threadId: number, agentId: 
 }
 
 /** Runs `statement` on the thread (taking it off the queue or deleting it) and renumbers the rest 1..n. */
-async function leaveQueue(db: Db, bus: Bus, threadId: number, agentId: number, statement: string): Promise<void> {
+async function leaveQueue(db: Db, bus: Bus, threadId: number, agentId: number, statement: string, audit?: (q: Queryable) => Promise<unknown>) {
   await db.tx(async (q) => {
     const ids = await queueOf(q, agentId);
     await q.query(statement, [threadId]);
     await writeQueue(q, ids.filter((id) => id !== threadId));
+    await audit?.(q);
   });
   changed(bus, agentId);
 }
@@ -268,7 +270,8 @@ export async function setThreadRunState(db: Queryable, bus: Bus, threadId: numbe
 }
 
 export function deleteThread(db: Db, bus: Bus, threadId: number, agentId: number): Promise<void> {
-  return leaveQueue(db, bus, threadId, agentId, 'DELETE FROM threads WHERE id = $1');
+  return leaveQueue(db, bus, threadId, agentId, 'DELETE FROM threads WHERE id = $1',
+    (q) => record(q, { action: 'thread.delete', target: { type: 'thread', id: threadId }, detail: { agent_id: agentId } }));
 }
 
 function changed(bus: Bus, agentId: number): void {

@@ -6,6 +6,7 @@
 // the agent, so that writers side by side cannot pass it together.
 import type { Db, Queryable } from '../db/db.ts';
 import { HttpError } from '../http/errors.ts';
+import { record } from './audit.ts';
 
 export type StoredFile = { file_path: string; original_name: string; size: number; content_type: string };
 
@@ -55,5 +56,9 @@ export async function recordUpload(db: Db, ownerId: number, agentId: number, fil
   await db.tx(async (q) => {
     await recordFiles(q, ownerId, agentId, [file], quota);
     await q.query('UPDATE agents SET file_path = $2, updated_at = now() WHERE id = $1', [agentId, file.file_path]);
+    await record(q, {
+      action: 'file.upload', target: { type: 'agent', id: agentId },
+      detail: { file_path: file.file_path, name: file.original_name, size: file.size, content_type: file.content_type },
+    });
   });
 }

@@ -5,8 +5,12 @@ export async function setUserName(db: Queryable, id: number, name: string): Prom
   await db.query('UPDATE users SET name = $2, updated_at = now() WHERE id = $1', [id, name]);
 }
 
-export async function setSpendLimit(db: Queryable, id: number, limitCents: number): Promise<void> {
-  await db.query('UPDATE users SET monthly_spend_limit_cents = $2, updated_at = now() WHERE id = $1', [id, limitCents]);
+/** Sets the limit; the one it replaces. */
+export async function setSpendLimit(db: Queryable, id: number, limitCents: number): Promise<number> {
+  const [row] = await db.query<{ from: number }>(
+    `WITH old AS (SELECT monthly_spend_limit_cents AS n FROM users WHERE id = $1 FOR UPDATE)
+     UPDATE users SET monthly_spend_limit_cents = $2, updated_at = now() FROM old WHERE users.id = $1 RETURNING old.n AS "from"`, [id, limitCents]);
+  return row?.from ?? 0;
 }
 
 /** Up to 50 users whose e-mail or name contains `search` (case-insensitive; '' lists the first 50). */

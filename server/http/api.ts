@@ -15,6 +15,8 @@ import { JsonText } from './json-text.ts';
 import { Router, type Params } from './router.ts';
 import { databaseUnavailable } from '../db/unavailable.ts';
 import { requestId } from '../ops/request-id.ts';
+import { requestContext } from '../ops/request-context.ts';
+import { record } from '../domain/audit.ts';
 
 export type AuthLevel = 'public' | 'user' | 'admin';
 
@@ -150,6 +152,8 @@ export class Api {
       const secret = SECRET_BEARING_ROUTES.some((prefix) => handler.pattern.startsWith(prefix));
       if (secret) keepUncompressed(res);
       const { user, realUser, sessionId } = await this.authenticate(req, handler.auth);
+      const context = requestContext();
+      if (context && user && realUser) Object.assign(context, { user, realUser });
       for (const [name, value] of url.searchParams) {
         const bad = badText(value, ['query', name]);
         if (bad) throw new HttpError(422, [{ loc: bad.loc, msg: bad.msg, type: 'value_error' }]);
@@ -160,6 +164,7 @@ export class Api {
         body: (limit) => readJsonObject(req, limit),
       };
       const result = await handler.handler(ctx);
+      await this.auditImpersonation(ctx, handler.pattern);
       if (result === undefined) return;
       if (result === null) {
         res.writeHead(204, { 'Cache-Control': 'no-store', ...ctx.headers });
@@ -182,6 +187,22 @@ export class Api {
     } catch (err) {
       sendError(res, err, (msg) => this.services.log.error(msg, { request_id: requestId(req) }));
     }
+  }
+
+  /**
+   * Every change made while impersonating leaves an event naming the user and the admin: the change's own event
+   * when it wrote one, else this one (method and route), written once the handler succeeded.
+   */
+  private async auditImpersonation(ctx: Ctx, route: string): Promise<void> {
+    const context = requestContext();
+    if (!context || context.recorded || !ctx.user || !ctx.realUser || ctx.user.id === ctx.realUser.id) return;
+    if (['GET', 'HEAD', 'OPTIONS'].includes(context.method)) return;
+    const detail = { method: context.method, route };
+    // The change is made: a failed record is logged, not answered as a failure of the change.
+    await this.services.db.tx((q) => record(q, { action: 'impersonation.request', target: { type: 'user', id: ctx.user.id }, detail }))
+      .catch((err) => {
+        this.services.log.error(`audit: impersonated ${context.method} ${route} not recorded: ${err.message}`, { request_id: context.requestId });
+      });
   }
 
   private async authenticate(req: IncomingMessage, level: AuthLevel, options?: { allowQueryToken?: boolean }): Promise<Partial<Identity>> {

@@ -59,11 +59,11 @@ export class MailSender {
     if (!mail) return false;
     try {
       await this.delivery.send(this.compose(mail));
-      await markSent(this.o.db, mail.id);
+      await markSent(this.o.db, mail);
     } catch (err) {
       const error = (err as Error).message || String(err);
       const retryIn = mail.attempts >= this.o.maxAttempts ? null : Math.min(this.o.retryMaxMs, this.o.retryBaseMs * 2 ** (mail.attempts - 1));
-      await markFailed(this.o.db, mail.id, error, retryIn);
+      await markFailed(this.o.db, mail, error, retryIn);
       const next = retryIn === null ? 'dead' : `retry in ${retryIn} ms`;
       this.o.log.error(`mail ${mail.id} to ${mail.to_address}: attempt ${mail.attempts} failed (${next}): ${error}`);
     }

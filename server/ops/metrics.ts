@@ -5,11 +5,14 @@ const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 type Histogram = { counts: number[]; sum: number; count: number };
 /** A value read when scraped; type 'counter' for one that only grows (kept by its owner). */
 export type Gauge = { name: string; help: string; type?: 'gauge' | 'counter'; read: () => number | Promise<number> };
+/** Several values of one metric, each with its labels, read when scraped. */
+export type Series = { name: string; help: string; type?: 'gauge' | 'counter'; read: () => Promise<{ labels: Record<string, string>; value: number }[]> };
 
 export class Metrics {
   private requests = new Map<string, number>();
   private durations = new Map<string, Histogram>();
   private gauges: Gauge[] = [];
+  private series: Series[] = [];
 
   /** One finished HTTP request; `route` is the pattern ('/agents/:id'), never the raw path. */
   observe(method: string, route: string, status: number, seconds: number): void {
@@ -25,6 +28,11 @@ export class Metrics {
 
   gauge(gauge: Gauge): this {
     this.gauges.push(gauge);
+    return this;
+  }
+
+  labeled(series: Series): this {
+    this.series.push(series);
     return this;
   }
 
@@ -45,6 +53,13 @@ export class Metrics {
     for (const g of this.gauges) {
       const value = await Promise.resolve().then(g.read).catch(() => NaN);
       out.push(`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} ${g.type ?? 'gauge'}`, `${g.name} ${value}`);
+    }
+    for (const s of this.series) {
+      out.push(`# HELP ${s.name} ${s.help}`, `# TYPE ${s.name} ${s.type ?? 'gauge'}`);
+      const rows = await s.read().catch(() => []);
+      for (const { labels, value } of rows) {
+        out.push(`${s.name}{${Object.entries(labels).map(([k, v]) => `${k}="${escape(v)}"`).join(',')}} ${value}`);
+      }
     }
     return out.join('\n') + '\n';
   }

@@ -195,7 +195,7 @@ export class Recordings {
     const thread = row.thread_id !== null ? await getThread(db, row.thread_id) : null;
     const threadId = thread ? row.thread_id! : (await createThread(db, bus, row.agent_id, { name: 'Demonstration' })).id;
     await appendUserInput(db, bus, threadId, summary.text, [], summary.images);
-    await markSummarized(db, id);
+    await markSummarized(db, id, threadId);
   }
 
   /** Resolves once no summary is being made (tests). */

@@ -6,6 +6,7 @@ import { HttpError, invalid } from '../http/errors.ts';
 import { DesktopUnavailable, TICKET_SHAPE, TUNNEL_ROUTE, tunnelUrl, type Desktop } from '../desktop/index.ts';
 import { agentIdParam } from '../http/params.ts';
 import { getAgentName } from '../domain/agents.ts';
+import { recordAlone } from '../domain/audit.ts';
 
 export function registerDesktopRoutes(api: Api) {
   // The ticket is the authorisation: checked and spent by the gateway before the upgrade completes.
@@ -55,17 +56,34 @@ export function registerDesktopRoutes(api: Api) {
     const { session_id, take } = await ctx.body();
     if (typeof session_id !== 'string' || !session_id) throw invalid('session_id', 'session_id is required');
     if (typeof take !== 'boolean') throw invalid('take', 'take must be true or false');
-    return ctx.services.gateway.setControl(id, session_id, ctx.user.id, take);
+    const before = ctx.services.gateway.describe(id).control;
+    const result = ctx.services.gateway.setControl(id, session_id, ctx.user.id, take);
+    // Control lives in this server's memory, not the database: the event is the only record of it.
+    const now = result.control ? session_id : null;
+    if ((before === session_id) !== (now === session_id)) {
+      const action = take ? 'desktop.take_control' : 'desktop.hand_back';
+      await recordAlone(ctx.services.db, { action, target: { type: 'agent', id }, detail: { session_id, from_session: before } });
+    }
+    return result;
   });
 }
 
 async function start(ctx: Ctx, id: number): Promise<Desktop> {
   const status = ctx.services.desktops.status();
-  if (!status.available) throw new HttpError(503, status.reason ?? 'Desktops are off on this server');
+  if (!status.available) {
+    // A server that cannot contain desktops refuses them (fails closed): on the record, unless desktops are simply off.
+    if (ctx.services.config.desktop.provider !== 'none') {
+      await recordAlone(ctx.services.db, { action: 'desktop.start_refused', target: { type: 'agent', id }, detail: { reason: status.reason ?? null } });
+    }
+    throw new HttpError(503, status.reason ?? 'Desktops are off on this server');
+  }
   try {
     return await ctx.services.desktops.acquire(id);
   } catch (err) {
-    if (err instanceof DesktopUnavailable) throw new HttpError(503, err.message);
+    if (err instanceof DesktopUnavailable) {
+      await recordAlone(ctx.services.db, { action: 'desktop.start_refused', target: { type: 'agent', id }, detail: { reason: err.message.slice(0, 500) } });
+      throw new HttpError(503, err.message);
+    }
     ctx.services.log.error(`desktop ${id} did not start: ${(err as Error).message}`);
     throw new HttpError(503, 'The desktop could not be started');
   }

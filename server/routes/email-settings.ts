@@ -6,6 +6,7 @@ import { getEmailSettings, setEmailSettings, type EmailSettings } from '../domai
 import { isValidPattern } from '../mail/accept-from.ts';
 import { isValidPrefix, PREFIX_RULE } from '../mail/address.ts';
 import { agentIdParam } from '../http/params.ts';
+import { record } from '../domain/audit.ts';
 
 const MAX_PATTERNS = 200;
 
@@ -18,7 +19,22 @@ export function registerEmailSettingsRoutes(api: Api) {
   api.put('/agents/:id/email-settings', async (ctx) => {
     const id = await agentIdParam(ctx);
     const settings = parse(await ctx.body());
-    return present(ctx, await setEmailSettings(ctx.services.db, ctx.services.bus, id, settings));
+    const saved = await ctx.services.db.tx(async (q) => {
+      const before = await getEmailSettings(q, id);
+      const after = await setEmailSettings(q, ctx.services.bus, id, settings);
+      const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+      if (!same(before.email_prefix, after.email_prefix)) {
+        await record(q, { action: 'agent.email_prefix', target: { type: 'agent', id }, detail: { from: before.email_prefix, to: after.email_prefix } });
+      }
+      if (!same(before.email_accept_from_addresses, after.email_accept_from_addresses)) {
+        await record(q, {
+          action: 'agent.accept_from', target: { type: 'agent', id },
+          detail: { from: before.email_accept_from_addresses, to: after.email_accept_from_addresses },
+        });
+      }
+      return after;
+    });
+    return present(ctx, saved);
   }, 'admin');
 }
 

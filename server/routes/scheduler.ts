@@ -2,9 +2,11 @@
 // and DELETE act on a schedule id; each answers with the schedule, next_run included. Bodies are
 // checked with the client's own rules (src/lib/schedule-rules.ts), so a 422 says what the form says.
 import { idParam, type Api, type Ctx } from '../http/api.ts';
+import type { Queryable } from '../db/db.ts';
 import { HttpError, invalid } from '../http/errors.ts';
 import { ownedAgentId } from '../domain/access.ts';
 import { createSchedule, deleteSchedule, listSchedules, scheduleAgentId, updateSchedule } from '../domain/schedules.ts';
+import { record } from '../domain/audit.ts';
 import { FREQUENCIES, normalizeSchedule, validateSchedule, type Frequency, type ScheduleRule } from '../../src/lib/schedule-rules.ts';
 
 const NOT_FOUND = 'Schedule not found';
@@ -19,22 +21,48 @@ export function registerSchedulerRoutes(api: Api) {
     const agentId = await ownedAgentId(ctx.services.db, ctx.user, idParam(ctx.params.id, 'Agent not found'));
     const rule = parseRule(await ctx.body());
     ctx.status = 201;
-    return createSchedule(ctx.services.db, agentId, rule);
+    return ctx.services.db.tx(async (q) => {
+      const created = await createSchedule(q, agentId, rule);
+      await record(q, { action: 'schedule.create', target: { type: 'schedule', id: created.id }, detail: { agent_id: agentId, to: ruleOf(created) } });
+      return created;
+    });
   }, 'admin');
 
   api.put('/scheduler/:id', async (ctx) => {
     const id = await scheduleId(ctx);
     const rule = parseRule(await ctx.body());
-    const saved = await updateSchedule(ctx.services.db, id, rule);
+    const saved = await updateSchedule(ctx.services.db, id, rule, new Date(), (q, from, to) => record(q, {
+      action: 'schedule.update', target: { type: 'schedule', id }, detail: { agent_id: to.agent_id, from: ruleOf(from), to: ruleOf(to) },
+    }));
     if (!saved) throw new HttpError(404, NOT_FOUND); // deleted in between
     return saved;
   }, 'admin');
 
   api.delete('/scheduler/:id', async (ctx) => {
     const id = await scheduleId(ctx);
-    if (!(await deleteSchedule(ctx.services.db, id))) throw new HttpError(404, NOT_FOUND);
+    const deleted = await ctx.services.db.tx(async (q) => {
+      const [before] = await listSchedulesById(q, id);
+      if (!before || !(await deleteSchedule(q, id))) return false;
+      await record(q, { action: 'schedule.delete', target: { type: 'schedule', id }, detail: { agent_id: before.agent_id, from: ruleOf(before) } });
+      return true;
+    });
+    if (!deleted) throw new HttpError(404, NOT_FOUND);
     return null;
   }, 'admin');
+}
+
+/** What an event keeps of a schedule: its rule, the message's length instead of its text. */
+export function ruleOf(s: ScheduleRule): Record<string, unknown> {
+  const { message, ...rule } = s;
+  return {
+    frequency: rule.frequency, schedule_time: rule.schedule_time, weekdays: rule.weekdays, week_interval: rule.week_interval,
+    day_of_month: rule.day_of_month, interval: rule.interval, message_chars: message?.length ?? 0,
+  };
+}
+
+async function listSchedulesById(q: Queryable, id: number) {
+  const agentId = await scheduleAgentId(q, id);
+  return agentId === null ? [] : (await listSchedules(q, agentId)).filter((s) => s.id === id);
 }
 
 /** A schedule the caller may reach (its agent's ownership rules), else 404. */

@@ -9,6 +9,14 @@ export class RunFailure extends Error {
   }
 }
 
+/** The owner's test credits or monthly limit refused the run (audited as `billing.limit_stop`). */
+export class SpendRefused extends RunFailure {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SpendRefused';
+  }
+}
+
 export type StopReason = 'thread' | 'agent' | 'shutdown' | 'lost';
 
 /** The run was stopped on purpose (abort reason). */

@@ -28,7 +28,8 @@ import {
   claimNext, claimState, heartbeat, refreshAgentState, releaseClaim, retireInstance, runOwnersOnHost, takeOrphans, type Claim,
 } from './claim.ts';
 import { converse, type LoopDeps } from './conversation.ts';
-import { RunFailure, RunStopped, stopOf, type StopReason } from './errors.ts';
+import { RunFailure, RunStopped, SpendRefused, stopOf, type StopReason } from './errors.ts';
+import { recordAlone, SYSTEM } from '../domain/audit.ts';
 import { messagesFromSteps, systemPrompt, type StoredStep } from './history.ts';
 import { refusal, reserveSpend, settleSpend, spendState } from '../domain/billing-usage.ts';
 import { loadStepImages } from './step-images.ts';
@@ -227,10 +228,12 @@ export class Runner {
     const writer = new StepWriter(db, bus, agentId, threadId);
     const seen = { userSequence: Number.MAX_SAFE_INTEGER };
     let outcome: Outcome;
+    let failure: unknown;
     try {
       await this.converseOn(claim, controller, writer, seen);
       outcome = { kind: 'done' };
     } catch (err) {
+      failure = err;
       if (!(await threadExists(db, threadId).catch(() => true))) outcome = { kind: 'stopped', reason: 'lost' };
       else if (err instanceof RunStopped) outcome = { kind: 'stopped', reason: err.reason };
       else if (controller.signal.aborted) outcome = { kind: 'stopped', reason: stopOf(controller.signal).reason };
@@ -241,6 +244,12 @@ export class Runner {
       }
     } finally {
       subscriptions.forEach((u) => u());
+    }
+    if (outcome.kind === 'failed' && failure instanceof SpendRefused) {
+      await recordAlone(db, {
+        action: 'billing.limit_stop', actor: SYSTEM, background: true, target: { type: 'thread', id: threadId },
+        detail: { agent_id: agentId, reason: failure.message },
+      }).catch((err) => this.o.log.error(`runner: audit of the spend stop failed: ${err.message}`));
     }
     try {
       await this.finish(claim, outcome, writer, seen.userSequence);
@@ -296,7 +305,7 @@ export class Runner {
     if (row.thread_state === 'stop') throw new RunStopped('thread');
     if (row.agent_state === 'stop') throw new RunStopped('agent');
     const refused = refusal(await spendState(this.o.db, ownerId, this.o.testCreditsCents));
-    if (refused) throw new RunFailure(refused);
+    if (refused) throw new SpendRefused(refused);
   }
 
   /** Reserves the call's most it may cost against the owner's limit, shared by every agent and instance. */
@@ -304,7 +313,7 @@ export class Runner {
     const { db, log } = this.o;
     const cents = (this.o.provider.estimate?.(request) ?? 0) * 100;
     const reserved = await reserveSpend(db, ownerId, this.o.testCreditsCents, cents);
-    if ('refused' in reserved) throw new RunFailure(reserved.refused);
+    if ('refused' in reserved) throw new SpendRefused(reserved.refused);
     return () => settleSpend(db, reserved.id).catch((err) => log.error(`runner: spend reservation ${reserved.id} not settled: ${err.message}`));
   }
 

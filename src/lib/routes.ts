@@ -13,6 +13,7 @@ export type RouteMatch =
   | { name: 'admin-agent'; agentId: number }
   | { name: 'admin-thread'; threadId: number }
   | { name: 'admin-ops' }
+  | { name: 'admin-audit' }
   | { name: 'llm-traces' }
   | { name: 'not-found' }
   | { redirect: string };
@@ -32,6 +33,7 @@ const TABLE: ReadonlyArray<[pattern: string, resolve: (params: Params) => RouteM
   ['/admin/agents/:id', (p) => withId(p.id, (agentId) => ({ name: 'admin-agent', agentId }))],
   ['/admin/threads/:id', (p) => withId(p.id, (threadId) => ({ name: 'admin-thread', threadId }))],
   ['/admin/ops', () => ({ name: 'admin-ops' })],
+  ['/admin/audit', () => ({ name: 'admin-audit' })],
   // The navigation links the ops dashboard as /admin/threads (spec §2).
   ['/admin/threads', () => ({ name: 'admin-ops' })],
   ['/llm-traces', () => ({ name: 'llm-traces' })],

@@ -100,7 +100,8 @@ dashboard('lists the agents in the order served, with state, counts and last act
 });
 
 dashboard("shows 'Failed to load admin agents' with the server's detail", async () => {
-  const api = new FakeApi(ADMIN).on('GET /api/admin/agents', () => json({ detail: 'database is down' }, 500));
+  const api = new FakeApi(ADMIN).on('GET /api/admin/agents', () => json({ detail: 'database is down' }, 500))
+    .on('GET /api/admin/spend', () => ({ month: '2026-11', users: [] }));
   await renderScreen(api, <AdminDashboard />);
   assert.equal(alerts(), ['Failed to load admin agentsdatabase is down']);
   assert.is(document.querySelector('table'), null);

@@ -6,6 +6,8 @@ import { useTitle } from '../../lib/title.tsx';
 import { useIsAdmin } from '../../lib/use-is-admin.ts';
 import { useResource } from '../../lib/use-resource.ts';
 import { Forbidden } from '../error-pages/error-pages.tsx';
+import { AuditLink } from './audit-link.tsx';
+import { SpendPanel } from './spend-panel.tsx';
 import { AdminTable, type Column } from './admin-table.tsx';
 import { LoadError } from './load-error.tsx';
 import { RelativeTime } from './relative-time-label.tsx';
@@ -38,12 +40,14 @@ export default function AdminDashboard() {
   if (!isAdmin) return <Forbidden />;
   return (
     <div className="admin-page">
+      <AuditLink />
       {error && <LoadError text="Failed to load admin agents" error={error} />}
       {!data && !error && <p className="muted" role="status">Loading agents...</p>}
       {data && data.length === 0 && <p className="muted">No agents found</p>}
       {data && data.length > 0 && (
         <AdminTable label="Agents" columns={COLUMNS} rows={data} href={(a) => `/admin/agents/${a.id}`} busy={isValidating} />
       )}
+      <SpendPanel />
     </div>
   );
 }

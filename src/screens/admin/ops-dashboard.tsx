@@ -7,6 +7,7 @@ import { useTitle } from '../../lib/title.tsx';
 import { useIsAdmin } from '../../lib/use-is-admin.ts';
 import { useResource } from '../../lib/use-resource.ts';
 import { Forbidden } from '../error-pages/error-pages.tsx';
+import { AuditLink } from './audit-link.tsx';
 import { ADMIN_REFRESH_MS } from './admin-dashboard.tsx';
 import { AdminTable, type Column } from './admin-table.tsx';
 import { DiskSpacePanel } from './disk-space-panel.tsx';
@@ -27,6 +28,7 @@ export default function OpsDashboard() {
   if (!isAdmin) return <Forbidden />;
   return (
     <div className="admin-page">
+      <AuditLink />
       {error && (
         <p className="form-error admin-error" role="alert">{detailOr(error, 'Failed to load threads requiring approval')}</p>
       )}

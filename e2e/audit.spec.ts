@@ -1,0 +1,101 @@
+// The audit trail, end to end: an admin acting as a user creates an agent and edits it, the user changes
+// their spend limit; the admin finds the Audit trail from the Admin and Ops dashboards, sees the chain
+// verified and each change as a sentence naming both people, opens one, filters by action, exports CSV,
+// and the page is clean under axe-core in both themes. A user sees 'Forbidden: Admins only'.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { expect, test, type Page } from '@playwright/test';
+import { accessToken, ADMIN, screenshotBothThemes, signIn, signUp } from './fixtures.ts';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's WCAG 2 A/AA violations on the page as it is (evaluated through the debugger, so the page's CSP allows it). */
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(`${AXE};0`);
+  return page.evaluate(async () => {
+    const result = await (window as any).axe.run(document, { runOnly: ['wcag2a', 'wcag2aa'] });
+    return result.violations.map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target.join(' ')).join(', ')}`);
+  });
+}
+
+test('the admin reads who did what: sentences, detail, filters, export, verification', async ({ page, request }) => {
+  const run = Date.now().toString(36);
+  // A user, and an admin acting as that user.
+  const email = await signUp(page);
+  const userToken = await accessToken(page);
+  const me = await (await page.request.get('/api/users/me', { headers: { Authorization: `Bearer ${userToken}` } })).json();
+  const limit = await page.request.patch('/api/users/me/limit', { headers: { Authorization: `Bearer ${userToken}` }, data: { limit_cents: 2500 } });
+  expect(limit.ok()).toBe(true);
+  const admin = await (await request.post('/api/auth/sign-in', { data: ADMIN })).json();
+  const asUser = { Authorization: `Bearer ${admin.token}`, 'X-Impersonate-User-Id': String(me.id) };
+  const created = await request.post('/api/agents/', { headers: asUser, data: { name: `Audited ${run}` } });
+  expect(created.status()).toBe(201);
+  const agent = await created.json();
+  expect((await request.put(`/api/agents/${agent.id}/notes`, { headers: asUser, data: { notes: 'Call Bob on Monday' } })).ok()).toBe(true);
+
+  await page.context().clearCookies();
+  await signIn(page, ADMIN.email, ADMIN.password);
+  await page.getByRole('link', { name: 'Ops Dashboard' }).click();
+  await expect(page.getByRole('link', { name: 'Audit trail' })).toBeVisible();
+  await page.getByRole('link', { name: 'Admin Dashboard' }).click();
+  await page.getByRole('link', { name: 'Audit trail' }).click();
+  await expect(page).toHaveURL(/\/admin\/audit$/);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Audit trail');
+  await expect(page.getByText(/^Audit trail verified: [\d,]+ events, none changed or missing\.$/)).toBeVisible();
+
+  const events = page.getByRole('list', { name: 'Events' });
+  await expect(events.getByText(`${ADMIN.email} as ${email} created agent “Audited ${run}” (#${agent.id})`, { exact: false })).toBeVisible();
+  await expect(events.getByText(`${ADMIN.email} as ${email} edited the notes of agent #${agent.id}`, { exact: false })).toBeVisible();
+  await expect(events.getByText(`${email} changed their monthly spend limit from no limit to $25.00`, { exact: false })).toBeVisible();
+  await screenshotBothThemes(page, 'admin-audit');
+
+  // One event opens to its detail: who, for whom, from where; the notes' text is not in it.
+  const created_ = events.getByRole('listitem').filter({ hasText: `created agent “Audited ${run}”` });
+  await created_.locator('summary').click();
+  const detail = created_.locator('.audit-detail');
+  await expect(detail).toContainText(`Impersonated by${ADMIN.email} (user #`);
+  await expect(detail).toContainText('agent.create');
+  await expect(detail).toContainText(/127\.0\.0\.1|::1/);
+  const notes = events.getByRole('listitem').filter({ hasText: `edited the notes of agent #${agent.id}` });
+  await notes.locator('summary').click();
+  await expect(notes.locator('.audit-detail')).not.toContainText('Call Bob');
+  await screenshotBothThemes(page, 'admin-audit-detail');
+
+  for (const theme of ['light', 'dark']) {
+    await page.evaluate((t) => (document.documentElement.dataset.theme = t), theme);
+    expect(await axeViolations(page), `axe, ${theme} theme`).toEqual([]);
+  }
+
+  // Filters: only the billing events of this user.
+  await page.getByLabel('Actor').fill(email);
+  await page.getByLabel('Action').fill('billing.');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await expect(events.getByRole('listitem')).toHaveCount(1);
+  await expect(events).toContainText('changed their monthly spend limit');
+
+  // The export takes the same filters.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+  const csv = readFileSync((await download.path())!, 'utf8').trim().split('\r\n');
+  expect(csv[0]).toBe('id,at,instance,actor_type,actor_id,actor_label,impersonator_id,impersonator_label,action,target_type,target_id,'
+    + 'request_id,ip,user_agent,detail,prev_hash,hash');
+  expect(csv).toHaveLength(2);
+  expect(csv[1]).toContain('billing.spend_limit');
+
+  // The Admin Dashboard's spend report (the offline model costs nothing, so this month has no spend here).
+  await page.getByRole('link', { name: 'Admin Dashboard' }).click();
+  await expect(page.getByRole('heading', { name: 'Spend by user' })).toBeVisible();
+  await expect(page.getByText(/^No spend in \d{4}-\d{2}$/)).toBeVisible();
+  const [spend] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+  expect(readFileSync((await spend.path())!, 'utf8').split('\r\n')[0]).toBe('month,user_id,email,spend_usd,limit_usd,status,top_agents');
+  await screenshotBothThemes(page, 'admin-dashboard-spend');
+  for (const theme of ['light', 'dark']) {
+    await page.evaluate((t) => (document.documentElement.dataset.theme = t), theme);
+    expect(await axeViolations(page), `axe on the Admin Dashboard, ${theme} theme`).toEqual([]);
+  }
+});
+
+test('a user is not shown the audit trail', async ({ page }) => {
+  await signUp(page);
+  await page.goto('/admin/audit');
+  await expect(page.getByText('Forbidden: Admins only')).toBeVisible();
+});

@@ -1,0 +1,144 @@
+// Audit trail benchmark (issue 25 budgets): what writing the event adds to a change — an agent update (one of
+// its texts), p50 with the event minus p50 of the same transaction without it, under 1 ms — alone and with 8
+// writers at once (the chain's head row serialises appends); and a filtered page of /api/admin/audit at
+// 1,000,000 events, under 50 ms (the worst p50 of several filters). PostgreSQL (BENCH_DATABASE_URL or
+// TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test), in a throwaway schema.
+// Usage: node scripts/bench-audit.mjs [events] — e.g. 100000 for a quicker run.
+import { register } from 'node:module';
+import { randomUUID } from 'node:crypto';
+
+register('../test/setup/ts-loader.mjs', import.meta.url);
+
+const { PG_URL, pgAvailable } = await import('./bench-server.mjs');
+const { openDb } = await import('../server/db/db.ts');
+const { migrate } = await import('../server/db/migrate.ts');
+const { record } = await import('../server/domain/audit.ts');
+const { listAudit, verifyAudit } = await import('../server/domain/audit-read.ts');
+const { benchResult, median } = await import('./bench-result.mjs');
+
+const EVENTS = Number(process.argv[2] || 1_000_000);
+const UPDATES = 400;
+const WRITERS = 8;
+
+if (!(await pgAvailable())) {
+  console.log(`audit: skipped, PostgreSQL at ${PG_URL} is unreachable`);
+  process.exit(0);
+}
+
+const schema = `bench_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+const admin = await openDb({ databaseUrl: PG_URL });
+await admin.query(`CREATE SCHEMA ${schema}`);
+const db = await openDb({ databaseUrl: PG_URL, schema });
+try {
+  await migrate(db);
+  const [{ id: owner }] = await db.query(`INSERT INTO users (email) VALUES ('bench-audit@example.test') RETURNING id`);
+  // The accounts the events name (the actor filter reads an e-mail as the account's id).
+  await db.query(`INSERT INTO users (email) SELECT 'user' || g || '@example.test' FROM generate_series(2, 1000) g`);
+  const agents = (await db.query(`INSERT INTO agents (owner_id, name) SELECT $1, 'Agent ' || g FROM generate_series(1, $2) g RETURNING id`,
+    [owner, WRITERS])).map((r) => r.id);
+
+  // First the history (times over the past year, so they come before the updates' events), then the updates on top of it.
+  // EVENTS events: 1,000 users (every tenth impersonated by an admin), 12 actions, 5,000 agents as targets, over a year.
+  const began = performance.now();
+  const CHUNK = 100_000;
+  for (let from = 1; from <= EVENTS; from += CHUNK) {
+    const to = Math.min(EVENTS, from + CHUNK - 1);
+    await db.query(`DO $$ DECLARE h text; n bigint; t timestamptz; next text; d jsonb; a text; u bigint; imp bigint; tt text; tid text; BEGIN
+      SELECT last_hash INTO h FROM audit_chain WHERE id = 1 FOR UPDATE;
+      FOR i IN ${from}..${to} LOOP
+        n := nextval('audit_events_id_seq');
+        t := now() - interval '365 days' + (i::float8 / ${EVENTS}) * interval '365 days';
+        a := (ARRAY['agent.update','agent.create','agent.delete','agent.run_state','mail.draft','mail.approve','mail.send','mail.edit',
+          'auth.sign_in','auth.sign_out','schedule.create','file.upload'])[1 + i % 12];
+        u := 1 + (i::bigint * 7919) % 1000; imp := CASE WHEN i % 10 = 0 THEN 1001 ELSE NULL END;
+        tt := CASE WHEN a LIKE 'mail.%' THEN 'message' ELSE 'agent' END; tid := (1 + (i::bigint * 104729) % 5000)::text;
+        d := jsonb_build_object('field', 'notes', 'to_chars', i % 500);
+        next := audit_event_hash(h, n, t, 'bench', 'user', u, 'user' || u || '@example.test', imp,
+          CASE WHEN imp IS NULL THEN NULL ELSE 'admin@example.test' END, a, tt, tid, 'req-' || i, '10.0.0.' || (i % 250), 'bench', d);
+        INSERT INTO audit_events (id, at, instance, actor_type, actor_id, actor_label, impersonator_id, impersonator_label, action, target_type,
+          target_id, request_id, ip, user_agent, detail, prev_hash, hash)
+        VALUES (n, t, 'bench', 'user', u, 'user' || u || '@example.test', imp, CASE WHEN imp IS NULL THEN NULL ELSE 'admin@example.test' END,
+          a, tt, tid, 'req-' || i, '10.0.0.' || (i % 250), 'bench', d, h, next);
+        h := next;
+      END LOOP;
+      UPDATE audit_chain SET last_id = n, last_hash = h, last_at = t WHERE id = 1;
+    END $$`);
+  }
+  await db.query('ANALYZE audit_events');
+  const [{ total }] = await db.query('SELECT count(*)::int AS total FROM audit_events');
+  console.log(`${total.toLocaleString('en')} events written in ${((performance.now() - began) / 1000).toFixed(1)} s`);
+
+  // The agent update as setAgentText makes it (server/domain/agents.ts), with and without its event.
+  const update = (agentId, value, audited) => db.tx(async (q) => {
+    const [before] = await q.query(
+      `WITH old AS (SELECT length(notes) AS n FROM agents WHERE id = $1 FOR UPDATE) UPDATE agents SET notes = $2, updated_at = now()
+       FROM old WHERE agents.id = $1 RETURNING old.n`, [agentId, value]);
+    if (audited) {
+      await record(q, { action: 'agent.update', actor: { type: 'user', id: owner, label: 'bench-audit@example.test' },
+        target: { type: 'agent', id: agentId }, detail: { field: 'notes', from_chars: before.n, to_chars: value.length } });
+    }
+  });
+  const timeOne = async (agentId, i, audited) => {
+    const began = performance.now();
+    await update(agentId, `note ${i}`, audited);
+    return performance.now() - began;
+  };
+  for (let i = 0; i < 50; i++) await timeOne(agents[0], i, i % 2 === 0); // warm the pool and the plans
+  const alone = { with: [], without: [] };
+  for (let i = 0; i < UPDATES; i++) {
+    // Interleaved, so a slower moment of the machine weighs on both.
+    alone.with.push(await timeOne(agents[0], i, true));
+    alone.without.push(await timeOne(agents[0], i, false));
+  }
+  const together = { with: [], without: [] };
+  for (const audited of [true, false, true, false]) {
+    const into = audited ? together.with : together.without;
+    await Promise.all(agents.map(async (agentId) => {
+      for (let i = 0; i < UPDATES / 4; i++) into.push(await timeOne(agentId, i, audited));
+    }));
+  }
+  const added = median(alone.with) - median(alone.without);
+  const addedTogether = median(together.with) - median(together.without);
+  console.log(`agent update: p50 ${median(alone.without).toFixed(3)} ms without the event, ${median(alone.with).toFixed(3)} ms with it; `
+    + `${WRITERS} writers at once: ${median(together.without).toFixed(3)} → ${median(together.with).toFixed(3)} ms`);
+  benchResult('audit: added to an agent update (p50)', added, 'ms', '< 1 ms', median(alone.without));
+  benchResult(`audit: added to an agent update, ${WRITERS} writers at once (p50)`, addedTogether, 'ms', '< 1 ms', median(together.without));
+
+  const day = 86_400_000;
+  const filters = {
+    'newest page, no filter': {},
+    'action prefix mail.': { action: 'mail.' },
+    'one action': { action: 'agent.delete' },
+    'an action prefix nothing has': { action: 'nothing.' },
+    'one actor (e-mail)': { actor: 'user42@example.test' },
+    'one actor (an e-mail of no account)': { actor: 'nobody@example.test' },
+    'one actor (id), impersonations included': { actor: '1001' },
+    'one target': { target_type: 'agent', target_id: '1234' },
+    'actor + action prefix': { actor: 'user42@example.test', action: 'agent.' },
+    'a week, 90 days ago': { since: new Date(Date.now() - 90 * day), until: new Date(Date.now() - 83 * day) },
+    'action prefix + a month': { action: 'auth.', since: new Date(Date.now() - 200 * day), until: new Date(Date.now() - 170 * day) },
+  };
+  let worst = 0;
+  for (const [label, filter] of Object.entries(filters)) {
+    const first = await listAudit(db, filter);
+    const times = [];
+    for (let i = 0; i < 21; i++) {
+      const t0 = performance.now();
+      // Every other run the second page, through the cursor.
+      await listAudit(db, { ...filter, cursor: i % 2 && first.next_cursor ? Number(first.next_cursor) : null });
+      times.push(performance.now() - t0);
+    }
+    const p50 = median(times);
+    worst = Math.max(worst, p50);
+    console.log(`  filtered page (${label}): p50 ${p50.toFixed(2)} ms, ${first.events.length} events`);
+  }
+  benchResult(`audit: a filtered page at ${total.toLocaleString('en')} events (worst p50 of ${Object.keys(filters).length} filters)`, worst, 'ms', '< 50 ms');
+  const v0 = performance.now();
+  const verdict = await verifyAudit(db);
+  console.log(`verify: ${JSON.stringify(verdict)} in ${((performance.now() - v0) / 1000).toFixed(1)} s`);
+  benchResult(`audit: verify ${total.toLocaleString('en')} events`, (performance.now() - v0) / 1000, 's', 'informational');
+} finally {
+  await db.close();
+  await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+  await admin.close();
+}
