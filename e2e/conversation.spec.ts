@@ -27,7 +27,7 @@ async function newUserWithAgent(page: Page, request: APIRequestContext, name = `
 }
 
 const currentName = (page: Page) => page.getByTestId('current-thread-name');
-const toggleList = (page: Page) => page.getByRole('button', { name: /^Show all threads/ });
+const toggleList = (page: Page) => page.getByRole('button', { name: /: show all threads$/ });
 const scheduledNames = (page: Page) => page.getByRole('region', { name: 'Scheduled' }).locator('.thread-row-name');
 const row = (page: Page, name: string) => page.locator('.thread-row').filter({ has: page.getByRole('button', { name, exact: true }) });
 const userMessages = (page: Page) => page.locator('.message-user .message-text');

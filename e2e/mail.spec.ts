@@ -70,6 +70,6 @@ test('an admin sets an address and accepted senders; a mail to it becomes a thre
   const messages = page.getByRole('list', { name: 'Messages' });
   await expect(messages).toContainText('E-mail from jane@partner.example');
   await expect(messages).toContainText('Could you check invoice 4711 against the order?');
-  await page.getByRole('button', { name: /^Show all threads/ }).click();
+  await page.getByRole('button', { name: /: show all threads$/ }).click();
   await expect(page.getByRole('region', { name: 'Scheduled' }).getByText(`Invoice question ${run}`)).toBeVisible();
 });
