@@ -4,6 +4,7 @@
 // Traces are real: token counts are estimated from text length, cost is 0.
 import { estimateTokens, elideImages } from './estimate.ts';
 import { planInstruction, type PlannedCall, type Place } from './offline-planner.ts';
+import { HANDBACK_PREFIX, HANDBACK_SCREEN_CAPTION } from '../recording/handback-format.ts';
 import type { AssistantBlock, Message, ModelProvider, ModelRequest, ModelResponse, ToolResultBlock } from './types.ts';
 
 export const OFFLINE_MODEL = 'offline-planner-1';
@@ -38,6 +39,9 @@ export function createOffline(options: OfflineOptions = {}): ModelProvider {
 
 type Progress = { instruction: string; done: number; failed: { error: string } | null; results: string[] };
 
+/** A person's hand-back log (and its screenshot's caption) is context, not a new instruction: the plan goes on. */
+const isHandback = (text: string) => text.startsWith(HANDBACK_PREFIX) || text.startsWith(HANDBACK_SCREEN_CAPTION);
+
 /** The latest user text and how far the tool calls after it got. */
 export function progressOf(messages: Message[]): Progress {
   let start = -1;
@@ -45,7 +49,8 @@ export function progressOf(messages: Message[]): Progress {
   for (let i = messages.length - 1; i >= 0 && start < 0; i--) {
     const m = messages[i];
     if (m.role !== 'user') continue;
-    const text = typeof m.content === 'string' ? m.content : m.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('\n');
+    const texts = typeof m.content === 'string' ? [m.content] : m.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text);
+    const text = texts.filter((t) => !isHandback(t)).join('\n');
     if (text.trim()) {
       start = i;
       instruction = text.trim();
@@ -132,7 +137,8 @@ function summary(progress: Progress, usable: PlannedCall[], missing: PlannedCall
     lines.push(
       `${said}I can only follow simple instructions such as "open a terminal and type hello", "press ctrl+l", ` +
       '"click at 640,400", "click the top right corner", "scroll down", "take a screenshot", "write a note …", ' +
-      '"write a report Title: what was done (80% done)", "draft an email to someone@example.com saying …" and "ask a sub-agent to …". ' +
+      '"write a report Title: what was done (80% done)", "draft an email to someone@example.com saying …", "ask a sub-agent to …" ' +
+      'and \'ask me for help with "…"\'. ' +
       'Choose a real model with MODEL_PROVIDER=anthropic or openai for anything else.');
   }
   lines.push(LABEL);

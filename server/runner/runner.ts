@@ -28,7 +28,9 @@ import {
   claimNext, claimState, heartbeat, refreshAgentState, releaseClaim, retireInstance, runOwnersOnHost, takeOrphans, type Claim,
 } from './claim.ts';
 import { converse, type LoopDeps } from './conversation.ts';
-import { RunFailure, RunStopped, stopOf, type StopReason } from './errors.ts';
+import { RunFailure, RunPaused, RunStopped, stopOf, type StopReason } from './errors.ts';
+import { RunawayGuard } from './guard.ts';
+import { getGuardSettings, GUARD_DEFAULTS, setNeedsHelp, usageSinceHuman, type NeedsHelp, type PauseReason } from '../domain/supervision.ts';
 import { messagesFromSteps, systemPrompt, type StoredStep } from './history.ts';
 import { refusal, reserveSpend, settleSpend, spendState } from '../domain/billing-usage.ts';
 import { loadStepImages } from './step-images.ts';
@@ -63,9 +65,13 @@ export type RunnerOptions = {
   testCreditsCents?: number;
   /** $DATA_DIR/files, where images of user input (recording keyframes) are; none: they are left out. */
   filesDir?: string | null;
+  /** A run paused to wait for a person (issue 19): tells the agent's owner (by e-mail). */
+  onNeedsHelp?: ((threadId: number, help: NeedsHelp) => Promise<void>) | null;
 };
 
-type Outcome = { kind: 'done' } | { kind: 'stopped'; reason: StopReason } | { kind: 'failed'; message: string };
+type Outcome =
+  | { kind: 'done' } | { kind: 'stopped'; reason: StopReason } | { kind: 'failed'; message: string }
+  | { kind: 'paused'; question: string; reason: PauseReason };
 type Active = { claim: Claim; controller: AbortController; done: Promise<void> };
 
 export const RESTART_ERROR = 'Interrupted by a server restart';
@@ -89,7 +95,8 @@ export class Runner {
   private running = false;
   private lastBeat = 0;
   private lastRecovery = 0;
-  private o: Required<Omit<RunnerOptions, 'desktops' | 'performAction' | 'filesDir'>> & Pick<RunnerOptions, 'desktops' | 'performAction' | 'filesDir'>;
+  private o: Required<Omit<RunnerOptions, 'desktops' | 'performAction' | 'filesDir' | 'onNeedsHelp'>>
+    & Pick<RunnerOptions, 'desktops' | 'performAction' | 'filesDir' | 'onNeedsHelp'>;
 
   constructor(options: RunnerOptions) {
     this.o = {
@@ -232,6 +239,7 @@ export class Runner {
     } catch (err) {
       if (!(await threadExists(db, threadId).catch(() => true))) outcome = { kind: 'stopped', reason: 'lost' };
       else if (err instanceof RunStopped) outcome = { kind: 'stopped', reason: err.reason };
+      else if (err instanceof RunPaused && !controller.signal.aborted) outcome = { kind: 'paused', question: err.question, reason: err.reason };
       else if (controller.signal.aborted) outcome = { kind: 'stopped', reason: stopOf(controller.signal).reason };
       else if (err instanceof RunFailure) outcome = { kind: 'failed', message: err.message };
       else {
@@ -264,6 +272,7 @@ export class Runner {
 
     await this.checkpoint(claim, controller, agent.owner_id);
     const computer = await this.desktopFor(claim.agent_id, controller.signal);
+    const guard = new RunawayGuard((await getGuardSettings(db, claim.agent_id)) ?? GUARD_DEFAULTS, await usageSinceHuman(db, claim.thread_id));
     const deps: LoopDeps = {
       db, bus: this.o.bus, log: this.o.log, provider: this.o.provider,
       agent: { id: agent.id, owner_id: agent.owner_id, name: agent.name, email_prefix: agent.email_prefix },
@@ -277,6 +286,7 @@ export class Runner {
       maxTurns: this.o.maxTurns,
       checkpoint: () => this.checkpoint(claim, controller, agent.owner_id),
       reserve: (request) => this.reserve(agent.owner_id, request),
+      guard,
       newInput: async () => {
         const rows = await userInputAfter(db, claim.thread_id, seen.userSequence);
         if (rows.length) seen.userSequence = rows[rows.length - 1].sequence;
@@ -334,6 +344,19 @@ export class Runner {
     }
   }
 
+  /**
+   * The run waits for a person: the thread stays at the head of the queue with needs_help (the agent is set to stop
+   * by finish), the feed and the thread's viewers hear of it, and the owner gets an e-mail when mail is set up.
+   */
+  private async pause(claim: Claim, outcome: Extract<Outcome, { kind: 'paused' }>, writer: StepWriter): Promise<void> {
+    const { db, bus, log } = this.o;
+    const help: NeedsHelp = { question: outcome.question, asked_at: new Date().toISOString(), reason: outcome.reason, resume: claim.mode };
+    await setNeedsHelp(db, claim.thread_id, help);
+    bus.publish(`thread:${claim.thread_id}:thread`, { id: claim.thread_id, needs_help: help });
+    await writer.message('assistant', `Waiting for you: ${outcome.question}`, { needs_help: help });
+    await this.o.onNeedsHelp?.(claim.thread_id, help).catch((err) => log.error(`runner: thread ${claim.thread_id}: owner not told: ${err.message}`));
+  }
+
   /** Ends the thread's turn as the outcome says, then goes on with the agent's queue (run_all). */
   private async finish(claim: Claim, outcome: Outcome, writer: StepWriter, answeredUserSequence: number): Promise<void> {
     const { db, bus } = this.o;
@@ -347,9 +370,10 @@ export class Runner {
     await releaseClaim(db, threadId, this.id, error);
     if (outcome.kind === 'failed') await writer.message('error', error);
     if (outcome.kind === 'stopped') await writer.message('warning', STOP_NOTES[outcome.reason]);
+    if (outcome.kind === 'paused') await this.pause(claim, outcome, writer);
 
     // play works one head, then waits; a failure stops the agent until someone looks.
-    const stopFrom = outcome.kind === 'failed' ? 'any' : outcome.kind === 'done' && !unanswered ? 'run' : null;
+    const stopFrom = outcome.kind === 'failed' || outcome.kind === 'paused' ? 'any' : outcome.kind === 'done' && !unanswered ? 'run' : null;
     if (stopFrom && (await stopAgentAfterRun(db, agentId, stopFrom))) {
       bus.publish(`agent:${agentId}:changed`, { agent_id: agentId, target_run_state: 'stop' });
     }

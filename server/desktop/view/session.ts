@@ -1,14 +1,22 @@
 // The viewers of one running desktop: they share its framebuffer (and the PNG encodes of one version of
-// it), its sound and its control, which one viewer at most holds.
+// it), its sound and its control, which one viewer at most holds. Control is a lease of its person: when the
+// controlling viewer's tunnel ends (a reload, a dropped socket) nobody controls the desktop, but the session
+// stays and the lease holds for LEASE_MS, so a new viewer of that person takes control back without it being
+// handed back; only an explicit release or the lease running out does that (gateway 'control' events).
 import { STATUS } from './codec.ts';
 import type { GatewayPort, SessionPort, ViewerPort } from './ports.ts';
 import { encodePngAsync } from '../rfb/png.ts';
 import type { Copy } from '../rfb/desktop.ts';
 import type { Desktop, Rect } from '../types.ts';
 
+/** How long control stays with its person after their viewer's tunnel ended. */
+export const LEASE_MS = 30_000;
+
 export class DesktopSession<V extends ViewerPort = ViewerPort> implements SessionPort {
   readonly viewers = new Set<V>();
   controller: V | null = null;
+  /** Control held for a person whose controlling viewer went away, until it expires. */
+  lease: { userId: number; timer: NodeJS.Timeout } | null = null;
   disposed = false;
   /** Counts framebuffer changes; encodes are shared between viewers for the same version. */
   version = 0;
@@ -74,21 +82,52 @@ export class DesktopSession<V extends ViewerPort = ViewerPort> implements Sessio
 
   remove(viewer: ViewerPort): void {
     this.viewers.delete(viewer as V);
-    if (this.controller === viewer) this.setController(null);
-    if (this.viewers.size === 0) this.dispose();
+    if (this.controller === viewer) {
+      this.controller = null;
+      const timer = setTimeout(() => this.expire(), LEASE_MS);
+      timer.unref();
+      this.lease = { userId: viewer.userId, timer };
+    }
+    if (this.viewers.size === 0 && !this.lease) this.dispose();
   }
 
   setController(viewer: V | null): void {
     const previous = this.controller;
     if (previous === viewer) return;
+    const leased = this.endLease();
     this.controller = viewer;
     previous?.controlChanged(false);
     viewer?.controlChanged(true);
+    const agentId = this.desktop.agentId;
+    if (viewer) this.gateway.emit('control', agentId, { userId: viewer.userId, state: 'taken' });
+    else if (previous || leased) this.gateway.emit('control', agentId, { userId: (previous?.userId ?? leased)!, state: 'released' });
+  }
+
+  /** Whether control is held for `userId` (by a viewer or a lease). */
+  heldBy(userId: number): boolean {
+    return this.controller?.userId === userId || this.lease?.userId === userId;
+  }
+
+  /** Ends the lease, if any; whose it was. */
+  private endLease(): number | null {
+    const lease = this.lease;
+    if (!lease) return null;
+    clearTimeout(lease.timer);
+    this.lease = null;
+    return lease.userId;
+  }
+
+  private expire(): void {
+    const userId = this.endLease();
+    if (userId === null || this.disposed) return;
+    this.gateway.emit('control', this.desktop.agentId, { userId, state: 'expired' });
+    if (this.viewers.size === 0) this.dispose();
   }
 
   private dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    this.endLease();
     this.off();
     this.release?.();
     this.onDispose();
