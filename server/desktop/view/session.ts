@@ -1,7 +1,7 @@
 // The viewers of one running desktop: they share its framebuffer (and the PNG encodes of one version of
 // it), its sound and its control, which one viewer at most holds. Control is a lease of its person: when the
 // controlling viewer's tunnel ends (a reload, a dropped socket) nobody controls the desktop, but the session
-// stays and the lease holds for LEASE_MS, so a new viewer of that person takes control back without it being
+// stays and the lease holds for 30 s, so a new viewer of that person takes control back without it being
 // handed back; only an explicit release or the lease running out does that (gateway 'control' events).
 import { STATUS } from './codec.ts';
 import type { GatewayPort, SessionPort, ViewerPort } from './ports.ts';
@@ -9,10 +9,9 @@ import { encodePngAsync } from '../rfb/png.ts';
 import type { Copy } from '../rfb/desktop.ts';
 import type { Desktop, Rect } from '../types.ts';
 
-/** How long control stays with its person after their viewer's tunnel ended. */
-export const LEASE_MS = 30_000;
-
 export class DesktopSession<V extends ViewerPort = ViewerPort> implements SessionPort {
+  /** How long control stays with its person after their viewer's tunnel ended (LEASE_MS; tests shorten it). */
+  static leaseMs = 30_000;
   readonly viewers = new Set<V>();
   controller: V | null = null;
   /** Control held for a person whose controlling viewer went away, until it expires. */
@@ -84,7 +83,7 @@ export class DesktopSession<V extends ViewerPort = ViewerPort> implements Sessio
     this.viewers.delete(viewer as V);
     if (this.controller === viewer) {
       this.controller = null;
-      const timer = setTimeout(() => this.expire(), LEASE_MS);
+      const timer = setTimeout(() => this.expire(), DesktopSession.leaseMs);
       timer.unref();
       this.lease = { userId: viewer.userId, timer };
     }
