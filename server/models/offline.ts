@@ -10,6 +10,8 @@ import type { AssistantBlock, Message, ModelProvider, ModelRequest, ModelRespons
 export const OFFLINE_MODEL = 'offline-planner-1';
 const LABEL = '(Offline model: a built-in deterministic planner, not an AI.)';
 export const INTERRUPTED_PREFIX = 'Interrupted';
+/** What an image older than the newest few becomes in a request (runner/history.ts). */
+export const OLDER_SCREENSHOT = '[older screenshot removed]';
 
 export type OfflineOptions = {
   /** Where the terminal window sits on the desktop, as fractions of the screen. @default [0.25, 0.2] */
@@ -40,7 +42,8 @@ export function createOffline(options: OfflineOptions = {}): ModelProvider {
 type Progress = { instruction: string; done: number; failed: { error: string } | null; results: string[] };
 
 /** A person's hand-back log (and its screenshot's caption) is context, not a new instruction: the plan goes on. */
-const isHandback = (text: string) => text.startsWith(HANDBACK_PREFIX) || text.startsWith(HANDBACK_SCREEN_CAPTION);
+// Nor is the note an older image became (the hand-back's screenshot, a demonstration's keyframes).
+const isHandback = (text: string) => text.startsWith(HANDBACK_PREFIX) || text.startsWith(HANDBACK_SCREEN_CAPTION) || text === OLDER_SCREENSHOT;
 
 /** The latest user text and how far the tool calls after it got. */
 export function progressOf(messages: Message[]): Progress {
@@ -98,7 +101,7 @@ export function offlineReply(request: ModelRequest, options: OfflineOptions = {}
     const call = usable[progress.done];
     const n = progress.done + 1;
     content.push({ type: 'thinking', thinking: thinking(usable, n) });
-    content.push({ type: 'text', text: `${call.say}.` });
+    content.push({ type: 'text', text: /[.?!…]$/.test(call.say) ? call.say : `${call.say}.` });
     content.push({ type: 'tool_use', id: `toolu_offline_${request.messages.length}_${n}`, name: call.name, input: call.input });
     stop = 'tool_use';
   } else {

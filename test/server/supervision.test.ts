@@ -110,7 +110,7 @@ help('the owner\'s e-mail goes through the outbound sender, queued on the thread
 
 help('handing back writes the action log with a screenshot, clears needs_help, and the agent goes on where it was', async () => {
   const s = await setup();
-  const t = await s.send('ask me for help with "Please sign in for me" and then type "signed in"');
+  const t = await s.send('ask me for help with "Please sign in for me" and then open a terminal and type "signed in" and press enter');
   await s.play();
   await s.waiting(t.id);
   const handbacks = new Handbacks({ db: s.db, bus: s.bus, log: quiet, filesDir, desktop: () => s.desktop() });
@@ -131,6 +131,8 @@ help('handing back writes the action log with a screenshot, clears needs_help, a
   assert.is((await s.thread(t.id)).needs_help, null);
   await s.finished(t.id);
   assert.is(s.desktop().typed, 'signed in', 'the plan went on after the hand-back');
+  // to its end, also once the hand-back's screenshot is an older one (left out of the request)
+  assert.equal(s.desktop().actions.at(-1), { action: 'key', text: 'Return' });
 
   const steps = await s.steps(t.id);
   const handback = steps.find((st: any) => st.user_text.startsWith('While you were paused, the person'));

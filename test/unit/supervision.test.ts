@@ -157,6 +157,7 @@ offline('ask me for help with "…" is the ask_for_help tool, and the plan goes 
       { type: 'tool_result', tool_use_id: 'x', content: 'Asked.' },
       { type: 'text', text: "While you were paused, the person took control of the desktop for 3 s and did this (1 action):\n1. typed 'x'" },
       { type: 'text', text: 'The desktop as the person handed it back:' },
+      { type: 'text', text: '[older screenshot removed]' },
     ] },
   ];
   const tools = [{ name: 'ask_for_help', description: '', input_schema: {} }];
