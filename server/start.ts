@@ -53,6 +53,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   });
   services.handbacks = new Handbacks({
     db, bus: services.bus, log, filesDir: filesDir(config.dataDir), desktop: (agentId) => services.desktops.running(agentId),
+    recording: (agentId) => services.recordings?.isRecording(agentId) ?? false,
   });
   // Looked up per event: tests swap services.recordings.
   services.gateway.on('input', (agentId, input) => {

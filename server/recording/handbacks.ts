@@ -3,7 +3,8 @@
 // writes it, with a fresh screenshot, as one user-side step of the thread waiting for them (else the queue's head,
 // else the latest thread), which its next model call receives. Handing back a thread that waited for a person
 // answers it: needs_help clears and the agent runs again. A lease that runs out (the person's page went away for
-// more than 30 s) writes the log too, but answers nothing. Driven by the gateway's 'control' and 'input' events.
+// more than 30 s) writes the log too, but answers nothing. A take-over that recorded a demonstration writes nothing:
+// its summary tells the agent. Driven by the gateway's 'control' and 'input' events.
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -26,9 +27,11 @@ export type HandbacksOptions = {
   filesDir: string;
   /** The agent's running desktop, if any. */
   desktop: (agentId: number) => Desktop | null;
+  /** Whether the agent's desktop is being recorded: a demonstration's summary tells the agent, not a hand-back. */
+  recording?: (agentId: number) => boolean;
 };
 
-type Takeover = { userId: number; startedAt: number; tracker: ActionTracker };
+type Takeover = { userId: number; startedAt: number; tracker: ActionTracker; demonstration: boolean };
 
 export class Handbacks {
   private takeovers = new Map<number, Takeover>();
@@ -43,7 +46,8 @@ export class Handbacks {
       if (current?.userId === event.userId) return; // a reload, or another tab of the same person: the same take-over
       if (current) this.track(this.finish(agentId, true));
       const startedAt = Date.now();
-      this.takeovers.set(agentId, { userId: event.userId, startedAt, tracker: new ActionTracker(startedAt) });
+      const demonstration = this.o.recording?.(agentId) ?? false;
+      this.takeovers.set(agentId, { userId: event.userId, startedAt, tracker: new ActionTracker(startedAt), demonstration });
       return;
     }
     if (current?.userId === event.userId) this.track(this.finish(agentId, event.state === 'released'));
@@ -52,7 +56,9 @@ export class Handbacks {
   /** The gateway's 'input' event: only the person in control counts. */
   input(agentId: number, event: DesktopInput): void {
     const t = this.takeovers.get(agentId);
-    if (t && event.userId === t.userId) t.tracker.input(event);
+    if (!t || event.userId !== t.userId) return;
+    t.demonstration ||= this.o.recording?.(agentId) ?? false;
+    t.tracker.input(event);
   }
 
   /** A file dropped on the desktop while someone has control. */
@@ -80,6 +86,7 @@ export class Handbacks {
     const t = this.takeovers.get(agentId);
     if (!t) return;
     this.takeovers.delete(agentId);
+    if (t.demonstration) return; // recorded: the demonstration's summary reaches the thread instead
     const { db, bus } = this.o;
     const waiting = await threadNeedingHelp(db, agentId);
     const threadId = waiting ?? (await handBackThread(db, agentId));

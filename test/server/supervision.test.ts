@@ -163,6 +163,20 @@ help('a lease that runs out writes the log but answers nothing', async () => {
   assert.match(last.user_text, /did nothing on it/);
 });
 
+help('a take-over that recorded a demonstration hands back nothing: the demonstration\'s summary tells the agent', async () => {
+  const s = await setup();
+  const t = await s.send('take a screenshot');
+  await s.play();
+  await s.finished(t.id);
+  const before = (await s.steps(t.id)).length;
+  const handbacks = new Handbacks({ db: s.db, bus: s.bus, log: quiet, filesDir, desktop: () => s.desktop(), recording: () => true });
+  handbacks.control(s.agent.id, { userId: s.user.id, state: 'taken' });
+  handbacks.input(s.agent.id, { kind: 'key', keysym: 0x61, down: true, at: Date.now(), userId: s.user.id });
+  handbacks.control(s.agent.id, { userId: s.user.id, state: 'released' });
+  await handbacks.idle();
+  assert.is((await s.steps(t.id)).length, before);
+});
+
 help.run();
 
 // ---
