@@ -4,7 +4,7 @@
 // the agent goes on with its plan. Then the runaway guard pauses a run that clicks the same spot on an unchanged
 // screen. Screenshots of the help request, the hand-back item and the guard's pause in both themes.
 import { expect, test, type Page } from '@playwright/test';
-import { ADMIN, newUserWithAgent, screenshotBothThemes, terminalDrawn } from './fixtures.ts';
+import { ADMIN, newUserWithAgent, screenshotBothThemes, signIn, signOut, terminalDrawn } from './fixtures.ts';
 
 async function send(page: Page, text: string) {
   const input = page.getByPlaceholder('Write anything...');
@@ -118,4 +118,24 @@ test('the agent asks, the person takes control, reloads, types, hands back; the 
   await page.goto('/');
   await expect(page.locator('.agent-card', { hasText: agent.name }).getByText('Waiting for a person')).toBeVisible();
   await screenshotBothThemes(page, 'supervise-agents-waiting');
+
+  // An admin: the Ops Dashboard marks the thread, its page says why it paused, Developer options hold the rules.
+  const me = await api('/users/me');
+  await signOut(page);
+  await signIn(page, ADMIN.email, ADMIN.password);
+  await page.goto('/admin/ops');
+  const opsRow = page.getByRole('row', { name: /click at 1270,790/ });
+  await expect(opsRow.getByText('Waiting for a person')).toBeVisible();
+  await screenshotBothThemes(page, 'supervise-ops-dashboard');
+  await opsRow.click();
+  await expect(page.locator('.admin-help')).toContainText('Paused by the runaway guard');
+  await screenshotBothThemes(page, 'supervise-admin-thread');
+  await page.evaluate((id) => localStorage.setItem('impersonateUserId', String(id)), me.id);
+  await page.goto(`/agent/${agent.id}`);
+  await page.getByRole('button', { name: 'More options' }).click();
+  await page.getByRole('menuitem', { name: 'Developer options' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Developer options' });
+  await expect(dialog.getByLabel('Same action on an unchanged screen, times in a row')).toHaveValue('2');
+  await expect(dialog.getByLabel('Cost since your last message, USD')).toHaveValue('2');
+  await screenshotBothThemes(page, 'supervise-developer-options');
 });
