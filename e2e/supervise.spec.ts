@@ -93,6 +93,7 @@ test('the agent asks, the person takes control, reloads, types, hands back; the 
   expect(first).toContain("typed 'echo person-was-here'");
   expect(first).toContain("typed 'echo after-reload'");
   expect(first).toContain('pressed Enter');
+  expect(first).toMatch(/clicked at \d+,\d+ in the window \\"Terminal\\"/);
 
   const item = chat.locator('.handback');
   await expect(item).toBeVisible();

@@ -1,5 +1,6 @@
 // Hand back with context (issue 19): from the moment a person takes control of an agent's desktop until they hand
-// it back, their input that reached it becomes an action log (the demonstrations' ActionTracker); handing back
+// it back, their input that reached it becomes an action log (the demonstrations' ActionTracker), each click with
+// the title of the window under it when the desktop can tell (typing with the window clicked last); handing back
 // writes it, with a fresh screenshot, as one user-side step of the thread waiting for them (else the queue's head,
 // else the latest thread), which its next model call receives. Handing back a thread that waited for a person
 // answers it: needs_help clears and the agent runs again. A lease that runs out (the person's page went away for
@@ -16,7 +17,7 @@ import type { StepImage } from '../domain/steps.ts';
 import type { Log } from '../ops/log.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { ActionTracker } from './action-tracker.ts';
-import { formatHandback, HANDBACK_SCREEN_CAPTION } from './handback-format.ts';
+import { formatHandback, HANDBACK_SCREEN_CAPTION, type HandbackAction } from './handback-format.ts';
 import { recordingDir } from './recordings.ts';
 
 export type HandbacksOptions = {
@@ -31,7 +32,11 @@ export type HandbacksOptions = {
   recording?: (agentId: number) => boolean;
 };
 
-type Takeover = { userId: number; startedAt: number; tracker: ActionTracker; demonstration: boolean };
+type Takeover = {
+  userId: number; startedAt: number; tracker: ActionTracker; demonstration: boolean;
+  /** Window lookups under way; the title of the window last clicked (typing goes there). */
+  lookups: Set<Promise<void>>; lastWindow: string | null;
+};
 
 export class Handbacks {
   private takeovers = new Map<number, Takeover>();
@@ -47,7 +52,9 @@ export class Handbacks {
       if (current) this.track(this.finish(agentId, true));
       const startedAt = Date.now();
       const demonstration = this.o.recording?.(agentId) ?? false;
-      this.takeovers.set(agentId, { userId: event.userId, startedAt, tracker: new ActionTracker(startedAt), demonstration });
+      this.takeovers.set(agentId, {
+        userId: event.userId, startedAt, tracker: new ActionTracker(startedAt), demonstration, lookups: new Set(), lastWindow: null,
+      });
       return;
     }
     if (current?.userId === event.userId) this.track(this.finish(agentId, event.state === 'released'));
@@ -58,7 +65,26 @@ export class Handbacks {
     const t = this.takeovers.get(agentId);
     if (!t || event.userId !== t.userId) return;
     t.demonstration ||= this.o.recording?.(agentId) ?? false;
-    t.tracker.input(event);
+    const began = t.tracker.input(event) as HandbackAction | null;
+    if (!began) return;
+    if (began.kind === 'type') {
+      // Typing goes to the window clicked last (as far as the log knows); a password prompt's title masks it.
+      const pending = [...t.lookups];
+      const lookup = Promise.allSettled(pending).then(() => void (began.window = t.lastWindow ?? undefined));
+      this.lookup(t, lookup);
+    } else if ((began.kind === 'click' || began.kind === 'scroll') && began.x !== undefined && began.y !== undefined) {
+      const desktop = this.o.desktop(agentId);
+      if (!desktop?.windowAt) return;
+      this.lookup(t, desktop.windowAt(began.x, began.y).then((title) => {
+        if (title) began.window = title;
+        if (began.kind !== 'scroll') t.lastWindow = title;
+      }));
+    }
+  }
+
+  private lookup(t: Takeover, job: Promise<void>): void {
+    const tracked = job.catch(() => {}).finally(() => t.lookups.delete(tracked));
+    t.lookups.add(tracked);
   }
 
   /** A file dropped on the desktop while someone has control. */
@@ -87,6 +113,7 @@ export class Handbacks {
     if (!t) return;
     this.takeovers.delete(agentId);
     if (t.demonstration) return; // recorded: the demonstration's summary reaches the thread instead
+    while (t.lookups.size) await Promise.allSettled([...t.lookups]);
     const { db, bus } = this.o;
     const waiting = await threadNeedingHelp(db, agentId);
     const threadId = waiting ?? (await handBackThread(db, agentId));

@@ -113,7 +113,8 @@ help('handing back writes the action log with a screenshot, clears needs_help, a
   const t = await s.send('ask me for help with "Please sign in for me" and then open a terminal and type "signed in" and press enter');
   await s.play();
   await s.waiting(t.id);
-  const handbacks = new Handbacks({ db: s.db, bus: s.bus, log: quiet, filesDir, desktop: () => s.desktop() });
+  const titled = () => Object.assign(s.desktop(), { windowAt: async (x: number) => (x < 640 ? 'Terminal' : null) });
+  const handbacks = new Handbacks({ db: s.db, bus: s.bus, log: quiet, filesDir, desktop: titled });
   handbacks.control(s.agent.id, { userId: s.user.id, state: 'taken' });
   const at = Date.now();
   const key = (keysym: number) => {
@@ -138,7 +139,7 @@ help('handing back writes the action log with a screenshot, clears needs_help, a
   const handback = steps.find((st: any) => st.user_text.startsWith('While you were paused, the person'));
   assert.ok(handback, 'the hand-back is a step of the thread');
   assert.match(handback.user_text, /took control of the desktop for \d+ s and did this \(3 actions/);
-  assert.match(handback.user_text, /1\. clicked at 300,200\n2\. typed 'ls'\n3\. pressed Enter/);
+  assert.match(handback.user_text, /1\. clicked at 300,200 in the window "Terminal"\n2\. typed 'ls'\n3\. pressed Enter/);
   // The next model call was told, with the screenshot.
   const traces = await s.traces(t.id);
   const after = traces.find((tr: any) => JSON.stringify(tr.request ?? '').includes("typed 'ls'"));
