@@ -345,16 +345,25 @@ export class Runner {
   }
 
   /**
-   * The run waits for a person: the thread stays at the head of the queue with needs_help (the agent is set to stop
-   * by finish), the feed and the thread's viewers hear of it, and the owner gets an e-mail when mail is set up.
+   * The run waits for a person: the thread stays at the head of the queue with needs_help and the agent is set to
+   * stop, with the claim's release in one transaction (an answer that comes right after sees all of it, so it lets
+   * the agent run again); then the feed and the thread's viewers hear of it, and the owner gets an e-mail when mail
+   * is set up.
    */
   private async pause(claim: Claim, outcome: Extract<Outcome, { kind: 'paused' }>, writer: StepWriter): Promise<void> {
     const { db, bus, log } = this.o;
+    const { thread_id: threadId, agent_id: agentId } = claim;
     const help: NeedsHelp = { question: outcome.question, asked_at: new Date().toISOString(), reason: outcome.reason, resume: claim.mode };
-    await setNeedsHelp(db, claim.thread_id, help);
-    bus.publish(`thread:${claim.thread_id}:thread`, { id: claim.thread_id, needs_help: help });
+    const stopped = await db.tx(async (q) => {
+      const changed = await stopAgentAfterRun(q, agentId, 'any');
+      await setNeedsHelp(q, threadId, help);
+      await releaseClaim(q, threadId, this.id, '');
+      return changed;
+    });
+    if (stopped) bus.publish(`agent:${agentId}:changed`, { agent_id: agentId, target_run_state: 'stop' });
+    bus.publish(`thread:${threadId}:thread`, { id: threadId, needs_help: help });
     await writer.message('assistant', `Waiting for you: ${outcome.question}`, { needs_help: help });
-    await this.o.onNeedsHelp?.(claim.thread_id, help).catch((err) => log.error(`runner: thread ${claim.thread_id}: owner not told: ${err.message}`));
+    await this.o.onNeedsHelp?.(threadId, help).catch((err) => log.error(`runner: thread ${threadId}: owner not told: ${err.message}`));
   }
 
   /** Ends the thread's turn as the outcome says, then goes on with the agent's queue (run_all). */
@@ -366,14 +375,14 @@ export class Runner {
     const unanswered = outcome.kind === 'done' && (await hasUserInputAfter(db, threadId, answeredUserSequence));
     const leavesQueue = (outcome.kind === 'done' && !unanswered) || outcome.kind === 'failed' || (outcome.kind === 'stopped' && outcome.reason === 'thread');
     if (leavesQueue) await removeFromSchedule(db, bus, threadId, agentId);
+    if (outcome.kind === 'paused') return this.pause(claim, outcome, writer);
     const error = outcome.kind === 'failed' ? outcome.message : '';
     await releaseClaim(db, threadId, this.id, error);
     if (outcome.kind === 'failed') await writer.message('error', error);
     if (outcome.kind === 'stopped') await writer.message('warning', STOP_NOTES[outcome.reason]);
-    if (outcome.kind === 'paused') await this.pause(claim, outcome, writer);
 
     // play works one head, then waits; a failure stops the agent until someone looks.
-    const stopFrom = outcome.kind === 'failed' || outcome.kind === 'paused' ? 'any' : outcome.kind === 'done' && !unanswered ? 'run' : null;
+    const stopFrom = outcome.kind === 'failed' ? 'any' : outcome.kind === 'done' && !unanswered ? 'run' : null;
     if (stopFrom && (await stopAgentAfterRun(db, agentId, stopFrom))) {
       bus.publish(`agent:${agentId}:changed`, { agent_id: agentId, target_run_state: 'stop' });
     }
