@@ -8,6 +8,7 @@ import type { GuacGateway } from './desktop/index.ts';
 import type { ScreenshotStore } from './desktop/index.ts';
 import type { ModelProvider } from './models/types.ts';
 import type { Recordings } from './recording/recordings.ts';
+import type { Handbacks } from './recording/handbacks.ts';
 import type { Runner } from './runner/runner.ts';
 import type { BillingProvider } from './billing/types.ts';
 import type { SmtpIntake } from './mail/smtp-intake.ts';
@@ -49,6 +50,8 @@ export type Services = {
   mailSender?: MailSender;
   /** Teaching by demonstration: recordings of the desktop and their summaries (server/recording). */
   recordings?: Recordings;
+  /** Take-overs of the desktops and the action logs handed back to the agents (server/recording/handbacks.ts). */
+  handbacks?: Handbacks;
   /** Starts threads from the agents' schedules (server/scheduler). */
   scheduler?: Scheduler;
   /** Request counts, latencies and gauges for GET /api/metrics (server/ops). */

@@ -21,6 +21,8 @@ import { filesDir } from './files/storage.ts';
 import { AgentStorage } from './files/agent-storage.ts';
 import { DiskSpace } from './files/disk-space.ts';
 import { Recordings } from './recording/recordings.ts';
+import { Handbacks } from './recording/handbacks.ts';
+import { helpNotifier } from './mail/help-notice.ts';
 import { createTranscriber } from './recording/transcriber.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
 import { Metrics } from './ops/metrics.ts';
@@ -51,8 +53,16 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     db, bus: services.bus, log, filesDir: filesDir(config.dataDir), transcriber: transcribe ? createTranscriber(transcribe) : null,
     storage: services.storage, desktop: (agentId) => services.desktops.running(agentId), maxSeconds,
   });
+  services.handbacks = new Handbacks({
+    db, bus: services.bus, log, filesDir: filesDir(config.dataDir), desktop: (agentId) => services.desktops.running(agentId),
+    recording: (agentId) => services.recordings?.isRecording(agentId) ?? false,
+  });
   // Looked up per event: tests swap services.recordings.
-  services.gateway.on('input', (agentId, input) => services.recordings?.input(agentId, input));
+  services.gateway.on('input', (agentId, input) => {
+    services.recordings?.input(agentId, input);
+    services.handbacks?.input(agentId, input);
+  });
+  services.gateway.on('control', (agentId, control) => services.handbacks?.control(agentId, control));
 
   const app = createApp(services);
   const server = createServer(app);
@@ -92,6 +102,9 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   const runner = (services.runner = new Runner({
     db, bus: services.bus, log, provider: services.models!, mailDomain: config.mailDomain, smtpUtf8: config.mailSmtpUtf8,
     desktops: services.desktops, performAction, testCreditsCents: config.testCreditsCents, filesDir: filesDir(config.dataDir),
+    onNeedsHelp: helpNotifier({
+      db, bus: services.bus, mailDomain: config.mailDomain, publicUrl: config.publicUrl, port: () => services.port, sending: () => !!services.mailSender,
+    }),
   }));
   await runner.start();
   const mail = await startMail(services).catch(async (err) => {
@@ -116,6 +129,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
       await runner.stop();
       await mail.close();
       await services.recordings?.close();
+      await services.handbacks?.idle();
       sockets.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

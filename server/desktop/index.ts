@@ -19,7 +19,7 @@ export type * from './types.ts';
 export { performAction } from './actions.ts';
 export { ActionError, DesktopUnavailable } from './errors.ts';
 export { LocalDesktops, type LocalDesktopsOptions } from './place/local-desktops.ts';
-export { GuacGateway, TICKET_SHAPE, TUNNEL_ROUTE, tunnelUrl } from './view/gateway.ts';
+export { GuacGateway, TICKET_SHAPE, TUNNEL_ROUTE, tunnelUrl, type ControlEvent } from './view/gateway.ts';
 export { ScreenshotStore } from './view/screenshots.ts';
 
 /** The server's desktops and their screenshot store (both kept in services.ts). */

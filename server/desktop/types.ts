@@ -32,6 +32,8 @@ export interface Desktop extends EventEmitter {
   putFile(sourcePath: string, name: string): Promise<string>;
   /** Where the pointer is, in screen pixels. */
   cursor?(): { x: number; y: number };
+  /** The title of the window under a point (screen pixels), null for none; absent when the desktop cannot tell. */
+  windowAt?(x: number, y: number): Promise<string | null>;
   /**
    * Resolves once the screen has not changed for quietMs (default 150), counted from the call when
    * afterInput (default) or from the last change otherwise, or after maxMs (default 1500).

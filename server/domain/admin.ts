@@ -43,11 +43,14 @@ export async function getAdminThread(db: Queryable, threadId: number) {
   return { ...thread, steps, total_steps: total_count };
 }
 
-/** Spec §3 "Thread needing approval": every such thread, the one waiting longest first (index threads_approval). */
+/**
+ * Spec §3 "Thread needing approval": every such thread, and every thread waiting for a person (issue 19: the agent
+ * asked for help, or the runaway guard paused it; needs_help says which), the one waiting longest first.
+ */
 export async function listThreadsRequiringApproval(db: Queryable) {
   return db.query(
-    `SELECT t.id, t.name AS thread_name, t.agent_id, a.name AS agent_name, t.updated_at
-     FROM threads t JOIN agents a ON a.id = t.agent_id WHERE t.approval_required ORDER BY t.updated_at, t.id`);
+    `SELECT t.id, t.name AS thread_name, t.agent_id, a.name AS agent_name, t.updated_at, t.approval_required, t.needs_help
+     FROM threads t JOIN agents a ON a.id = t.agent_id WHERE t.approval_required OR t.needs_help IS NOT NULL ORDER BY t.updated_at, t.id`);
 }
 
 /** Deletes any user's thread (steps and communication messages go with it); false when there is none. */

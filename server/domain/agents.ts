@@ -15,7 +15,8 @@ export const AGENT_TEXTS = { 'system-prompt': 'system_prompt', notes: 'notes', i
 const SUMMARY = `a.id, a.owner_id, a.name, a.file_path, a.agent_running, a.target_run_state, a.cua_client_connected,
   a.running_state, a.updated_at, a.created_at, a.email_prefix, a.email_accept_from_addresses, a.screenshot_at,
   (SELECT count(*)::int FROM threads t WHERE t.agent_id = a.id AND t.schedule_sequence IS NOT NULL) AS number_scheduled_threads,
-  (SELECT count(*)::int FROM threads t WHERE t.agent_id = a.id AND t.approval_required) AS number_threads_requiring_approval`;
+  (SELECT count(*)::int FROM threads t WHERE t.agent_id = a.id AND t.approval_required) AS number_threads_requiring_approval,
+  (SELECT count(*)::int FROM threads t WHERE t.agent_id = a.id AND t.needs_help IS NOT NULL) AS number_threads_needing_help`;
 
 export type AgentRow = Record<string, any> & { id: number; owner_id: number; name: string; screenshot_at: Date | null };
 
@@ -39,6 +40,7 @@ const listOf = (owner: string, search: string) => `SELECT coalesce(json_agg(json
     'email_accept_from_addresses', a.email_accept_from_addresses,
     'number_scheduled_threads', (SELECT count(*)::int FROM threads t WHERE t.agent_id = a.id AND t.schedule_sequence IS NOT NULL),
     'number_threads_requiring_approval', (SELECT count(*)::int FROM threads t WHERE t.agent_id = a.id AND t.approval_required),
+    'number_threads_needing_help', (SELECT count(*)::int FROM threads t WHERE t.agent_id = a.id AND t.needs_help IS NOT NULL),
     'screenshot_url', CASE WHEN a.screenshot_at IS NULL THEN NULL
       ELSE '/api/agents/' || a.id || '/screenshot?v=' || floor(extract(epoch FROM a.screenshot_at) * 1000)::bigint END
   ) ORDER BY a.created_at, a.id), '[]')::text AS agents
@@ -87,7 +89,7 @@ export async function getAgent(db: Queryable, id: number) {
 }
 
 export const THREAD_COLUMNS = `id, agent_id, name, description, thread_running, error_message, schedule_sequence,
-  approval_required, target_run_state, target_sequence, created_at, updated_at`;
+  approval_required, target_run_state, target_sequence, needs_help, created_at, updated_at`;
 
 export async function createAgent(db: Db, ownerId: number, name: string) {
   const id = await db.tx(async (q) => {

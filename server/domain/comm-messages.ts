@@ -89,6 +89,22 @@ export async function draftOutbound(db: Db, bus: Bus, d: Draft): Promise<{ id: n
   return row;
 }
 
+export type Notice = { threadId: number; agentId: number; to: string; subject: string; text: string; mailDomain: string };
+
+/**
+ * Mail from the server itself to an agent's owner (the agent waits for them): queued at once, no approval, sent
+ * by the same outbound sender as approved mail (relay or outbox) and listed with the thread's communication.
+ */
+export async function queueNotice(db: Db, bus: Bus, n: Notice): Promise<{ id: number }> {
+  const [row] = await db.query<{ id: number }>(
+    `INSERT INTO comm_messages (thread_id, role, outbound_state, from_address, to_address, subject, text, message_id, next_attempt_at)
+     VALUES ($1, 'outbound', 'queued', $2, $3, $4, $5, $6, now()) RETURNING id`,
+    [n.threadId, `no-reply@${n.mailDomain}`, n.to, n.subject, n.text, newMessageId(n.mailDomain)]);
+  bus.publish(MAIL_QUEUED_TOPIC, { id: row.id });
+  bus.publish(`agent:${n.agentId}:changed`, { agent_id: n.agentId });
+  return row;
+}
+
 const reSubject = (subject: string) => (!subject || /^re:/i.test(subject) ? subject : `Re: ${subject}`);
 
 export async function listCommMessages(db: Queryable, threadId: number) {

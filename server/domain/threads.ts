@@ -9,6 +9,7 @@ import { THREAD_COLUMNS } from './agents.ts';
 import { announceMessage, insertUserMessages } from './messages.ts';
 import { STEP_COLUMNS, type StepImage } from './steps.ts';
 import { record } from './audit.ts';
+import { announceAnswered, answerHelp } from './supervision.ts';
 
 export const FILES_ONLY_TEXT = 'Files uploaded';
 
@@ -72,7 +73,12 @@ export async function appendUserInput(db: Db, bus: Bus, threadId: number, text: 
   return input.step;
 }
 
-export type UserInput = { step: Record<string, any> & { agent_id: number }; message: Record<string, any> };
+export type UserInput = {
+  step: Record<string, any> & { agent_id: number };
+  message: Record<string, any>;
+  /** The thread waited for a person and this answered it: the agent runs again as it did before (issue 19). */
+  answered?: Awaited<ReturnType<typeof answerHelp>>;
+};
 
 /** appendUserInput's writes, inside the caller's transaction; call announceInput after it commits. */
 export async function insertUserInput(q: Queryable, threadId: number, text: string, files: string[], images: StepImage[] = []): Promise<UserInput> {
@@ -108,13 +114,15 @@ export async function insertScheduledInput(q: Queryable, threadId: number, agent
   await lockAgents(q, [agentId]);
   const input = await insertUserInput(q, threadId, text, files);
   await enqueue(q, threadId, agentId);
-  return input;
+  return { ...input, answered: await answerHelp(q, threadId) };
 }
 
 /** What insertScheduledInput wrote, told to the chat, the thread's and the agent's views, and the runners. */
 export function announceScheduledInput(bus: Bus, input: UserInput): void {
   announceInput(bus, input);
   announceScheduled(bus, input.step.agent_id);
+  if (input.answered) bus.publish(`thread:${input.step.thread_id}:thread`, { id: input.step.thread_id, needs_help: null });
+  announceAnswered(bus, input.answered ?? null);
 }
 
 /** What insertUserInput wrote, told to the chat, the thread's views and the agent's views. */

@@ -134,6 +134,10 @@ function parseOne(clause: string, place: Place): PlannedCall | PlannedCall[] | n
   const c = clause.replace(/^please\s+/i, '').replace(/^(?:now|next|first|also|finally),?\s+/i, '').trim();
   let m: RegExpExecArray | null;
 
+  if ((m = /^ask\s+(?:me|the\s+user|the\s+person|for\s+help)\s+(?:for\s+help\s+)?(?:with|about|on|:)?\s*([\s\S]+)$/i.exec(c))) {
+    const question = unquote(m[1]);
+    return question ? { name: 'ask_for_help', input: { question }, say: `Asking you for help: ${short(question)}` } : null;
+  }
   if ((m = /^ask\s+(?:an?\s+|the\s+)?sub[- ]?agent\s+(?:to\s+)?([\s\S]+)$/i.exec(c))) {
     return { name: 'sub_agent', input: { task: unquote(m[1]) }, say: `Asking a sub-agent to ${short(unquote(m[1]))}` };
   }

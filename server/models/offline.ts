@@ -4,11 +4,14 @@
 // Traces are real: token counts are estimated from text length, cost is 0.
 import { estimateTokens, elideImages } from './estimate.ts';
 import { planInstruction, type PlannedCall, type Place } from './offline-planner.ts';
+import { HANDBACK_PREFIX, HANDBACK_SCREEN_CAPTION } from '../recording/handback-format.ts';
 import type { AssistantBlock, Message, ModelProvider, ModelRequest, ModelResponse, ToolResultBlock } from './types.ts';
 
 export const OFFLINE_MODEL = 'offline-planner-1';
 const LABEL = '(Offline model: a built-in deterministic planner, not an AI.)';
 export const INTERRUPTED_PREFIX = 'Interrupted';
+/** What an image older than the newest few becomes in a request (runner/history.ts). */
+export const OLDER_SCREENSHOT = '[older screenshot removed]';
 
 export type OfflineOptions = {
   /** Where the terminal window sits on the desktop, as fractions of the screen. @default [0.25, 0.2] */
@@ -43,6 +46,10 @@ export function createOffline(options: OfflineOptions = {}): ModelProvider {
 
 type Progress = { instruction: string; done: number; failed: { error: string } | null; results: string[] };
 
+/** A person's hand-back log (and its screenshot's caption) is context, not a new instruction: the plan goes on. */
+// Nor is the note an older image became (the hand-back's screenshot, a demonstration's keyframes).
+const isHandback = (text: string) => text.startsWith(HANDBACK_PREFIX) || text.startsWith(HANDBACK_SCREEN_CAPTION) || text === OLDER_SCREENSHOT;
+
 /** The latest user text and how far the tool calls after it got. */
 export function progressOf(messages: Message[]): Progress {
   let start = -1;
@@ -50,7 +57,8 @@ export function progressOf(messages: Message[]): Progress {
   for (let i = messages.length - 1; i >= 0 && start < 0; i--) {
     const m = messages[i];
     if (m.role !== 'user') continue;
-    const text = typeof m.content === 'string' ? m.content : m.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('\n');
+    const texts = typeof m.content === 'string' ? [m.content] : m.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text);
+    const text = texts.filter((t) => !isHandback(t)).join('\n');
     if (text.trim()) {
       start = i;
       instruction = text.trim();
@@ -98,7 +106,7 @@ export function offlineReply(request: ModelRequest, options: OfflineOptions = {}
     const call = usable[progress.done];
     const n = progress.done + 1;
     content.push({ type: 'thinking', thinking: thinking(usable, n) });
-    content.push({ type: 'text', text: `${call.say}.` });
+    content.push({ type: 'text', text: /[.?!…]$/.test(call.say) ? call.say : `${call.say}.` });
     content.push({ type: 'tool_use', id: `toolu_offline_${request.messages.length}_${n}`, name: call.name, input: call.input });
     stop = 'tool_use';
   } else {
@@ -138,7 +146,8 @@ function summary(progress: Progress, usable: PlannedCall[], missing: PlannedCall
     lines.push(
       `${said}I can only follow simple instructions such as "open a terminal and type hello", "press ctrl+l", ` +
       '"click at 640,400", "click the top right corner", "scroll down", "take a screenshot", "write a note …", ' +
-      '"write a report Title: what was done (80% done)", "draft an email to someone@example.com saying …" and "ask a sub-agent to …". ' +
+      '"write a report Title: what was done (80% done)", "draft an email to someone@example.com saying …", "ask a sub-agent to …" ' +
+      'and \'ask me for help with "…"\'. ' +
       'Choose a real model with MODEL_PROVIDER=anthropic or openai for anything else.');
   }
   lines.push(LABEL);

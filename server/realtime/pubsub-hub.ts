@@ -8,7 +8,7 @@ import type { Bus } from './bus.ts';
 export const PUBSUB_PROTOCOL = 'json.webpubsub.azure.v1';
 export const THREAD_HUB = 'thread_hub';
 
-/** Group name ↔ bus topic: group `thread:<id>` carries that thread's steps. */
+/** Group name ↔ bus topic: group `thread:<id>` carries that thread's steps (and its `thread:<id>:thread` changes). */
 export const threadGroup = (threadId: number) => `thread:${threadId}`;
 const topicOf = (group: string) => (/^thread:\d+$/.test(group) ? `${group}:steps` : null);
 
@@ -53,8 +53,11 @@ export function serveHubConnection(ws: WebSocket, bus: Bus, userId: string, role
         const topic = topicOf(group);
         if (!topic || !may(group)) return ack({ name: 'Forbidden', message: `Not allowed to join or leave ${group || 'that group'}` });
         if (req.type === 'joinGroup' && !joined.has(group)) {
-          const forward = (step: unknown) => send({ type: 'message', from: 'group', group, dataType: 'json', data: { type: 'step', data: step } });
-          joined.set(group, bus.subscribe(topic, forward));
+          const frame = (type: string) => (data: unknown) => send({ type: 'message', from: 'group', group, dataType: 'json', data: { type, data } });
+          // The thread's steps, and changes of the thread itself ({id, needs_help}: it waits for a person, or no more).
+          const offSteps = bus.subscribe(topic, frame('step'));
+          const offThread = bus.subscribe(`${group}:thread`, frame('thread'));
+          joined.set(group, () => (offSteps(), offThread()));
         } else if (req.type === 'leaveGroup') {
           joined.get(group)?.();
           joined.delete(group);

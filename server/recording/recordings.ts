@@ -107,6 +107,11 @@ export class Recordings {
     this.active.get(agentId)?.input(event);
   }
 
+  /** Whether a recording of the agent's desktop runs on this instance (a take-over then is a demonstration). */
+  isRecording(agentId: number): boolean {
+    return this.active.has(agentId);
+  }
+
   /** A file put on the agent's desktop (the upload route). */
   dropped(agentId: number, name: string): void {
     this.active.get(agentId)?.dropped(name);

@@ -7,6 +7,7 @@ import {
   AGENT_TEXTS, createAgent, deleteAgent, getAgent, getAgentText, listAgents, RUN_STATES, runStatus, setAgentText, setRunState as storeRunState, type RunState,
 } from '../domain/agents.ts';
 import { recordUpload } from '../domain/uploads.ts';
+import { getGuardSettings, GUARD_DEFAULTS, GUARD_LIMITS, setGuardSettings, type GuardSettings } from '../domain/supervision.ts';
 import { receiveFile } from '../files/multipart.ts';
 import { filesDir, MAX_UPLOAD_BYTES, newUploadSlot, safeFileName, storableName } from '../files/storage.ts';
 import { agentIdParam } from '../http/params.ts';
@@ -53,6 +54,29 @@ export function registerAgentRoutes(api: Api) {
     });
   }
 
+  // The runaway guard's rules of this agent (issue 19); 0 turns a rule off.
+  api.get('/agents/:id/supervision', async (ctx) => {
+    const id = await agentIdParam(ctx);
+    return { ...(await getGuardSettings(ctx.services.db, id))!, defaults: GUARD_DEFAULTS };
+  });
+  api.put('/agents/:id/supervision', async (ctx) => {
+    const id = await agentIdParam(ctx);
+    const body = await ctx.body();
+    const current = (await getGuardSettings(ctx.services.db, id))!;
+    const next = { ...current };
+    for (const key of Object.keys(GUARD_LIMITS) as (keyof GuardSettings)[]) {
+      const value = body[key];
+      if (value === undefined) continue;
+      if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > GUARD_LIMITS[key]) {
+        throw invalid(key, `${key} must be a whole number from 0 (off) to ${GUARD_LIMITS[key]}`);
+      }
+      next[key] = value as number;
+    }
+    const stored = (await setGuardSettings(ctx.services.db, id, next))!;
+    ctx.services.bus.publish(`agent:${id}:changed`, { agent_id: id });
+    return { ...stored, defaults: GUARD_DEFAULTS };
+  });
+
   api.post('/agents/:id/upload_file', async (ctx) => {
     const id = await agentIdParam(ctx);
     const { db, config, storage } = ctx.services;
@@ -76,6 +100,7 @@ export function registerAgentRoutes(api: Api) {
       await recordUpload(db, ctx.user.id, id, record, await storage.quota(id));
       await ctx.services.onUpload?.(id, join(dir, name), name);
       ctx.services.recordings?.dropped(id, name);
+      ctx.services.handbacks?.dropped(id, name);
       return { file_path, file_name: name, size: file.size };
     } catch (err) {
       await rm(dir, { recursive: true, force: true });

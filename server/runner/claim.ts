@@ -47,7 +47,9 @@ export async function claimNext(db: Db, instanceId: string, agentId: number | nu
     const busy = await q.query('SELECT 1 FROM threads WHERE agent_id = $1 AND thread_running AND id <> $2 LIMIT 1', [row.agent_id, row.thread_id]);
     if (busy.length) return null;
     await q.query(
-      `UPDATE threads SET thread_running = true, run_owner = $2, run_started_at = now(), error_message = '', updated_at = now() WHERE id = $1`,
+      // A thread that waited for a person and runs again (the agent was played without an answer) waits no more.
+      `UPDATE threads SET thread_running = true, run_owner = $2, run_started_at = now(), error_message = '', needs_help = NULL, updated_at = now()
+       WHERE id = $1`,
       [row.thread_id, instanceId]);
     await q.query(`UPDATE agents SET agent_running = true, running_state = 'running', updated_at = now() WHERE id = $1`, [row.agent_id]);
     return row;

@@ -12,7 +12,8 @@ import { ToolInputError, type AgentInfo, type ToolContext } from '../tools/types
 import { fitContext, INTERRUPTED_RESULT, keepRecentImages, type StoredToolCall } from './history.ts';
 import { recordTrace } from '../domain/traces.ts';
 import type { LiveStep, StepWriter } from './steps.ts';
-import { RunFailure, RunStopped, stopOf } from './errors.ts';
+import { RunFailure, RunPaused, RunStopped, stopOf } from './errors.ts';
+import type { RunawayGuard, Trip } from './guard.ts';
 
 export type LoopDeps = {
   db: Db;
@@ -37,6 +38,8 @@ export type LoopDeps = {
   reserve: (request: ModelRequest) => Promise<() => Promise<void>>;
   /** Main conversation only: user text that arrived while the run was going. */
   newInput?: () => Promise<string[]>;
+  /** The runaway guard of the run (sub-agents share their parent's): it pauses the run when a rule is crossed. */
+  guard?: RunawayGuard | null;
 };
 
 const MAX_INPUT_ERRORS = 5;
@@ -66,6 +69,8 @@ export async function converse(
     const fitted = fitContext(conversation, { max, target: Math.floor(max / 2), keepImages: KEEP_IMAGES });
     if (fitted !== conversation) conversation.splice(0, conversation.length, ...fitted);
     const request = { system: deps.system, messages: keepRecentImages(conversation, KEEP_IMAGES), tools: definitions, computer: display };
+    const trip = deps.guard?.beforeCall();
+    if (trip) await pause(deps, traceName, trip);
     let result;
     const settle = await deps.reserve(request);
     try {
@@ -90,6 +95,7 @@ export async function converse(
       model: response.model || deps.provider.model, usage: response.usage, cost: result.cost, latencyMs: result.latencyMs,
       parameters: result.parameters, request: result.request, response: result.traceResponse ?? response,
     }).finally(settle);
+    deps.guard?.called(result.cost);
     conversation.push({ role: 'assistant', content: response.content });
     const uses = response.content.filter((b): b is Extract<AssistantBlock, { type: 'tool_use' }> => b.type === 'tool_use');
 
@@ -111,6 +117,8 @@ export async function converse(
     }
 
     const results: ToolResultBlock[] = [];
+    let asked: string | null = null;
+    let tripped: Trip | null = null;
     for (const use of uses) {
       if (deps.signal.aborted) throw stopOf(deps.signal);
       const tool = tools.get(use.name);
@@ -134,7 +142,10 @@ export async function converse(
         results.push({ type: 'tool_result', tool_use_id: use.id, content });
         await deps.writer.setCall(step, id, { status: 'done', output: out.text }, describe);
         inputErrors = 0;
+        if (out.pause) asked ??= out.pause.question;
+        if (use.name === 'computer') tripped ??= deps.guard?.acted(use.input, out.image) ?? null;
       } catch (err) {
+        if (err instanceof RunPaused) throw err; // from a sub-agent's guard
         if (deps.signal.aborted || err instanceof RunStopped) {
           await deps.writer.setCall(step, id, { status: 'failed', output: INTERRUPTED_RESULT, is_error: true }, describe).catch(() => {});
           throw deps.signal.aborted ? stopOf(deps.signal) : err;
@@ -148,8 +159,29 @@ export async function converse(
       }
     }
     conversation.push({ role: 'user', content: results });
+    // The calls of this turn are stored with their results; then the run waits for a person.
+    if (asked !== null) throw new RunPaused(asked, 'asked');
+    if (tripped) await pause(deps, traceName, tripped);
   }
   throw new RunFailure(`Stopped after ${deps.maxTurns} model calls without a final answer`);
+}
+
+/**
+ * The runaway guard tripped: a note in the traces and an answer in the thread say why (the model reads it too
+ * when the run goes on), then the run pauses with the reason as its question.
+ */
+async function pause(deps: LoopDeps, traceName: string, trip: Trip): Promise<never> {
+  const text = `Paused by the runaway guard. ${trip.question}`;
+  await recordTrace(deps.db, {
+    owner_id: deps.agent.owner_id, agent_id: deps.agent.id, thread_id: deps.threadId, thread_name: traceName, model: deps.provider.model,
+    usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 }, cost: 0, latencyMs: 0,
+    parameters: { paused: trip.reason, guard: 'runaway' }, request: null, response: { paused: trip.reason, question: trip.question },
+  }).catch((e) => deps.log.error(`runner: trace of a pause not stored: ${e.message}`));
+  await deps.writer.begin({
+    id: 'guard', model: deps.provider.model, role: 'assistant', content: [{ type: 'text', text }], stop_reason: 'end_turn',
+    usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
+  });
+  throw new RunPaused(trip.question, trip.reason);
 }
 
 function addUserText(conversation: Message[], text: string): void {

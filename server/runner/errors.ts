@@ -1,5 +1,6 @@
 // How a run ends other than with an answer: failed (the thread shows why) or stopped on purpose.
 // A stop travels as the reason of the run's AbortSignal.
+import type { PauseReason } from '../domain/supervision.ts';
 
 /** A failure that ends the run; its message is shown to the user as the thread's error. */
 export class RunFailure extends Error {
@@ -14,6 +15,14 @@ export class SpendRefused extends RunFailure {
   constructor(message: string) {
     super(message);
     this.name = 'SpendRefused';
+  }
+}
+
+/** The run paused to wait for a person: the agent asked for help, or the runaway guard tripped (issue 19). */
+export class RunPaused extends Error {
+  constructor(readonly question: string, readonly reason: PauseReason) {
+    super(`Run paused (${reason}): ${question}`);
+    this.name = 'RunPaused';
   }
 }
 

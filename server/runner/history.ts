@@ -4,7 +4,7 @@
 // recent screenshots, and no more of the oldest turns than the model's context window holds.
 import type { AssistantBlock, Message, ToolResultBlock, UserBlock } from '../models/types.ts';
 import { estimateTokens } from '../models/estimate.ts';
-import { INTERRUPTED_PREFIX } from '../models/offline.ts';
+import { INTERRUPTED_PREFIX, OLDER_SCREENSHOT } from '../models/offline.ts';
 
 export type StoredToolCall = {
   id: string;
@@ -106,10 +106,10 @@ export function keepRecentImages(messages: Message[], keep = 3): Message[] {
       continue;
     }
     const content = [...m.content].reverse().map((b): UserBlock => {
-      if (b.type === 'image') return ++seen > keep ? { type: 'text', text: '[older screenshot removed]' } : b;
+      if (b.type === 'image') return ++seen > keep ? { type: 'text', text: OLDER_SCREENSHOT } : b;
       if (b.type === 'tool_result' && Array.isArray(b.content)) {
         const inner = [...b.content].reverse()
-          .map((c) => (c.type === 'image' && ++seen > keep ? { type: 'text' as const, text: '[older screenshot removed]' } : c))
+          .map((c) => (c.type === 'image' && ++seen > keep ? { type: 'text' as const, text: OLDER_SCREENSHOT } : c))
           .reverse();
         return { ...b, content: inner };
       }
@@ -148,7 +148,7 @@ export function fitContext(messages: Message[], { max, target = max, keepImages 
   const userTexts = dropped
     .filter((m) => m.role === 'user')
     .flatMap((m) => blocks(m.content as string | UserBlock[]))
-    .filter((b): b is Extract<UserBlock, { type: 'text' }> => b.type === 'text' && b.text !== '[older screenshot removed]');
+    .filter((b): b is Extract<UserBlock, { type: 'text' }> => b.type === 'text' && b.text !== OLDER_SCREENSHOT);
   // After an earlier cut the first message is task, note, kept texts: one note, the texts in order.
   const head = blocks(messages[0].content as string | UserBlock[]);
   const noteAt = head.findIndex((b) => b.type === 'text' && b.text === CONTEXT_NOTE);

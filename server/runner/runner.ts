@@ -28,8 +28,10 @@ import {
   claimNext, claimState, heartbeat, refreshAgentState, releaseClaim, retireInstance, runOwnersOnHost, takeOrphans, type Claim,
 } from './claim.ts';
 import { converse, type LoopDeps } from './conversation.ts';
-import { RunFailure, RunStopped, SpendRefused, stopOf, type StopReason } from './errors.ts';
+import { RunFailure, RunPaused, RunStopped, SpendRefused, stopOf, type StopReason } from './errors.ts';
 import { recordAlone, SYSTEM } from '../domain/audit.ts';
+import { RunawayGuard } from './guard.ts';
+import { getGuardSettings, GUARD_DEFAULTS, setNeedsHelp, usageSinceHuman, type NeedsHelp, type PauseReason } from '../domain/supervision.ts';
 import { messagesFromSteps, systemPrompt, type StoredStep } from './history.ts';
 import { refusal, reserveSpend, settleSpend, spendState } from '../domain/billing-usage.ts';
 import { loadStepImages } from './step-images.ts';
@@ -64,9 +66,13 @@ export type RunnerOptions = {
   testCreditsCents?: number;
   /** $DATA_DIR/files, where images of user input (recording keyframes) are; none: they are left out. */
   filesDir?: string | null;
+  /** A run paused to wait for a person (issue 19): tells the agent's owner (by e-mail). */
+  onNeedsHelp?: ((threadId: number, help: NeedsHelp) => Promise<void>) | null;
 };
 
-type Outcome = { kind: 'done' } | { kind: 'stopped'; reason: StopReason } | { kind: 'failed'; message: string };
+type Outcome =
+  | { kind: 'done' } | { kind: 'stopped'; reason: StopReason } | { kind: 'failed'; message: string }
+  | { kind: 'paused'; question: string; reason: PauseReason };
 type Active = { claim: Claim; controller: AbortController; done: Promise<void> };
 
 export const RESTART_ERROR = 'Interrupted by a server restart';
@@ -90,7 +96,8 @@ export class Runner {
   private running = false;
   private lastBeat = 0;
   private lastRecovery = 0;
-  private o: Required<Omit<RunnerOptions, 'desktops' | 'performAction' | 'filesDir'>> & Pick<RunnerOptions, 'desktops' | 'performAction' | 'filesDir'>;
+  private o: Required<Omit<RunnerOptions, 'desktops' | 'performAction' | 'filesDir' | 'onNeedsHelp'>>
+    & Pick<RunnerOptions, 'desktops' | 'performAction' | 'filesDir' | 'onNeedsHelp'>;
 
   constructor(options: RunnerOptions) {
     this.o = {
@@ -236,6 +243,7 @@ export class Runner {
       failure = err;
       if (!(await threadExists(db, threadId).catch(() => true))) outcome = { kind: 'stopped', reason: 'lost' };
       else if (err instanceof RunStopped) outcome = { kind: 'stopped', reason: err.reason };
+      else if (err instanceof RunPaused && !controller.signal.aborted) outcome = { kind: 'paused', question: err.question, reason: err.reason };
       else if (controller.signal.aborted) outcome = { kind: 'stopped', reason: stopOf(controller.signal).reason };
       else if (err instanceof RunFailure) outcome = { kind: 'failed', message: err.message };
       else {
@@ -274,6 +282,7 @@ export class Runner {
 
     await this.checkpoint(claim, controller, agent.owner_id);
     const computer = await this.desktopFor(claim.agent_id, controller.signal);
+    const guard = new RunawayGuard((await getGuardSettings(db, claim.agent_id)) ?? GUARD_DEFAULTS, await usageSinceHuman(db, claim.thread_id));
     const deps: LoopDeps = {
       db, bus: this.o.bus, log: this.o.log, provider: this.o.provider,
       agent: { id: agent.id, owner_id: agent.owner_id, name: agent.name, email_prefix: agent.email_prefix },
@@ -287,6 +296,7 @@ export class Runner {
       maxTurns: this.o.maxTurns,
       checkpoint: () => this.checkpoint(claim, controller, agent.owner_id),
       reserve: (request) => this.reserve(agent.owner_id, request),
+      guard,
       newInput: async () => {
         const rows = await userInputAfter(db, claim.thread_id, seen.userSequence);
         if (rows.length) seen.userSequence = rows[rows.length - 1].sequence;
@@ -344,6 +354,28 @@ export class Runner {
     }
   }
 
+  /**
+   * The run waits for a person: the thread stays at the head of the queue with needs_help and the agent is set to
+   * stop, with the claim's release in one transaction (an answer that comes right after sees all of it, so it lets
+   * the agent run again); then the feed and the thread's viewers hear of it, and the owner gets an e-mail when mail
+   * is set up.
+   */
+  private async pause(claim: Claim, outcome: Extract<Outcome, { kind: 'paused' }>, writer: StepWriter): Promise<void> {
+    const { db, bus, log } = this.o;
+    const { thread_id: threadId, agent_id: agentId } = claim;
+    const help: NeedsHelp = { question: outcome.question, asked_at: new Date().toISOString(), reason: outcome.reason, resume: claim.mode };
+    const stopped = await db.tx(async (q) => {
+      const changed = await stopAgentAfterRun(q, agentId, 'any');
+      await setNeedsHelp(q, threadId, help);
+      await releaseClaim(q, threadId, this.id, '');
+      return changed;
+    });
+    if (stopped) bus.publish(`agent:${agentId}:changed`, { agent_id: agentId, target_run_state: 'stop' });
+    bus.publish(`thread:${threadId}:thread`, { id: threadId, needs_help: help });
+    await writer.message('assistant', `Waiting for you: ${outcome.question}`, { needs_help: help });
+    await this.o.onNeedsHelp?.(threadId, help).catch((err) => log.error(`runner: thread ${threadId}: owner not told: ${err.message}`));
+  }
+
   /** Ends the thread's turn as the outcome says, then goes on with the agent's queue (run_all). */
   private async finish(claim: Claim, outcome: Outcome, writer: StepWriter, answeredUserSequence: number): Promise<void> {
     const { db, bus } = this.o;
@@ -353,6 +385,7 @@ export class Runner {
     const unanswered = outcome.kind === 'done' && (await hasUserInputAfter(db, threadId, answeredUserSequence));
     const leavesQueue = (outcome.kind === 'done' && !unanswered) || outcome.kind === 'failed' || (outcome.kind === 'stopped' && outcome.reason === 'thread');
     if (leavesQueue) await removeFromSchedule(db, bus, threadId, agentId);
+    if (outcome.kind === 'paused') return this.pause(claim, outcome, writer);
     const error = outcome.kind === 'failed' ? outcome.message : '';
     await releaseClaim(db, threadId, this.id, error);
     if (outcome.kind === 'failed') await writer.message('error', error);

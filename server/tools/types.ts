@@ -23,7 +23,8 @@ export type ToolContext = {
   runSubAgent?: (task: string) => Promise<string>;
 };
 
-export type ToolOutput = { text: string; image?: Buffer };
+/** `pause`: the run stops after this call and waits for a person (ask_for_help). */
+export type ToolOutput = { text: string; image?: Buffer; pause?: { question: string } };
 
 export type Tool = {
   name: string;

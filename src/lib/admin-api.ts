@@ -1,7 +1,7 @@
 // Typed calls for the admin endpoints (spec §7 "Admin") and the shapes of spec §3 "Communication
 // message" and "Thread needing approval". The paths double as useResource keys.
 import { request } from './http.ts';
-import type { AgentRunState, Step, Thread } from './types.ts';
+import type { AgentRunState, NeedsHelp, Step, Thread } from './types.ts';
 
 /** A row of the Admin Dashboard: any user's agent. updated_at is its last activity (its own or a thread's). */
 export type AdminAgent = {
@@ -50,7 +50,12 @@ export type CommMessage = {
 
 export type IdnView = { unicode: string; mixed_scripts: string[] | null };
 
-export type ThreadNeedingApproval = { id: number; thread_name: string; agent_id: number; agent_name: string; updated_at: string };
+export type ThreadNeedingApproval = {
+  id: number; thread_name: string; agent_id: number; agent_name: string; updated_at: string;
+  /** Issue 19: threads waiting for a person are listed too (approval_required false, needs_help set). */
+  approval_required?: boolean;
+  needs_help?: NeedsHelp | null;
+};
 
 /** The data directory's disk (Ops Dashboard): below reserve_bytes free, uploads and mail attachments are refused. */
 export type DiskSpace = { free_bytes: number; total_bytes: number; reserve_bytes: number; low: boolean };

@@ -59,6 +59,12 @@ export async function uploadFile(agentId: number, file: Blob & { name?: string }
 }
 
 /** Spec §3 "Email settings"; the server adds its MAIL_DOMAIN and the agent's full address. */
+/** The runaway guard's rules of an agent (issue 19); 0 turns a rule off. */
+export type GuardSettings = { repeat_limit: number; cost_cap_cents: number; max_calls: number };
+export const getGuardSettings = (id: number) => request<GuardSettings & { defaults: GuardSettings }>(`${agentPath(id)}/supervision`);
+export const putGuardSettings = (id: number, settings: Partial<GuardSettings>) =>
+  request<GuardSettings & { defaults: GuardSettings }>(`${agentPath(id)}/supervision`, { method: 'PUT', body: settings });
+
 export type EmailSettings = { email_prefix: string | null; email_accept_from_addresses: string[] | null };
 export type EmailSettingsView = EmailSettings & { mail_domain: string; email_address: string | null };
 export const getEmailSettings = (id: number) => request<EmailSettingsView>(`${agentPath(id)}/email-settings`);

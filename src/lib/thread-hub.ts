@@ -11,6 +11,8 @@ export const PUBSUB_PROTOCOL = 'json.webpubsub.azure.v1';
 
 export type ThreadHubOptions = {
   onStep: (step: Step) => void;
+  /** A change of the thread itself (`{id, needs_help}`: it waits for a person, or no more). */
+  onThread?: (change: { id: number; needs_help: unknown }) => void;
   /** After each successful joinGroup ack; `rejoined` is true after a reconnect (steps may have been missed). */
   onJoin?: (info: { group: string; rejoined: boolean }) => void;
   /** @default negotiateThread from api.ts */
@@ -68,6 +70,11 @@ export function connectThreadHub(threadId: number, options: ThreadHubOptions): T
       if (frame.success) options.onJoin?.({ group, rejoined: joins++ > 0 });
       else log('thread hub: joinGroup failed', frame.error?.name, frame.error?.message);
     } else if (frame.type === 'message' && frame.from === 'group' && frame.group === group) {
+      const inner = frame.data as { type?: unknown; data?: unknown } | null;
+      if (inner && typeof inner === 'object' && inner.type === 'thread' && inner.data && typeof inner.data === 'object') {
+        if (!closed) options.onThread?.(inner.data as { id: number; needs_help: unknown });
+        return;
+      }
       const step = readStep(frame, log);
       if (step && !closed) options.onStep(step);
     }

@@ -2,6 +2,9 @@
 
 export type AgentRunState = 'run' | 'run_all' | 'stop';
 
+/** A thread waiting for a person (issue 19): the agent asked, or the runaway guard paused it. */
+export type NeedsHelp = { question: string; asked_at: string; reason: 'asked' | 'repeat' | 'cost' | 'calls'; resume?: string };
+
 export type Thread = {
   id: number | string; // a draft has a string id starting with 'tmp-'
   agent_id: number;
@@ -13,6 +16,7 @@ export type Thread = {
   approval_required: boolean;
   target_run_state: string | null;
   target_sequence: number | null;
+  needs_help?: NeedsHelp | null;
   created_at?: string;
   updated_at: string;
 };
@@ -29,6 +33,8 @@ export type AgentSummary = {
   running_state: string;
   number_scheduled_threads: number;
   number_threads_requiring_approval: number;
+  /** Threads waiting for a person (issue 19). */
+  number_threads_needing_help?: number;
   email_prefix: string | null;
   email_accept_from_addresses: string[] | null;
   updated_at: string;

@@ -155,13 +155,17 @@ approval('lists every waiting thread with its agent, the one waiting longest fir
   const res = await call('/api/admin/threads-requiring-approval', { token: admin });
   assert.is(res.status, 200);
   const rows: any[] = res.body;
-  assert.ok(rows.every((r) => Object.keys(r).sort().join() === 'agent_id,agent_name,id,thread_name,updated_at'), JSON.stringify(rows[0]));
+  const keys = 'agent_id,agent_name,approval_required,id,needs_help,thread_name,updated_at';
+  assert.ok(rows.every((r) => Object.keys(r).sort().join() === keys), JSON.stringify(rows[0]));
   const times = rows.map((r) => Date.parse(r.updated_at));
   assert.equal(times, [...times].sort((a, b) => a - b), 'oldest first');
   const mine = rows.findIndex((r) => r.id === drafted.id);
   const theirs = rows.findIndex((r) => r.id === second.drafted.id);
   assert.ok(mine >= 0 && mine < theirs);
-  assert.equal(rows[mine], { id: drafted.id, thread_name: 'Answer Alice', agent_id: agent.id, agent_name: agent.name, updated_at: rows[mine].updated_at });
+  assert.equal(rows[mine], {
+    id: drafted.id, thread_name: 'Answer Alice', agent_id: agent.id, agent_name: agent.name, updated_at: rows[mine].updated_at,
+    approval_required: true, needs_help: null,
+  });
   assert.not.ok(rows.some((r) => r.id === second.queued.id), 'a thread without a draft is not listed');
 
   const [message] = (await call(`/api/admin/comm-messages?thread_id=${drafted.id}`, { token: admin })).body;

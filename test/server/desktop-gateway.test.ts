@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { EventEmitter } from 'node:events';
 import { encode, GuacParser, STATUS, type Instruction } from '../../server/desktop/index.ts';
 import { GuacGateway } from '../../server/desktop/index.ts';
+import { DesktopSession } from '../../server/desktop/view/session.ts';
 import { decodeOwnPng } from '../../server/desktop/index.ts';
 import { coalesce, contains } from '../../server/desktop/index.ts';
 import type { Desktop, Desktops, Rect } from '../../server/desktop/index.ts';
@@ -329,6 +330,44 @@ control('control ends with the controller\'s tunnel, and pressed buttons are rel
   a.ws.close(1006);
   assert.is(desktop.input.at(-1), 'mouse 3 4 0');
   assert.equal(gw.describe(7), { viewers: 0, control: null });
+});
+
+control('control is a lease of its person: a reload gets it back within the lease, without a release in between', async () => {
+  const { viewer, desktop, gw } = setup();
+  const seen: string[] = [];
+  gw.on('control', (agentId, c) => seen.push(`${agentId} ${c.userId} ${c.state}`));
+  const a = await viewer(1);
+  gw.setControl(7, a.sessionId, 1, true);
+  a.ws.close(1006); // the page reloads
+  assert.equal(seen, ['7 1 taken'], 'no release when the tunnel ends');
+  assert.equal(gw.describe(7), { viewers: 0, control: null });
+  const b = await viewer(1);
+  assert.equal(gw.setControl(7, b.sessionId, 1, true).control, true);
+  b.ws.client(encode('key', 0x61, 1));
+  assert.ok(desktop.input.includes(`key ${0x61} true`));
+  // Another tab of the same person takes it over explicitly; the first is told.
+  const c = await viewer(1);
+  gw.setControl(7, c.sessionId, 1, true);
+  assert.ok(b.ws.sent.includes(encode('x-control', 0)));
+  assert.equal(gw.setControl(7, c.sessionId, 1, false).control, false);
+  assert.equal(seen, ['7 1 taken', '7 1 taken', '7 1 taken', '7 1 released']);
+});
+
+control('a lease nobody takes back runs out', async () => {
+  const previous = DesktopSession.leaseMs;
+  DesktopSession.leaseMs = 30;
+  try {
+    const { viewer, gw } = setup();
+    const seen: string[] = [];
+    gw.on('control', (_, c) => seen.push(c.state));
+    const a = await viewer(2);
+    gw.setControl(7, a.sessionId, 2, true);
+    a.ws.close(1006);
+    await until(() => seen.includes('expired'));
+    assert.equal(seen, ['taken', 'expired']);
+  } finally {
+    DesktopSession.leaseMs = previous;
+  }
 });
 
 // ---

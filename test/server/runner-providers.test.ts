@@ -92,7 +92,7 @@ anthropic('a computer-use run: headers, tools, system prompt, tool results with 
   assert.is(first.headers['anthropic-version'], '2023-06-01');
   assert.is(first.headers['anthropic-beta'], 'computer-use-2025-01-24');
   assert.equal(first.body.tools[0], { type: 'computer_20250124', name: 'computer', display_width_px: 1280, display_height_px: 800 });
-  assert.equal(first.body.tools.slice(1).map((t: any) => t.name), ['notes', 'report', 'email', 'sub_agent']);
+  assert.equal(first.body.tools.slice(1).map((t: any) => t.name), ['notes', 'report', 'email', 'sub_agent', 'ask_for_help']);
   const system = first.body.system[0].text;
   for (const part of ['You file invoices.', 'Always be brief.', 'the printer is broken']) assert.ok(system.includes(part), part);
   assert.equal(first.body.messages, [{ role: 'user', content: [{ type: 'text', text: 'look at the screen', cache_control: { type: 'ephemeral' } }] }]);
@@ -225,7 +225,7 @@ openai('a tool-calling run: functions, role tool results, screenshots as data UR
   const [first, second] = api.seen;
   assert.is(first.url, '/v1/chat/completions');
   assert.is(first.headers.authorization, 'Bearer ollama');
-  assert.equal(first.body.tools.map((t: any) => t.function.name), ['computer', 'notes', 'report', 'email', 'sub_agent']);
+  assert.equal(first.body.tools.map((t: any) => t.function.name), ['computer', 'notes', 'report', 'email', 'sub_agent', 'ask_for_help']);
   assert.is(first.body.messages[0].role, 'system');
   assert.equal(second.body.messages.slice(2).map((m: any) => m.role), ['assistant', 'tool', 'user']);
   assert.is(second.body.messages[3].tool_call_id, 'call_a');

@@ -40,7 +40,8 @@ editorSuite('shows Loading data... while the three texts load, all requested at 
   });
   await renderScreen(api, editor());
   assert.match(text(), 'Loading data...');
-  assert.equal(api.apiCalls().map((c) => c.path).sort(), ['/api/agents/7/instructions', '/api/agents/7/notes', '/api/agents/7/system-prompt']);
+  const texts = api.apiCalls().map((c) => c.path).filter((p) => !p.endsWith('/supervision')).sort();
+  assert.equal(texts, ['/api/agents/7/instructions', '/api/agents/7/notes', '/api/agents/7/system-prompt']);
   assert.ok(saveButton().disabled, 'nothing to save yet');
   for (const answer of answers) answer();
   await settle();
@@ -58,6 +59,40 @@ editorSuite('has the tabs System Prompt, notes.md and Instructions, each a text 
   assert.is(textarea('Instructions').value, 'Be brief.');
   await press(getRole('tab', 'Instructions'), 'ArrowRight');
   assert.is(getRole('tab', 'System Prompt').getAttribute('aria-selected'), 'true', 'arrow keys wrap around');
+});
+
+function guardApi() {
+  const api = textsApi();
+  const rules = { repeat_limit: 5, cost_cap_cents: 200, max_calls: 200 };
+  api.on('GET /api/agents/7/supervision', () => ({ ...rules, defaults: rules }));
+  api.on('PUT /api/agents/7/supervision', (call: Call) => ({ ...rules, ...(call.body as object), defaults: rules }));
+  return api;
+}
+const guardInput = (label: string) =>
+  [...document.querySelectorAll('label.guard-field')].find((l) => l.querySelector('span')?.textContent === label)!.querySelector('input')!;
+const guardPuts = (api: FakeApi) => puts(api).filter(([path]) => path === '/api/agents/7/supervision').map(([, body]) => body);
+
+editorSuite('the runaway guard\'s rules show below the texts; unchanged, they are not sent (issue 19)', async () => {
+  const api = guardApi();
+  await renderScreen(api, editor());
+  await settle();
+  assert.is(guardInput('Cost since your last message, USD').value, '2');
+  assert.is(guardInput('Model calls since your last message').value, '200');
+  await click(saveButton());
+  await settle();
+  assert.equal(guardPuts(api), []);
+});
+
+editorSuite('changed rules are saved with the texts (the cost in USD, sent as cents)', async () => {
+  const api = guardApi();
+  await renderScreen(api, editor());
+  await settle();
+  await type(guardInput('Same action on an unchanged screen, times in a row'), '3');
+  await type(guardInput('Cost since your last message, USD'), '0.5');
+  await click(saveButton());
+  await settle();
+  assert.equal(guardPuts(api), [{ repeat_limit: 3, cost_cap_cents: 50, max_calls: 200 }]);
+  assert.is(saved, 1);
 });
 
 editorSuite('a failed load shows the detail and Retry loads again', async () => {

@@ -19,6 +19,8 @@ export type RfbDesktopHooks = {
   frameInterval?: { watched: number; unwatched: number };
   /** The desktop's sound, when it has a sound server. */
   sound?: DesktopSound | null;
+  /** The title of the window under a point, when the desktop can tell. */
+  windowAt?: (x: number, y: number) => Promise<string | null>;
 };
 
 export class RfbDesktop extends EventEmitter implements Desktop {
@@ -152,6 +154,11 @@ export class RfbDesktop extends EventEmitter implements Desktop {
       if (now - quietSince >= quietMs && this.rfb.current) return;
       await sleep(Math.max(5, Math.min(quietMs - (now - quietSince), maxMs - (now - start)) + 1));
     }
+  }
+
+  /** The title of the window under (x, y); null when there is none or this desktop cannot tell. */
+  windowAt(x: number, y: number): Promise<string | null> {
+    return this.hooks.windowAt?.(x, y).catch(() => null) ?? Promise.resolve(null);
   }
 
   async putFile(sourcePath: string, name: string): Promise<string> {

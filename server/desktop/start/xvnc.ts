@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Log } from '../../ops/log.ts';
 import type { Containment, Sandbox } from '../contain/index.ts';
 import { JAIL_DISPLAY } from '../contain/sandbox.ts';
+import { windowAt } from './windows.ts';
 import { startDesktopApps, type DesktopApp } from './apps.ts';
 import { RfbClient } from '../rfb/client.ts';
 import { RfbDesktop } from '../rfb/desktop.ts';
@@ -156,6 +157,7 @@ export class XvncProvider {
         stop: stopAll,
         frameInterval: this.options.frameInterval,
         sound,
+        windowAt: (x, y) => windowAt(sandbox, env, x, y),
       });
       // The pointer starts over the terminal: evilwm's focus follows it, so typing goes there first.
       if (this.apps.includes('terminal') && this.options.pointerToTerminal !== false) {

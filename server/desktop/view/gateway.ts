@@ -23,16 +23,16 @@ import { DesktopSession } from './session.ts';
 import { Viewer, type Ticket } from './viewer.ts';
 import { DesktopUnavailable } from '../errors.ts';
 import type { Desktop, DesktopInput, Desktops } from '../types.ts';
-import type { GatewayOptions } from './ports.ts';
+import type { ControlEvent, GatewayOptions } from './ports.ts';
 
-export type { ActionEvent, GatewayOptions } from './ports.ts';
+export type { ActionEvent, ControlEvent, GatewayOptions } from './ports.ts';
 
 /** The tunnel's WebSocket route; the ticket is in the path because the client appends '?' + its data. */
 export const TUNNEL_ROUTE = '/desktop/tunnel/:ticket';
 export const TICKET_SHAPE = /^[A-Za-z0-9_-]{16,128}$/;
 export const tunnelUrl = (ticket: string) => `/api/desktop/tunnel/${ticket}`;
 
-export class GuacGateway extends EventEmitter<{ input: [agentId: number, input: DesktopInput] }> {
+export class GuacGateway extends EventEmitter<{ input: [agentId: number, input: DesktopInput]; control: [agentId: number, control: ControlEvent] }> {
   private tickets = new Map<string, Ticket>();
   private sessions = new Map<Desktop, DesktopSession<Viewer>>();
   readonly options: Required<GatewayOptions>;

@@ -20,14 +20,19 @@ export type GatewayOptions = {
 /** A pointer or scroll the live view draws as a marker (published on `agent:<id>:actions`). */
 export type ActionEvent = { kind: string; x: number; y: number; source: 'user' | 'agent'; button?: string; direction?: string };
 
+/** Who holds control of a desktop: taken by a viewer, released on purpose, or a lease that ran out (session.ts). */
+export type ControlEvent = { userId: number; state: 'taken' | 'released' | 'expired' };
+
 export type GatewayPort = {
   readonly options: Required<GatewayOptions>;
   publish(topic: string, payload: unknown): void;
   log(msg: string): void;
   emit(event: 'input', agentId: number, input: DesktopInput): boolean;
+  emit(event: 'control', agentId: number, control: ControlEvent): boolean;
 };
 
 export interface ViewerPort {
+  readonly userId: number;
   start(): void;
   note(rects: Rect[], copies: Copy[]): void;
   resized(): void;

@@ -1,12 +1,30 @@
 // The viewers of one running desktop: they share its framebuffer (and the PNG encodes of one version of
-// it), its sound and its control, which one viewer at most holds.
+// it), its sound and its control, which one viewer at most holds. Control is a lease of its person: when the
+// controlling viewer's tunnel ends (a reload, a dropped socket) nobody controls the desktop, but the lease holds
+// for 30 s (kept per desktop, so it outlives a session whose last viewer left), and a new viewer of that person
+// takes control back without it being handed back; only an explicit release or the lease running out does that
+// (gateway 'control' events).
 import { STATUS } from './codec.ts';
 import type { GatewayPort, SessionPort, ViewerPort } from './ports.ts';
 import { encodePngAsync } from '../rfb/png.ts';
 import type { Copy } from '../rfb/desktop.ts';
 import type { Desktop, Rect } from '../types.ts';
 
+/** Control held for a person whose controlling viewer went away, per desktop, until it expires. */
+const leases = new Map<Desktop, { userId: number; timer: NodeJS.Timeout }>();
+
+/** Ends the desktop's lease, if any; whose it was. */
+function endLease(desktop: Desktop): number | null {
+  const lease = leases.get(desktop);
+  if (!lease) return null;
+  clearTimeout(lease.timer);
+  leases.delete(desktop);
+  return lease.userId;
+}
+
 export class DesktopSession<V extends ViewerPort = ViewerPort> implements SessionPort {
+  /** How long control stays with its person after their viewer's tunnel ended (tests shorten it). */
+  static leaseMs = 30_000;
   readonly viewers = new Set<V>();
   controller: V | null = null;
   disposed = false;
@@ -29,6 +47,7 @@ export class DesktopSession<V extends ViewerPort = ViewerPort> implements Sessio
       for (const v of this.viewers) v.sendClipboard(text);
     };
     const onClosed = () => {
+      endLease(desktop); // a desktop that stopped has nothing to come back to
       for (const v of [...this.viewers]) v.fail(STATUS.UPSTREAM_UNAVAILABLE, 'The desktop stopped', 1011);
       this.dispose();
     };
@@ -74,16 +93,35 @@ export class DesktopSession<V extends ViewerPort = ViewerPort> implements Sessio
 
   remove(viewer: ViewerPort): void {
     this.viewers.delete(viewer as V);
-    if (this.controller === viewer) this.setController(null);
+    if (this.controller === viewer) {
+      this.controller = null;
+      endLease(this.desktop);
+      const { desktop, gateway } = this;
+      const timer = setTimeout(() => {
+        const userId = endLease(desktop);
+        if (userId !== null) gateway.emit('control', desktop.agentId, { userId, state: 'expired' });
+      }, DesktopSession.leaseMs);
+      timer.unref();
+      leases.set(desktop, { userId: viewer.userId, timer });
+    }
     if (this.viewers.size === 0) this.dispose();
   }
 
   setController(viewer: V | null): void {
     const previous = this.controller;
     if (previous === viewer) return;
+    const leased = endLease(this.desktop);
     this.controller = viewer;
     previous?.controlChanged(false);
     viewer?.controlChanged(true);
+    const agentId = this.desktop.agentId;
+    if (viewer) this.gateway.emit('control', agentId, { userId: viewer.userId, state: 'taken' });
+    else if (previous || leased) this.gateway.emit('control', agentId, { userId: (previous?.userId ?? leased)!, state: 'released' });
+  }
+
+  /** Whether control is held for `userId` (by a viewer or a lease). */
+  heldBy(userId: number): boolean {
+    return this.controller?.userId === userId || leases.get(this.desktop)?.userId === userId;
   }
 
   private dispose(): void {

@@ -9,6 +9,7 @@ import { normalizeError } from '../../lib/http.ts';
 import { Link, navigate } from '../../lib/router.ts';
 import { useTitle } from '../../lib/title.tsx';
 import { useIsAdmin } from '../../lib/use-is-admin.ts';
+import { pauseTitle } from '../agent/supervision/handback.ts';
 import { mutate, useResource } from '../../lib/use-resource.ts';
 import { Forbidden } from '../error-pages/error-pages.tsx';
 import { CommMessageItem } from './comm-message-item.tsx';
@@ -77,6 +78,7 @@ export default function AdminThreadScreen({ id }: { id: number }) {
             <span className="admin-status" data-running={data.thread_running || undefined}>{runningLabel(data)}</span>
             {data.schedule_sequence !== null && <span>Scheduled #{data.schedule_sequence}</span>}
             {data.approval_required && <span className="badge admin-approval">Needs approval</span>}
+            {data.needs_help && <span className="badge waiting-badge">Waiting for a person</span>}
             <span className="muted">Updated <RelativeTime value={data.updated_at} /></span>
           </p>
         )}
@@ -93,6 +95,12 @@ export default function AdminThreadScreen({ id }: { id: number }) {
         </div>
       )}
       {data?.error_message && <p className="form-error admin-error">{data.error_message}</p>}
+      {data?.needs_help && (
+        <div className="help-request admin-help" role="status" data-reason={data.needs_help.reason}>
+          <p className="help-request-title">{pauseTitle(data.needs_help.reason)} · <RelativeTime value={data.needs_help.asked_at} /></p>
+          <p className="message-text help-request-question">{data.needs_help.question}</p>
+        </div>
+      )}
 
       <section className="admin-section" aria-labelledby="comm-title">
         <h2 id="comm-title" className="admin-heading">Communication</h2>

@@ -1,5 +1,6 @@
 // The Ops Dashboard (/admin/ops, also /admin/threads; spec §2): every thread waiting for an admin to
-// approve an outbound message, the one waiting longest first, and the data directory's free space.
+// approve an outbound message or for its person (issue 19, marked 'Waiting for a person'), the one waiting
+// longest first, and the data directory's free space.
 // Loaded only for admins (spec §6).
 import { detailOr } from '../../lib/http.ts';
 import { approvalThreadsPath, type ThreadNeedingApproval } from '../../lib/admin-api.ts';
@@ -14,7 +15,15 @@ import { DiskSpacePanel } from './disk-space-panel.tsx';
 import { RelativeTime } from './relative-time-label.tsx';
 
 const COLUMNS: Column<ThreadNeedingApproval>[] = [
-  { label: 'Thread', cell: (t) => t.thread_name.trim() || String(t.id) },
+  {
+    label: 'Thread',
+    cell: (t) => (
+      <>
+        {t.thread_name.trim() || String(t.id)}
+        {t.needs_help && <span className="badge waiting-badge" title={t.needs_help.question}>Waiting for a person</span>}
+      </>
+    ),
+  },
   { label: 'Agent', cell: (t) => t.agent_name },
   { label: 'Age', cell: (t) => <RelativeTime value={t.updated_at} /> },
 ];

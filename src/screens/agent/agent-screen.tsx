@@ -16,6 +16,7 @@ import { SchedulesModal } from './schedules/schedules-modal.tsx';
 import { PlaybackToggle } from './playback-toggle.tsx';
 import { TracesPanel } from './traces/traces-panel.tsx';
 import { VmView } from './vm-view.tsx';
+import { storeControl, storedControl } from './supervision/control-flag.ts';
 
 export const AGENT_REFRESH_MS = 3000;
 
@@ -27,7 +28,10 @@ export function AgentScreen({ id }: { id: number }) {
   const [schedules, setSchedules] = useState(false);
   // Control mode ('Take control' in the VM view): the user's input goes to the desktop and the chat
   // collapses to its strip; 'Expand chat' ends it.
-  const [controlMode, setControlMode] = useState(false);
+  // Kept per agent in session storage: a reload in control mode stays in it (issue 19).
+  const [controlMode, setControlMode] = useState(() => storedControl(id));
+  // Take control asked for from the chat (a thread waiting for a person): the live desktop does it.
+  const [takeControlRequest, setTakeControlRequest] = useState(0);
   // 'Show traces' (admins): the panel follows the thread selected in the chat.
   const [showTraces, setShowTraces] = useState(false);
   const [threadId, setThreadId] = useState<number | null>(null);
@@ -42,8 +46,9 @@ export function AgentScreen({ id }: { id: number }) {
   // Taking control stopped the agent: show its new run state now rather than at the next poll.
   const changeControlMode = useCallback((control: boolean) => {
     setControlMode(control);
+    storeControl(id, control);
     if (control) refresh();
-  }, [refresh]);
+  }, [refresh, id]);
 
   const runState = agent?.target_run_state;
   const action = useMemo(
@@ -81,10 +86,17 @@ export function AgentScreen({ id }: { id: number }) {
         agent={agent}
         onAgentChange={refresh}
         collapsed={controlMode}
-        onExpand={() => setControlMode(false)}
+        onExpand={() => changeControlMode(false)}
         onThreadChange={setThreadId}
+        onTakeControl={() => setTakeControlRequest((n) => n + 1)}
       />
-      <VmView agent={agent} threadId={threadId} controlMode={controlMode} onControlModeChange={changeControlMode} />
+      <VmView
+        agent={agent}
+        threadId={threadId}
+        controlMode={controlMode}
+        onControlModeChange={changeControlMode}
+        takeControlRequest={takeControlRequest}
+      />
       {isAdmin && showTraces && <TracesPanel threadId={threadId} onClose={() => setShowTraces(false)} />}
       {editing && <AgentEditorModal agentId={id} onClose={() => setEditing(false)} onSaved={refresh} />}
       {schedules && <SchedulesModal agentId={id} onClose={() => setSchedules(false)} />}

@@ -15,9 +15,10 @@ type ChatPanelProps = {
   /** 'Expand chat' in the strip; the live-desktop issue passes it along with control mode. */
   onExpand?: () => void;
   onThreadChange?: (threadId: number | null) => void;
+  onTakeControl?: () => void;
 };
 
-export function ChatPanel({ agent, onAgentChange, collapsed = false, onExpand, onThreadChange }: ChatPanelProps) {
+export function ChatPanel({ agent, onAgentChange, collapsed = false, onExpand, onThreadChange, onTakeControl }: ChatPanelProps) {
   const [wide, setWide] = useStoredFlag(CHAT_WIDE_KEY);
   return (
     <aside className="chat-panel" aria-label="Chat" data-wide={wide || undefined} data-collapsed={collapsed || undefined}>
@@ -40,7 +41,7 @@ export function ChatPanel({ agent, onAgentChange, collapsed = false, onExpand, o
             <ArrowsIcon />
           </button>
         </header>
-        <ConversationPanel agent={agent} onAgentChange={onAgentChange} onThreadChange={onThreadChange} />
+        <ConversationPanel agent={agent} onAgentChange={onAgentChange} onThreadChange={onThreadChange} onTakeControl={onTakeControl} />
       </div>
     </aside>
   );

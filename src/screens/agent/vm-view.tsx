@@ -2,10 +2,11 @@
 // dark backdrop, with the rings and control mode that live there.
 import { LiveDesktop, type LiveDesktopProps } from './live-desktop/live-desktop.tsx';
 
-export function VmView({ agent, threadId = null, controlMode, onControlModeChange }: LiveDesktopProps) {
+export function VmView(props: LiveDesktopProps) {
+  const { agent } = props;
   return (
     <section className="vm-view" aria-label="Virtual machine">
-      <LiveDesktop agent={agent} threadId={threadId} controlMode={controlMode} onControlModeChange={onControlModeChange} />
+      <LiveDesktop {...props} />
       {/* Always mounted: a live region only announces changes to content it already had. */}
       <span className="visually-hidden" role="status">{agent.agent_running ? 'Agent is running' : ''}</span>
     </section>

@@ -39,6 +39,7 @@ export function AgentCard({ agent, onDelete, deleting = false }: AgentCardProps)
           {src ? <img src={src} alt="" loading="lazy" /> : <DesktopPlaceholder className="agent-card-placeholder" />}
         </span>
         <span className="agent-card-name">{agent.name}</span>
+        {(agent.number_threads_needing_help ?? 0) > 0 && <span className="badge waiting-badge">Waiting for a person</span>}
         {latest && <span className="agent-card-latest">{latest}</span>}
       </Link>
       {onDelete && (

@@ -25,6 +25,8 @@ export type ConversationPanelProps = {
   disabled?: boolean;
   /** Tells the screen which real thread is selected (null for none or a draft), e.g. for the traces panel. */
   onThreadChange?: (threadId: number | null) => void;
+  /** A thread waiting for a person offers Take control (the live desktop's). */
+  onTakeControl?: () => void;
 };
 
 export const deleteQuestion = (name: string) => `Are you sure you want to delete thread "${name}"? This action cannot be undone.`;
@@ -36,7 +38,7 @@ export function ConversationPanel(props: ConversationPanelProps) {
   return <Panel key={props.agent.id} {...props} />;
 }
 
-function Panel({ agent, onAgentChange, disabled = false, onThreadChange }: ConversationPanelProps) {
+function Panel({ agent, onAgentChange, disabled = false, onThreadChange, onTakeControl }: ConversationPanelProps) {
   /** Drafts, and threads made from a draft that the polled agent does not list yet. */
   const [local, setLocal] = useState<Thread[]>([]);
   /** Threads deleted here that the polled agent may still list for a moment. */
@@ -171,7 +173,7 @@ function Panel({ agent, onAgentChange, disabled = false, onThreadChange }: Conve
         onUnschedule={unschedule}
         onReorder={reorder}
       />
-      <MessageList thread={selected} steps={steps} isLoading={isLoading} thinking={thinking} />
+      <MessageList thread={selected} steps={steps} isLoading={isLoading} thinking={thinking} onTakeControl={onTakeControl} />
       {running ? (
         <div className="chat-stop">
           <button type="button" className="stop-button" aria-label="Stop" title="Stop" onClick={stop}>

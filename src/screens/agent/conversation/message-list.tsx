@@ -6,17 +6,20 @@ import type { Step, Thread } from '../../../lib/types.ts';
 import { visibleToolCalls } from './steps.ts';
 import { StepView } from './step-view.tsx';
 import { isRunning } from './thread-status.ts';
+import { HelpRequest } from '../supervision/help-request.tsx';
 
 type MessageListProps = {
   thread: Thread | null;
   steps: Step[];
   isLoading: boolean;
   thinking: boolean;
+  /** The Take control button of a thread waiting for a person. */
+  onTakeControl?: () => void;
 };
 
 const NEAR_BOTTOM_PX = 80;
 
-export function MessageList({ thread, steps, isLoading, thinking }: MessageListProps) {
+export function MessageList({ thread, steps, isLoading, thinking, onTakeControl }: MessageListProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
   // Per step sequence, the reader's open/closed choice for its tool-call group.
@@ -31,7 +34,7 @@ export function MessageList({ thread, steps, isLoading, thinking }: MessageListP
   useLayoutEffect(() => {
     const el = scroller.current;
     if (el && stick.current) el.scrollTop = el.scrollHeight;
-  }, [steps, thinking, thread?.error_message, threadId]);
+  }, [steps, thinking, thread?.error_message, thread?.needs_help, threadId]);
 
   // A smaller panel (narrower window, attachments appearing below) keeps the newest step in view.
   useEffect(() => {
@@ -74,6 +77,7 @@ export function MessageList({ thread, steps, isLoading, thinking }: MessageListP
           </ol>
         )}
         {thread.error_message && <div className="thread-error" role="alert">{thread.error_message}</div>}
+        {thread.needs_help && !running && <HelpRequest help={thread.needs_help} onTakeControl={onTakeControl} />}
         {thinking && <p className="thinking" aria-live="polite">Thinking</p>}
       </>
     );

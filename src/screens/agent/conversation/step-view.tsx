@@ -5,6 +5,8 @@ import { MarkdownView } from '../../../ui/markdown-view.tsx';
 import { FileIcon } from '../../../ui/icons.tsx';
 import { visibleToolCalls } from './steps.ts';
 import { ToolCallGroup } from './tool-call-group.tsx';
+import { parseHandback } from '../supervision/handback.ts';
+import { HandbackItem } from '../supervision/handback-item.tsx';
 
 export const fileName = (path: string) => path.split(/[\\/]/).filter(Boolean).pop() ?? path;
 
@@ -28,16 +30,18 @@ export function StepView({ step, latestGroup, threadRunning, groupOpen, onToggle
   const calls = visibleToolCalls(step);
   const files = step.user_files ?? [];
   const open = groupOpen ?? latestGroup;
-  const summary = step.user_text ? demonstrationSummary(step.user_text) : null;
+  const handback = step.user_text ? parseHandback(step.user_text) : null;
+  const summary = step.user_text && !handback ? demonstrationSummary(step.user_text) : null;
   return (
     <li className="step" data-sequence={step.sequence}>
+      {handback && <HandbackItem handback={handback} />}
       {summary !== null && (
         <div className="message message-demonstration">
           <p className="message-demonstration-title">Demonstration</p>
           <p className="message-text">{summary}</p>
         </div>
       )}
-      {summary === null && (step.user_text || files.length > 0) && (
+      {summary === null && !handback && (step.user_text || files.length > 0) && (
         <div className="message message-user">
           {step.user_text && <p className="message-text">{step.user_text}</p>}
           {files.length > 0 && (

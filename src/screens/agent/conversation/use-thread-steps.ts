@@ -53,6 +53,8 @@ export function useThreadSteps(threadId: number | null, { onStepArrived }: { onS
         update(threadId, (steps) => upsertStep(steps, step));
         arrived.current();
       },
+      // The thread waits for a person, or no more: the agent (and its threads) are fetched again.
+      onThread: () => arrived.current(),
       onJoin: ({ rejoined }) => {
         if (rejoined) void load(threadId, STEPS_FIRST_LOAD);
       },

@@ -1,13 +1,15 @@
 // Developer options (spec §2 "Agent editor modal"): the agent's system prompt, notes.md and
-// instructions in three tabs, loaded together, saved together; Escape closes (the Modal does that).
-import { useId, useState } from 'react';
+// instructions in three tabs, loaded together, saved together; Escape closes (the Modal does that). Below them
+// the runaway guard's rules (issue 19), loaded on their own: when they cannot be loaded the texts still can.
+import { useEffect, useId, useState } from 'react';
 import { useEditable } from '../../../lib/use-editable.ts';
-import type { AgentTextKey } from '../../../lib/api.ts';
+import { getGuardSettings, putGuardSettings, type AgentTextKey, type GuardSettings } from '../../../lib/api.ts';
 import { detailOr } from '../../../lib/http.ts';
 import { Modal } from '../../../ui/modal.tsx';
 import { loadAgentTexts, saveAgentTexts, type AgentTexts } from './agent-texts.ts';
 import { Tabs, type Tab } from '../../../ui/tabs.tsx';
 import { NotesEditor } from './notes-editor.tsx';
+import { GuardSettingsFields } from '../supervision/guard-settings.tsx';
 
 const TABS: readonly Tab<AgentTextKey>[] = [
   { key: 'system_prompt', label: 'System Prompt' },
@@ -28,13 +30,29 @@ export function AgentEditorModal({ agentId, onClose, onSaved }: AgentEditorModal
   const [tab, setTab] = useState<AgentTextKey>('system_prompt');
   const [saving, setSaving] = useState(false);
   const [saveError, setSaveError] = useState<string | null>(null);
+  const [guard, setGuard] = useState<{ loaded: GuardSettings; value: GuardSettings } | null>(null);
+
+  useEffect(() => {
+    let live = true;
+    getGuardSettings(agentId).then(
+      ({ repeat_limit, cost_cap_cents, max_calls }) => {
+        const loaded = { repeat_limit, cost_cap_cents, max_calls };
+        if (live) setGuard({ loaded, value: loaded });
+      },
+      (error) => console.debug('runaway guard settings not loaded:', detailOr(error, 'no detail')),
+    );
+    return () => {
+      live = false;
+    };
+  }, [agentId]);
 
   const save = async () => {
     if (!texts || saving) return;
     setSaving(true);
     setSaveError(null);
     try {
-      await saveAgentTexts(agentId, texts);
+      const guardChanged = guard && JSON.stringify(guard.value) !== JSON.stringify(guard.loaded);
+      await Promise.all([saveAgentTexts(agentId, texts), guardChanged ? putGuardSettings(agentId, guard.value) : null]);
       onSaved?.();
       onClose();
     } catch (error) {
@@ -82,6 +100,7 @@ export function AgentEditorModal({ agentId, onClose, onSaved }: AgentEditorModal
               )}
             </div>
           ))}
+          {guard && <GuardSettingsFields value={guard.value} onChange={(value) => setGuard({ ...guard, value })} />}
         </div>
       )}
     </Modal>

@@ -26,9 +26,11 @@ export type LiveDesktopProps = {
   /** Control mode: the user's input goes to the desktop and the chat is collapsed (spec §4). */
   controlMode: boolean;
   onControlModeChange: (control: boolean) => void;
+  /** Counts Take control clicks elsewhere (the chat's help request); each new value takes control. */
+  takeControlRequest?: number;
 };
 
-export function LiveDesktop({ agent, threadId = null, controlMode, onControlModeChange }: LiveDesktopProps) {
+export function LiveDesktop({ agent, threadId = null, controlMode, onControlModeChange, takeControlRequest = 0 }: LiveDesktopProps) {
   const screenshot = useScreenshot(agent.screenshot_url);
   const [state, setState] = useState<ViewerState>('IDLE');
   const [client, setClient] = useState<Guacamole.Client | null>(null);
@@ -52,6 +54,8 @@ export function LiveDesktop({ agent, threadId = null, controlMode, onControlMode
       }),
   );
   useEffect(() => {
+    // A page reloaded in control mode asks for control back as soon as it connects (the server's lease kept it).
+    if (latest.current.controlMode) void session.control(true);
     session.start();
     return () => session.stop();
   }, [session]);
@@ -76,6 +80,12 @@ export function LiveDesktop({ agent, threadId = null, controlMode, onControlMode
       setTaking(false);
     }
   };
+
+  const takeRef = useRef(takeControl);
+  takeRef.current = takeControl;
+  useEffect(() => {
+    if (takeControlRequest > 0 && !latest.current.controlMode) void takeRef.current();
+  }, [takeControlRequest]);
 
   const actions = useAgentActions(agent.id);
   const recorder = useRecording({
