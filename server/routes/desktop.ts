@@ -61,7 +61,8 @@ export function registerDesktopRoutes(api: Api) {
     // Control lives in this server's memory, not the database: the event is the only record of it.
     const now = result.control ? session_id : null;
     if ((before === session_id) !== (now === session_id)) {
-      const action = take ? 'desktop.take_control' : 'desktop.hand_back';
+      // Taken from another viewer (another tab of the person, or an admin's): a takeover.
+      const action = !take ? 'desktop.hand_back' : before ? 'desktop.control_takeover' : 'desktop.take_control';
       await recordAlone(ctx.services.db, { action, target: { type: 'agent', id }, detail: { session_id, from_session: before } });
     }
     return result;

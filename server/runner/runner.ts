@@ -29,7 +29,7 @@ import {
 } from './claim.ts';
 import { converse, type LoopDeps } from './conversation.ts';
 import { RunFailure, RunPaused, RunStopped, SpendRefused, stopOf, type StopReason } from './errors.ts';
-import { recordAlone, SYSTEM } from '../domain/audit.ts';
+import { record, recordAlone, SYSTEM } from '../domain/audit.ts';
 import { RunawayGuard } from './guard.ts';
 import { getGuardSettings, GUARD_DEFAULTS, setNeedsHelp, usageSinceHuman, type NeedsHelp, type PauseReason } from '../domain/supervision.ts';
 import { messagesFromSteps, systemPrompt, type StoredStep } from './history.ts';
@@ -368,6 +368,12 @@ export class Runner {
       const changed = await stopAgentAfterRun(q, agentId, 'any');
       await setNeedsHelp(q, threadId, help);
       await releaseClaim(q, threadId, this.id, '');
+      // The agent asked, or the runaway guard (the system) paused it; the question is the agent's text, kept out.
+      await record(q, {
+        action: outcome.reason === 'asked' ? 'run.help_request' : 'run.guard_pause',
+        actor: outcome.reason === 'asked' ? { type: 'agent', id: agentId } : SYSTEM, background: true,
+        target: { type: 'thread', id: threadId }, detail: { reason: outcome.reason, agent_id: agentId },
+      });
       return changed;
     });
     if (stopped) bus.publish(`agent:${agentId}:changed`, { agent_id: agentId, target_run_state: 'stop' });

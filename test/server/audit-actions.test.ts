@@ -6,6 +6,7 @@ import { ensureAdmin } from '../../server/auth/bootstrap.ts';
 import { DesktopUnavailable } from '../../server/desktop/index.ts';
 import type { Runner } from '../../server/runner/runner.ts';
 import { markFailed } from '../../server/domain/outbox.ts';
+import { GUARD_DEFAULTS, GUARD_LIMITS, setGuardSettings } from '../../server/domain/supervision.ts';
 import { ADMIN, call, newAgent, newUser, testServer } from './helpers.ts';
 import { scripted, swapRunner, toolUse, waitFor } from './runner-helpers.ts';
 
@@ -39,14 +40,18 @@ away('taking and handing back control of a desktop', async () => {
     },
   });
   try {
-    const control = (take: boolean) => call(`/api/agents/${agent.id}/control`, { token: user.token, body: { session_id: 'viewer-1', take } });
+    const control = (take: boolean, session = 'viewer-1') =>
+      call(`/api/agents/${agent.id}/control`, { token: user.token, body: { session_id: session, take } });
     const before = await lastId();
     await control(true);
     await control(true); // already in control: no change, no event
-    await control(false);
+    await control(true, 'viewer-2'); // another tab takes it over
+    await control(false, 'viewer-2');
     const events = await eventsAfter(before);
-    assert.equal(events.map((e) => [e.action, e.actor_id, e.target_id]), [
-      ['desktop.take_control', user.id, String(agent.id)], ['desktop.hand_back', user.id, String(agent.id)],
+    assert.equal(events.map((e) => [e.action, e.actor_id, e.target_id, e.detail.from_session]), [
+      ['desktop.take_control', user.id, String(agent.id), null],
+      ['desktop.control_takeover', user.id, String(agent.id), 'viewer-1'],
+      ['desktop.hand_back', user.id, String(agent.id), 'viewer-2'],
     ]);
   } finally {
     services.gateway = real;
@@ -86,6 +91,8 @@ away('a run stopped by the spend limit', async () => {
   runner = await swapRunner({ provider: scripted([[toolUse('n', 'notes', { action: 'append', text: 'step' })]], 'priced', 2) });
   const user = await newUser('audit-spend');
   const agent = await newAgent(user.id);
+  // The runaway guard's cost cap ($2 since the last human message) would pause the run first.
+  await setGuardSettings((await testServer()).services.db, agent.id, { ...GUARD_DEFAULTS, cost_cap_cents: GUARD_LIMITS.cost_cap_cents });
   const before = await lastId();
   const thread = (await call(`/api/threads/${agent.id}/create-new-thread`, { token: user.token, body: { user_text: 'keep going' } })).body;
   await call(`/api/agents/${agent.id}/run-state`, { token: user.token, body: { state: 'run_all' } });

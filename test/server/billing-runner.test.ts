@@ -3,6 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Runner } from '../../server/runner/runner.ts';
+import { GUARD_DEFAULTS, GUARD_LIMITS, setGuardSettings } from '../../server/domain/supervision.ts';
 import { call, newAgent, newUser, testServer } from './helpers.ts';
 import { scripted, swapRunner, text, toolUse, waitFor } from './runner-helpers.ts';
 
@@ -19,6 +20,8 @@ async function setup(costUsd: number) {
   const user = await newUser('spender');
   const agent = await newAgent(user.id);
   const { db } = (await testServer()).services;
+  // The runaway guard's cost cap ($2 since the last human message) would pause these runs first.
+  await setGuardSettings(db, agent.id, { ...GUARD_DEFAULTS, cost_cap_cents: GUARD_LIMITS.cost_cap_cents });
   const post = (path: string, body: unknown = {}) => call(path, { token: user.token, body });
   const run = async () => {
     const t = (await post(`/api/threads/${agent.id}/create-new-thread`, { user_text: 'keep going' })).body;

@@ -42,7 +42,11 @@ async function setup(provider = createOffline(), guard?: Record<string, number>)
   }, 8000, `thread ${id} to finish`);
   const desktop = () => runner.desktops.all.get(agent.id) as FakeDesktop;
   const traces = async (id: number) => (await get(`/api/llm_traces/thread/${id}?limit=100&verbose=true`)).body.traces;
-  return { user, agent, post, get, db, bus, send, thread, steps, agentRow, play, waiting, finished, desktop, traces, notified };
+  /** The thread's audit events: [action, actor type, actor id]. */
+  const audited = async (id: number) => (await db.query<{ action: string; actor_type: string; actor_id: number | null }>(
+    `SELECT action, actor_type, actor_id FROM audit_events WHERE target_type = 'thread' AND target_id = $1 ORDER BY id`, [String(id)],
+  )).map((e) => [e.action, e.actor_type, e.actor_id]);
+  return { user, agent, post, get, db, bus, send, thread, steps, agentRow, play, waiting, finished, desktop, traces, notified, audited };
 }
 
 const help = suite('supervision: asking for help');
@@ -66,6 +70,7 @@ help('ask_for_help pauses the run: needs_help on the thread and in the realtime 
   assert.is(waiting.error_message, '');
   assert.equal(events.map((e) => e.needs_help?.question), ['Which account should I use?']);
   assert.is(s.desktop().typed, 'before', 'nothing after the question ran');
+  assert.equal(await s.audited(t.id), [['run.help_request', 'agent', s.agent.id]]);
 
   const agent = await s.agentRow();
   assert.is(agent.target_run_state, 'stop');
@@ -194,6 +199,7 @@ guard('the same click on an unchanged screen N times in a row pauses the run wit
   await s.play();
   const waiting = await s.waiting(t.id);
   assert.is(waiting.needs_help.reason, 'repeat');
+  assert.equal(await s.audited(t.id), [['run.guard_pause', 'system', null]]);
   assert.match(waiting.needs_help.question, /same thing \(left_click at 10,10\) 3 times in a row and the screen did not change/);
   assert.is(s.desktop().actions.length, 3);
   assert.is(s.desktop().typed, '');
