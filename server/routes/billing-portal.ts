@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import type { Api, PublicCtx } from '../http/api.ts';
 import { readForm } from '../http/body.ts';
+import { PAGE_HEADERS } from '../http/security.ts';
 import { findUser } from '../auth/users.ts';
 import { CUSTOMER_FIELDS, customerRow, fieldsOf, saveCustomerFields, savePaymentMethod, type CustomerFields } from '../domain/billing-customers.ts';
 import { issuePortalToken, spendPortalToken } from '../domain/portal-tokens.ts';
@@ -62,6 +63,7 @@ async function render(ctx: PublicCtx, userId: number, extra: Partial<PortalView>
 
 function html(res: ServerResponse, status: number, body: string): undefined {
   res.writeHead(status, {
+    ...PAGE_HEADERS, // a page, though under /api
     'Content-Type': 'text/html; charset=utf-8',
     'Content-Length': Buffer.byteLength(body),
     'Cache-Control': 'no-store',
