@@ -23,6 +23,7 @@ import { registerAdminRoutes } from './routes/admin.ts';
 import { registerScreenshareRoutes } from './routes/screenshare.ts';
 import { registerSchedulerRoutes } from './routes/scheduler.ts';
 import { registerMetricsRoutes } from './routes/metrics.ts';
+import { handleInternal, INTERNAL_PREFIX } from './routes/internal.ts';
 import { assignRequestId } from './ops/request-id.ts';
 import type { Services } from './services.ts';
 
@@ -65,6 +66,7 @@ export function createApp(services: Services) {
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
       if (url.pathname === '/api' || url.pathname.startsWith('/api/')) return await api.handle(req, res, url);
+      if (url.pathname.startsWith(INTERNAL_PREFIX)) return await handleInternal(services, req, res);
       if (!services.config.staticDir) return sendError(res, new HttpError(404, 'Not found'));
       await serveStatic(services.config.staticDir, req, res, url.pathname);
     } catch (err) {

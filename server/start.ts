@@ -25,6 +25,7 @@ import { createTranscriber } from './recording/transcriber.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
 import { Metrics } from './ops/metrics.ts';
 import { runCounts } from './domain/threads.ts';
+import { INTERNAL_PREFIX, internalUpgrades } from './routes/internal.ts';
 
 export type Running = { server: Server; url: string; services: Services; close: () => Promise<void> };
 
@@ -32,11 +33,12 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   await migrate(db);
   const tokens = await TokenIssuer.load(db, config.authIssuer, config.authAudience);
   await ensureAdmin(db, config.adminEmail, config.adminPassword, log.info);
-  const { desktops, screenshots } = startDesktops(config, db, log);
+  const { desktops, fleet, screenshots } = startDesktops(config, db, log);
   const bus = await createBus(db, log);
   const disk = new DiskSpace({ dir: config.dataDir, reserveBytes: config.diskReserveBytes, log });
   const services: Services = {
-    config, port: config.port, db, auth: new Auth(db, tokens), bus, log, models: chooseProvider(config.modelProvider, config.models), desktops, screenshots,
+    config, port: config.port, db, auth: new Auth(db, tokens), bus, log, models: chooseProvider(config.modelProvider, config.models),
+    desktops, fleet, screenshots,
     gateway: createGateway({ get desktops() { return services.desktops; }, bus, log }),
     // The screenshot is counted from its file: server/desktop/ stores it without a size.
     storage: new AgentStorage({ db, config, disk, unrecorded: (agentId) => [services.screenshots.path(agentId)] }),
@@ -55,12 +57,25 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   const app = createApp(services);
   const server = createServer(app);
   const sockets = createSocketServer(services, app.upgrade);
+  const internal = internalUpgrades(services);
   services.metrics
     .gauge({ name: 'aw_open_sockets', help: 'WebSockets open on this instance (message feeds, hubs, desktop tunnels).', read: () => sockets.count() })
     .gauge({ name: 'aw_runs_in_progress', help: 'Threads running now, on all instances.', read: async () => (await runCounts(db)).running })
     .gauge({ name: 'aw_queue_depth', help: 'Scheduled threads waiting to run, on all instances.', read: async () => (await runCounts(db)).queued })
     .gauge({ name: 'aw_runner_active_threads', help: 'Threads this instance is running.', read: () => services.runner?.activeThreads().length ?? 0 })
     .gauge({ name: 'aw_desktops_running', help: 'Virtual desktops running on this instance.', read: () => desktops.list?.().length ?? 0 })
+    .gauge({
+      name: 'aw_desktops_relayed', help: 'Desktops of other instances this instance relays (fleet).', read: () => fleet?.relays().length ?? 0,
+    })
+    .gauge({
+      name: 'aw_desktop_relayed_viewers', help: 'Viewers on this instance watching a desktop another instance runs.',
+      read: () => fleet?.relays().reduce((n, d) => n + services.gateway.describe(d.agentId).viewers, 0) ?? 0,
+    })
+    .gauge({ name: 'aw_desktop_relay_sockets', help: 'Relay connections other instances hold to desktops of this one.', read: () => internal.count() })
+    .gauge({
+      name: 'aw_desktop_lease_takeovers_total', type: 'counter', help: 'Desktop leases this instance took over from a dead or stale instance.',
+      read: () => fleet?.takeovers ?? 0,
+    })
     .gauge({ name: 'aw_data_dir_free_bytes', help: 'Free space of DATA_DIR for this server (statfs).', read: async () => (await disk.read()).free })
     .gauge({ name: 'aw_data_dir_size_bytes', help: 'Size of the filesystem DATA_DIR is on.', read: async () => (await disk.read()).total })
     .gauge({
@@ -69,7 +84,8 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     });
   server.on('upgrade', (req, socket, head) => {
     socket.on('error', () => socket.destroy());
-    sockets.upgrade(req, socket, head).catch((err) => {
+    const upgrade = req.url?.startsWith(INTERNAL_PREFIX) ? internal.upgrade : sockets.upgrade;
+    upgrade(req, socket, head).catch((err) => {
       log.error(`upgrade failed: ${err?.stack ?? err}`);
       socket.destroy();
     });
@@ -83,6 +99,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   });
   const { port } = server.address() as AddressInfo;
   services.port = port;
+  await fleet?.start(config.fleet?.internalUrl ?? `http://127.0.0.1:${port}`);
   const runner = (services.runner = new Runner({
     db, bus: services.bus, log, provider: services.models!, mailDomain: config.mailDomain, smtpUtf8: config.mailSmtpUtf8,
     desktops: services.desktops, performAction, testCreditsCents: config.testCreditsCents, filesDir: filesDir(config.dataDir),
@@ -104,6 +121,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
       await mail.close();
       await services.recordings?.close();
       sockets.close();
+      internal.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

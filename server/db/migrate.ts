@@ -11,6 +11,7 @@ import m008 from './migrations/008_step_page_json.sql';
 import m009 from './migrations/009_storage.sql';
 import m010 from './migrations/010_mail_auth.sql';
 import m011 from './migrations/011_spend_reservations.sql';
+import m012 from './migrations/012_desktop_leases.sql';
 
 export const MIGRATIONS: { id: number; name: string; sql: string }[] = [
   { id: 1, name: 'init', sql: m001 },
@@ -24,6 +25,7 @@ export const MIGRATIONS: { id: number; name: string; sql: string }[] = [
   { id: 9, name: 'storage', sql: m009 },
   { id: 10, name: 'mail_auth', sql: m010 },
   { id: 11, name: 'spend_reservations', sql: m011 },
+  { id: 12, name: 'desktop_leases', sql: m012 },
 ];
 
 export async function migrate(db: Db): Promise<number[]> {

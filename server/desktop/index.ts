@@ -10,6 +10,9 @@ import type { Db } from '../db/db.ts';
 import type { UploadHook } from '../files/storage.ts';
 import type { Log } from '../ops/log.ts';
 import type { Bus } from '../realtime/bus.ts';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { FleetDesktops } from './place/fleet-desktops.ts';
 import { LocalDesktops, type LocalDesktopsOptions } from './place/local-desktops.ts';
 import type { Desktops } from './types.ts';
 import { GuacGateway } from './view/gateway.ts';
@@ -19,16 +22,26 @@ export type * from './types.ts';
 export { performAction } from './actions.ts';
 export { ActionError, DesktopUnavailable } from './errors.ts';
 export { LocalDesktops, type LocalDesktopsOptions } from './place/local-desktops.ts';
+export { FleetDesktops } from './place/fleet-desktops.ts';
+export { RelayRefused, serveRelay, connectRelay, relayPath } from './place/relay.ts';
+export { signedHeaders, verifySignature } from './place/signature.ts';
 export { GuacGateway, TICKET_SHAPE, TUNNEL_ROUTE, tunnelUrl } from './view/gateway.ts';
 export { ScreenshotStore } from './view/screenshots.ts';
 
-/** The server's desktops and their screenshot store (both kept in services.ts). */
-export function startDesktops(config: Config, db: Db, log: Log): { desktops: LocalDesktops; screenshots: ScreenshotStore } {
-  const desktops = new LocalDesktops({ dataDir: config.dataDir, log, config: config.desktop });
+/**
+ * The server's desktops and their screenshot store (both kept in services.ts). With a fleet (DATABASE_URL) and
+ * Xvnc desktops, placement across instances sits in front of this instance's own desktops: `fleet` is then the
+ * same object as `desktops`, started by start.ts once the server listens.
+ */
+export function startDesktops(config: Config, db: Db, log: Log): { desktops: Desktops; fleet: FleetDesktops | null; screenshots: ScreenshotStore } {
+  const local = new LocalDesktops({ dataDir: config.dataDir, log, config: config.desktop });
   const screenshots = new ScreenshotStore(db, config.dataDir, log);
-  screenshots.watch(desktops);
-  desktops.once('closing', () => screenshots.close());
-  return { desktops, screenshots };
+  screenshots.watch(local);
+  local.once('closing', () => screenshots.close());
+  if (!config.fleet || config.desktop.provider !== 'xvnc') return { desktops: local, fleet: null, screenshots };
+  const instance = { id: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`, host: hostname(), pid: process.pid };
+  const fleet = new FleetDesktops({ local, db, log, fleet: config.fleet, desktop: config.desktop, instance });
+  return { desktops: fleet, fleet, screenshots };
 }
 
 /** Desktops of their own, for tests and benchmarks: the defaults, with `overrides` and an environment's settings. */

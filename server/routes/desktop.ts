@@ -27,7 +27,8 @@ export function registerDesktopRoutes(api: Api) {
 
   api.get('/agents/:id/desktop', async (ctx) => {
     const id = await agentIdParam(ctx);
-    const desktop = ctx.services.desktops.running(id);
+    const desktops = ctx.services.desktops;
+    const desktop = desktops.find ? await desktops.find(id) : desktops.running(id);
     return {
       ...ctx.services.desktops.status(),
       running: !!desktop,
@@ -40,7 +41,8 @@ export function registerDesktopRoutes(api: Api) {
   api.get('/agents/:id/screenshot', async (ctx) => {
     const id = await agentIdParam(ctx);
     const store = ctx.services.screenshots;
-    const live = ctx.services.desktops.running(id);
+    const desktops = ctx.services.desktops;
+    const live = desktops.find ? await desktops.find(id) : desktops.running(id);
     const png = live ? await live.screenshot() : await store.read(id);
     if (!png) throw new HttpError(404, 'No screenshot yet');
     if (live) store.saveLive(id, png);

@@ -5,7 +5,7 @@ import { EventEmitter } from 'node:events';
 import { encodePngAsync } from './png.ts';
 import { intersects } from './rects.ts';
 import { keysymsForText } from './keysyms.ts';
-import type { RfbClient, RfbOp } from './client.ts';
+import type { RfbClient, RfbOp, RfbTarget } from './client.ts';
 import type { DesktopSound } from '../start/sound.ts';
 import type { Desktop, Framebuffer, Rect } from '../types.ts';
 
@@ -19,6 +19,10 @@ export type RfbDesktopHooks = {
   frameInterval?: { watched: number; unwatched: number };
   /** The desktop's sound, when it has a sound server. */
   sound?: DesktopSound | null;
+  /** Where a second RFB connection to the same desktop opens (the fleet's relay serves other instances with it). */
+  target?: RfbTarget;
+  /** The holding instance's address, when this desktop is another instance's, relayed. */
+  relayedFrom?: string;
 };
 
 export class RfbDesktop extends EventEmitter implements Desktop {
@@ -71,6 +75,15 @@ export class RfbDesktop extends EventEmitter implements Desktop {
 
   get viewers(): number {
     return this.holders;
+  }
+
+  get target(): RfbTarget | undefined {
+    return this.hooks.target;
+  }
+
+  /** The holding instance's address when this desktop runs on another instance; undefined when it runs here. */
+  get relayedFrom(): string | undefined {
+    return this.hooks.relayedFrom;
   }
 
   framebuffer(): Framebuffer {

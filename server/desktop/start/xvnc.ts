@@ -156,6 +156,7 @@ export class XvncProvider {
         stop: stopAll,
         frameInterval: this.options.frameInterval,
         sound,
+        target: { path: hostSock },
       });
       // The pointer starts over the terminal: evilwm's focus follows it, so typing goes there first.
       if (this.apps.includes('terminal') && this.options.pointerToTerminal !== false) {

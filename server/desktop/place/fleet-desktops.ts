@@ -1,0 +1,238 @@
+// Placement across instances that share one PostgreSQL (issue 18), in front of this instance's LocalDesktops:
+// an agent's desktop runs on the one instance holding its lease (leases.ts); every other instance gets it
+// relayed (relay.ts), an RfbDesktop like a local one, so routes, the runner, recordings and screenshots never
+// learn where it runs. A heartbeat renews this instance's leases; a holder that is stale (or whose pid is gone
+// on this host) loses its agents to whoever asks next, who starts the desktop afresh. DESKTOP_HOST=0 (a web
+// tier) never holds a lease: it asks a desktop host to start the desktop by opening its relay.
+// Only for the Xvnc provider: a `vnc` endpoint is reachable from every instance as it is.
+import { EventEmitter } from 'node:events';
+import type { DesktopConfig, FleetConfig } from '../../config.ts';
+import type { Db } from '../../db/db.ts';
+import type { Log } from '../../ops/log.ts';
+import { processAlive } from '../../system/processes.ts';
+import { DesktopUnavailable } from '../errors.ts';
+import type { RfbDesktop } from '../rfb/desktop.ts';
+import type { Desktop, Desktops, DesktopStatus } from '../types.ts';
+import { allLeases, beat, claimLease, leaseOf, liveInstances, releaseLease, retire, type Instance, type Lease } from './leases.ts';
+import type { LocalDesktops } from './local-desktops.ts';
+import { connectRelay, desktopPath, internalCall, RelayRefused, sendFile } from './relay.ts';
+
+export type FleetDesktopsOptions = {
+  local: LocalDesktops;
+  db: Db;
+  log: Log;
+  fleet: FleetConfig;
+  desktop: DesktopConfig;
+  /** This instance: its id (host:pid:random), host name and pid; its address is given to start(). */
+  instance: Omit<Instance, 'address'>;
+};
+
+/** How long acquire keeps trying to place a desktop (a holder just died, a claim under way elsewhere). */
+const PLACE_MS = 20_000;
+
+export class FleetDesktops extends EventEmitter implements Desktops {
+  /** Leases this instance took over from a dead or stale holder. */
+  takeovers = 0;
+  readonly local: LocalDesktops;
+  private relayed = new Map<number, RfbDesktop>();
+  private placing = new Map<number, Promise<Desktop>>();
+  private liveHosts = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private closing = false;
+  private me: Instance;
+
+  constructor(private o: FleetDesktopsOptions) {
+    super();
+    this.local = o.local;
+    this.me = { ...o.instance, address: '' };
+    o.local.on('stopped', (agentId: number) => {
+      releaseLease(o.db, this.me.id, agentId).catch((err) => o.log.error(`desktop ${agentId}: lease not released: ${err.message}`));
+    });
+  }
+
+  get instanceId(): string {
+    return this.me.id;
+  }
+
+  /** Announces this instance at `address` (INTERNAL_URL) and starts the heartbeat that renews its leases. */
+  async start(address: string): Promise<void> {
+    this.me.address = address;
+    await this.beat();
+    const every = Math.max(500, Math.min(10_000, (this.o.fleet.leaseStaleSeconds * 1000) / 3));
+    this.timer = setInterval(() => void this.beat().catch((err) => this.o.log.error(`desktop leases: heartbeat failed: ${err.message}`)), every);
+    this.timer.unref();
+  }
+
+  private async beat(): Promise<void> {
+    if (this.closing) return;
+    const held = new Set(await beat(this.o.db, this.me, this.o.fleet.desktopHost));
+    // A desktop whose lease another instance took (we were stale: paused, cut off) must not run twice.
+    for (const d of this.local.list()) {
+      if (held.has(d.agentId) || this.placing.has(d.agentId)) continue;
+      this.o.log.error(`desktop ${d.agentId}: its lease went to another instance; stopping it here`);
+      await this.local.stop(d.agentId);
+    }
+    const now = Date.now();
+    for (const [agentId, d] of this.relayed) {
+      if (d.viewers === 0 && now - d.lastActivity > this.o.desktop.idleMs) {
+        this.relayed.delete(agentId);
+        await d.stop();
+      }
+    }
+    this.liveHosts = (await liveInstances(this.o.db, this.o.fleet.leaseStaleSeconds)).filter((i) => i.desktop_host).length;
+  }
+
+  status(): DesktopStatus {
+    if (this.o.fleet.desktopHost) return this.local.status();
+    if (this.liveHosts > 0) return { available: true, provider: 'xvnc' };
+    return { available: false, provider: 'none', reason: 'No desktop host is running (this instance has DESKTOP_HOST=0 and no other instance starts desktops).' };
+  }
+
+  running(agentId: number): RfbDesktop | null {
+    const relayed = this.relayed.get(agentId);
+    return this.local.running(agentId) ?? (relayed && !relayed.closed ? relayed : null);
+  }
+
+  /** The desktops running on this instance. */
+  list(): RfbDesktop[] {
+    return this.local.list();
+  }
+
+  /** The desktops of other instances this one relays now. */
+  relays(): RfbDesktop[] {
+    return [...this.relayed.values()].filter((d) => !d.closed);
+  }
+
+  /** The running desktop wherever it runs (relayed from its holder), without starting one. */
+  async find(agentId: number): Promise<Desktop | null> {
+    const here = this.running(agentId);
+    if (here) return here;
+    const lease = await leaseOf(this.o.db, agentId, this.o.fleet.leaseStaleSeconds);
+    if (!lease || lease.instance_id === this.me.id || this.dead(lease)) return null;
+    return this.acquire(agentId).catch(() => null);
+  }
+
+  acquire(agentId: number): Promise<Desktop> {
+    if (this.closing) return Promise.reject(new DesktopUnavailable('The server is shutting down'));
+    const here = this.running(agentId);
+    if (here) return Promise.resolve(here);
+    let placing = this.placing.get(agentId);
+    if (!placing) {
+      placing = this.place(agentId).finally(() => this.placing.delete(agentId));
+      this.placing.set(agentId, placing);
+    }
+    return placing;
+  }
+
+  /** For the relay: the desktop here, started if needed, when this instance holds (or now takes) its lease. */
+  async acquireHere(agentId: number): Promise<RfbDesktop> {
+    if (!this.o.fleet.desktopHost) throw new RelayRefused(409, 'This instance starts no desktops (DESKTOP_HOST=0)');
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const claim = await claimLease(this.o.db, this.me, agentId, this.o.fleet.leaseStaleSeconds, (l) => this.dead(l));
+      if (claim.held === 'mine') return this.startHere(agentId, claim.takenFrom);
+      if (claim.held === 'other') throw new RelayRefused(409, `The desktop of agent ${agentId} runs on instance ${claim.lease.instance_id}`);
+      await sleep(50);
+    }
+    throw new RelayRefused(409, `The lease of agent ${agentId}'s desktop is busy`);
+  }
+
+  private async place(agentId: number): Promise<Desktop> {
+    const deadline = Date.now() + PLACE_MS;
+    let last = '';
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (this.o.fleet.desktopHost) {
+          const claim = await claimLease(this.o.db, this.me, agentId, this.o.fleet.leaseStaleSeconds, (l) => this.dead(l));
+          if (claim.held === 'mine') return await this.startHere(agentId, claim.takenFrom);
+          if (claim.held === 'other') return await this.relay(agentId, claim.lease.address);
+        } else {
+          const lease = await leaseOf(this.o.db, agentId, this.o.fleet.leaseStaleSeconds);
+          const address = lease && !this.dead(lease) ? lease.address : await this.pickHost();
+          if (!address) throw new DesktopUnavailable(this.status().reason ?? 'No desktop host is running');
+          return await this.relay(agentId, address);
+        }
+        last = 'its lease is being claimed by another instance';
+      } catch (err) {
+        if (err instanceof DesktopUnavailable || this.closing) throw err;
+        last = (err as Error).message;
+      }
+      if (Date.now() > deadline) throw new DesktopUnavailable(`The desktop of agent ${agentId} could not be placed: ${last}`);
+      await sleep(Math.min(1000, 100 * attempt));
+    }
+  }
+
+  private async startHere(agentId: number, takenFrom: Lease | null): Promise<RfbDesktop> {
+    if (takenFrom) {
+      this.takeovers++;
+      this.o.log.info(`desktop ${agentId}: lease taken over from ${takenFrom.instance_id} (${takenFrom.stale ? 'stale' : 'its process is gone'}); starting afresh`);
+    }
+    try {
+      return await this.local.acquire(agentId);
+    } catch (err) {
+      await releaseLease(this.o.db, this.me.id, agentId).catch(() => {});
+      throw err;
+    }
+  }
+
+  private async relay(agentId: number, address: string): Promise<RfbDesktop> {
+    const frameInterval = { watched: Math.round(1000 / this.o.desktop.fps), unwatched: 200 };
+    const desktop = await connectRelay({ agentId, address, secret: this.o.fleet.internalSecret, frameInterval });
+    if (this.closing) {
+      await desktop.stop();
+      throw new DesktopUnavailable('The server is shutting down');
+    }
+    this.relayed.set(agentId, desktop);
+    desktop.once('closed', () => this.relayed.get(agentId) === desktop && this.relayed.delete(agentId));
+    return desktop;
+  }
+
+  /** The live desktop host with the fewest desktops (a web tier asks it to start one). */
+  private async pickHost(): Promise<string | null> {
+    const hosts = (await liveInstances(this.o.db, this.o.fleet.leaseStaleSeconds)).filter((i) => i.desktop_host);
+    hosts.sort((a, b) => a.desktops - b.desktops);
+    return hosts[0]?.address ?? null;
+  }
+
+  /** A holder that stopped renewing, or whose process is gone on this very host. */
+  private dead(lease: Lease): boolean {
+    return lease.stale || (lease.host === this.me.host && lease.pid !== process.pid && !processAlive(lease.pid));
+  }
+
+  /** Which instance runs which agent's desktop (Ops and Admin pages). */
+  async placements(): Promise<{ agent_id: number; instance_id: string; address: string; stale: boolean; heartbeat_at: Date }[]> {
+    const rows = await allLeases(this.o.db, this.o.fleet.leaseStaleSeconds);
+    return rows.map((l) => ({ agent_id: l.agent_id, instance_id: l.instance_id, address: l.address, stale: l.stale, heartbeat_at: l.heartbeat_at }));
+  }
+
+  async remove(agentId: number): Promise<void> {
+    const relayed = this.relayed.get(agentId);
+    this.relayed.delete(agentId);
+    await relayed?.stop();
+    const lease = await leaseOf(this.o.db, agentId, this.o.fleet.leaseStaleSeconds);
+    if (lease && lease.instance_id !== this.me.id && !this.dead(lease)) {
+      await internalCall({ address: lease.address, secret: this.o.fleet.internalSecret }, 'DELETE', desktopPath(agentId))
+        .catch((err) => this.o.log.error(`desktop ${agentId}: not removed on ${lease.instance_id}: ${err.message}`));
+    }
+    await this.local.remove(agentId);
+  }
+
+  async putFile(agentId: number, sourcePath: string, name: string): Promise<string | null> {
+    const lease = await leaseOf(this.o.db, agentId, this.o.fleet.leaseStaleSeconds);
+    if (lease && lease.instance_id !== this.me.id && !this.dead(lease)) {
+      return sendFile({ agentId, address: lease.address, secret: this.o.fleet.internalSecret }, sourcePath, name);
+    }
+    if (!this.o.fleet.desktopHost) return null;
+    return this.local.putFile(agentId, sourcePath, name);
+  }
+
+  async stopAll(): Promise<void> {
+    this.closing = true;
+    if (this.timer) clearInterval(this.timer);
+    await Promise.allSettled([...this.relayed.values()].map((d) => d.stop()));
+    this.relayed.clear();
+    await this.local.stopAll();
+    await retire(this.o.db, this.me.id).catch((err) => this.o.log.error(`desktop leases: not retired: ${err.message}`));
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

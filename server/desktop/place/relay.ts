@@ -1,0 +1,179 @@
+// The RFB relay between instances. The holder of an agent's desktop serves /internal/desktops/<id>/rfb: a
+// WebSocket whose binary messages are the bytes of a fresh RFB connection to the local Xvnc (it is shared,
+// -AlwaysShared). Another instance connects to it with the same RfbClient it uses for a local Xvnc, so the
+// relayed desktop is an RfbDesktop like any other. Files go to the holder in one signed HTTP POST.
+// Leaves out the desktop's sound: PulseAudio stays with the holder (viewers elsewhere get no audio).
+import { createReadStream } from 'node:fs';
+import { request } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { EventEmitter } from 'node:events';
+import { connect as netConnect } from 'node:net';
+import { WebSocket } from 'ws';
+import { RfbClient, type RfbTransport } from '../rfb/client.ts';
+import { RfbDesktop } from '../rfb/desktop.ts';
+import { signedHeaders } from './signature.ts';
+
+export const relayPath = (agentId: number) => `/internal/desktops/${agentId}/rfb`;
+export const filesPath = (agentId: number, name: string) => `/internal/desktops/${agentId}/files?name=${encodeURIComponent(name)}`;
+export const desktopPath = (agentId: number) => `/internal/desktops/${agentId}`;
+
+/** The holder answered that it does not hold the desktop (any more): look at the lease again. */
+export class RelayRefused extends Error {
+  override name = 'RelayRefused';
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+/** Largest message one side sends; the receiving WebSocket server takes up to 1 MB. */
+const CHUNK = 60 * 1024;
+const HIGH_WATER = 4 * 1024 * 1024;
+
+/** Serves one relay socket: pipes it to a new RFB connection of the local desktop, held while open. */
+export function serveRelay(ws: WebSocket, desktop: RfbDesktop): void {
+  const target = desktop.target;
+  if (!target) return void ws.close(1011, 'This desktop cannot be relayed');
+  const sock = netConnect(target as never);
+  sock.setNoDelay(true);
+  const release = desktop.hold();
+  let paused = false;
+  const end = () => {
+    release();
+    desktop.off('closed', end);
+    sock.destroy();
+    if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) ws.close(1000);
+  };
+  const drained = () => {
+    if (paused && ws.bufferedAmount < HIGH_WATER / 4) {
+      paused = false;
+      sock.resume();
+    }
+  };
+  sock.on('data', (chunk: Buffer) => {
+    if (ws.readyState !== WebSocket.OPEN) return;
+    ws.send(chunk, { binary: true }, drained);
+    if (ws.bufferedAmount > HIGH_WATER && !paused) {
+      paused = true;
+      sock.pause();
+    }
+  });
+  ws.on('message', (data: Buffer) => {
+    desktop.touch(); // input from another instance keeps the desktop from idling, as local input does
+    sock.write(data);
+  });
+  sock.on('error', end);
+  sock.on('close', end);
+  ws.on('close', end);
+  ws.on('error', end);
+  desktop.on('closed', end);
+}
+
+/** A WebSocket with the shape of a socket, for RfbClient. */
+class WsTransport extends EventEmitter {
+  destroyed = false;
+
+  constructor(private ws: WebSocket) {
+    super();
+    ws.on('message', (data: Buffer) => this.emit('data', data));
+    ws.on('error', (err) => this.emit('error', err));
+    ws.on('close', () => {
+      this.destroyed = true;
+      this.emit('close');
+    });
+  }
+
+  write(data: Buffer): boolean {
+    for (let i = 0; i < data.length; i += CHUNK) this.ws.send(data.subarray(i, i + CHUNK), { binary: true });
+    return true;
+  }
+
+  destroy(): this {
+    if (!this.destroyed) this.ws.close(1000);
+    this.destroyed = true;
+    return this;
+  }
+}
+
+export type RelayOptions = {
+  agentId: number;
+  /** The holder's INTERNAL_URL. */
+  address: string;
+  secret: string;
+  frameInterval?: { watched: number; unwatched: number };
+  /** ms for connecting, the handshake and the first full picture. @default 10000 */
+  timeout?: number;
+};
+
+/** The agent's desktop on the instance at `address`, relayed; RelayRefused when that instance does not hold it. */
+export async function connectRelay(o: RelayOptions): Promise<RfbDesktop> {
+  const timeout = o.timeout ?? 10_000;
+  const path = relayPath(o.agentId);
+  const ws = new WebSocket(o.address.replace(/^http/, 'ws') + path, {
+    headers: signedHeaders(o.secret, 'GET', path), perMessageDeflate: false, handshakeTimeout: timeout, maxPayload: 256 * 1024 * 1024,
+  });
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', (err) => reject(err));
+    ws.once('unexpected-response', (_req, res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d));
+      res.on('end', () => {
+        const detail = safeDetail(body) ?? `HTTP ${res.statusCode}`;
+        reject(res.statusCode === 409 ? new RelayRefused(409, detail) : new Error(`desktop relay to ${o.address}: ${detail}`));
+      });
+      ws.terminate();
+    });
+  });
+  const rfb = await RfbClient.over(new WsTransport(ws) as unknown as RfbTransport, { timeout });
+  // The first full picture, so that a screenshot taken at once is not black.
+  const deadline = Date.now() + timeout;
+  while (rfb.updates === 0 && !rfb.closed) {
+    if (Date.now() > deadline) {
+      rfb.close();
+      throw new Error(`desktop relay to ${o.address}: no picture within ${timeout} ms`);
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return new RfbDesktop(o.agentId, rfb, {
+    frameInterval: o.frameInterval,
+    relayedFrom: o.address,
+    putFile: (source, name) => sendFile(o, source, name),
+  });
+}
+
+/** POSTs a file to the holder's desktop; resolves with its path there. */
+export function sendFile(o: Pick<RelayOptions, 'agentId' | 'address' | 'secret'>, source: string, name: string): Promise<string> {
+  return internalCall(o, 'POST', filesPath(o.agentId, name), source).then((body) => String((body as { path: string }).path));
+}
+
+/** A signed call to another instance; `source` streams a file as the body. Throws on any status but 2xx. */
+export function internalCall(o: { address: string; secret: string }, method: string, path: string, source?: string): Promise<unknown> {
+  const url = new URL(o.address + path);
+  const send = url.protocol === 'https:' ? httpsRequest : request;
+  return new Promise((resolve, reject) => {
+    const req = send(url, { method, headers: { ...signedHeaders(o.secret, method, path), 'Content-Type': 'application/octet-stream' } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (body += d));
+      res.on('end', () => {
+        if (res.statusCode && res.statusCode < 300) resolve(body ? JSON.parse(body) : null);
+        else reject(new Error(`${method} ${url.origin}${path}: ${safeDetail(body) ?? `HTTP ${res.statusCode}`}`));
+      });
+    });
+    req.setTimeout(60_000, () => req.destroy(new Error(`${method} ${url.origin}${path}: timed out`)));
+    req.on('error', reject);
+    if (!source) return void req.end();
+    const file = createReadStream(source);
+    file.on('error', (err) => req.destroy(err));
+    file.pipe(req);
+  });
+}
+
+function safeDetail(body: string): string | null {
+  try {
+    const detail = JSON.parse(body)?.detail;
+    return typeof detail === 'string' ? detail : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,144 @@
+// Several instances on one PostgreSQL (issue 18): two real server processes with real, contained Xvnc desktops
+// serve one desktop per agent between them. A viewer, screenshots, control and the runner reach the desktop
+// whichever instance they talk to; the holder killed -9 loses the desktop to the other within the stale window;
+// and the internal relay opens for a valid INTERNAL_SECRET signature only.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { relayPath, signedHeaders } from '../../server/desktop/index.ts';
+import { AGENT_UID_BASE, diffPixels, type GuacTestClient } from './desktop-helpers.ts';
+import { ADMIN } from './helpers.ts';
+import {
+  api, fleetUnavailable, homeFile, ok, screenshot, SECRET, STALE_SECONDS, startFleet, until, upgradeStatus, view, xvncOf, type Fleet,
+} from './fleet-helpers.ts';
+
+const fleet = suite('fleet: two instances, one desktop per agent');
+const s = {} as { f: Fleet | null; skip: string | null; token: string; agent: number; viewer: GuacTestClient; session: string };
+
+fleet.before(async () => {
+  s.skip = await fleetUnavailable();
+  if (s.skip) {
+    console.log(`\n    SKIPPED: ${s.skip}; the fleet was not tested.`);
+    return;
+  }
+  s.f = await startFleet();
+  s.token = (await ok(s.f.a.url, '/api/auth/sign-in', { body: ADMIN })).token;
+  s.agent = (await ok(s.f.a.url, '/api/agents/', { token: s.token, body: { name: 'Fleet agent' } })).id;
+});
+
+fleet.after(async () => {
+  s.viewer?.close();
+  await s.f?.close();
+});
+
+const lease = async () => (await s.f!.db.query<{ instance_id: string; pid: number }>('SELECT instance_id, pid FROM desktop_leases WHERE agent_id = $1', [s.agent]))[0];
+
+async function finished(base: string, threadId: number) {
+  return until(async () => {
+    const t = await ok(base, `/api/threads/${threadId}`, { token: s.token });
+    return !t.thread_running && (t.schedule_sequence === null || t.error_message) ? t : null;
+  }, 90_000, `thread ${threadId} to finish`, 200);
+}
+
+fleet('live view on B shows what the runner types into the desktop A holds, and one Xvnc runs for the agent', async () => {
+  if (s.skip) return;
+  const { a, b } = s.f!;
+  // A starts the desktop (its viewer is the first); B's viewer gets it relayed.
+  const first = await view(a.url, s.token, s.agent);
+  first.viewer.close();
+  assert.is((await lease()).pid, a.child.pid, 'A holds the lease');
+  const { viewer, sessionId } = await view(b.url, s.token, s.agent);
+  Object.assign(s, { viewer, session: sessionId });
+  const before = Buffer.from(viewer.canvas);
+
+  const tag = `fleet-${Date.now().toString(36)}`;
+  const thread = await ok(a.url, `/api/threads/${s.agent}/create-new-thread`, {
+    token: s.token, body: { user_text: `open a terminal, type "echo ${tag} > proof.txt" and press enter` },
+  });
+  await ok(a.url, `/api/agents/${s.agent}/run-state`, { token: s.token, body: { state: 'run_all' } });
+  assert.is((await finished(a.url, thread.id)).error_message, '');
+  await until(() => homeFile(a, s.agent, 'proof.txt')?.trim() === tag, 20_000, 'proof.txt in the home on A');
+
+  // What B's viewer shows is the picture of A's desktop, typed text included.
+  await until(async () => diffPixels((await screenshot(a.url, s.token, s.agent)).data, viewer.canvas) === 0, 20_000, "B's view to match A's desktop");
+  assert.ok(diffPixels(before, viewer.canvas) > 0, "B's view changed while the runner typed");
+  assert.equal(xvncOf(AGENT_UID_BASE + s.agent).length, 1, 'exactly one Xvnc for the agent');
+  assert.is(homeFile(b, s.agent, 'proof.txt'), null, 'no second desktop (home) on B');
+});
+
+fleet('screenshots from A and from B of the same moment are the same image', async () => {
+  if (s.skip) return;
+  const { a, b } = s.f!;
+  // The screen is still (the terminal's cursor does not blink in the test desktop): both see one picture.
+  const same = await until(async () => {
+    const [one, two] = await Promise.all([screenshot(a.url, s.token, s.agent), screenshot(b.url, s.token, s.agent)]);
+    return one.png.equals(two.png) ? one : null;
+  }, 20_000, 'equal screenshots');
+  assert.ok(same.png.length > 1000);
+});
+
+fleet('take control on B and type: the text reaches the desktop on A', async () => {
+  if (s.skip) return;
+  const { a, b } = s.f!;
+  const taken = await ok(b.url, `/api/agents/${s.agent}/control`, { token: s.token, body: { session_id: s.session, take: true } });
+  assert.equal(taken, { session_id: s.session, control: true });
+  const described = await ok(a.url, `/api/agents/${s.agent}/desktop`, { token: s.token });
+  assert.is(described.control, s.session, 'A knows which viewer (on B) holds control');
+  const word = `ctl${Date.now().toString(36)}`;
+  for (const ch of `echo ${word} > control.txt`) {
+    s.viewer.send('key', ch.codePointAt(0)!, 1);
+    s.viewer.send('key', ch.codePointAt(0)!, 0);
+  }
+  s.viewer.send('key', 0xff0d, 1);
+  s.viewer.send('key', 0xff0d, 0);
+  await until(() => homeFile(a, s.agent, 'control.txt')?.trim() === word, 20_000, 'control.txt in the home on A');
+  await ok(b.url, `/api/agents/${s.agent}/control`, { token: s.token, body: { session_id: s.session, take: false } });
+});
+
+fleet('the relay refuses a person\'s token, a forged and an expired signature (401)', async () => {
+  if (s.skip) return;
+  const { a } = s.f!;
+  const path = relayPath(s.agent);
+  const ws = a.url.replace(/^http/, 'ws') + path;
+  assert.is(await upgradeStatus(ws, { Authorization: `Bearer ${s.token}` }), 401, 'bearer token');
+  assert.is(await upgradeStatus(`${ws}?token=${s.token}`, {}), 401, 'token in the query');
+  assert.is(await upgradeStatus(ws, signedHeaders('another-secret-0123456789abcdef0123456789', 'GET', path)), 401, 'forged');
+  assert.is(await upgradeStatus(ws, signedHeaders(SECRET, 'GET', path, Date.now() - 5 * 60_000)), 401, 'expired');
+  assert.is(await upgradeStatus(ws, signedHeaders(SECRET, 'GET', relayPath(s.agent + 1))), 401, 'signed for another path');
+  assert.is(await upgradeStatus(ws, {}), 401, 'nothing');
+  const files = await fetch(`${a.url}/internal/desktops/${s.agent}/files?name=x.txt`, {
+    method: 'POST', headers: { Authorization: `Bearer ${s.token}` }, body: 'x',
+  });
+  assert.is(files.status, 401, 'file drop with a bearer token');
+  // A valid signature opens it (the holder relays its desktop).
+  assert.is(await upgradeStatus(ws, signedHeaders(SECRET, 'GET', path)), 101, 'signed');
+});
+
+fleet('kill -9 the holder: B takes the lease within the stale window, a reconnecting viewer gets a desktop, a queued run runs', async () => {
+  if (s.skip) return;
+  const { a, b } = s.f!;
+  assert.is((await lease()).pid, a.child.pid);
+  const killedAt = Date.now();
+  a.child.kill('SIGKILL');
+  await until(() => a.child.exitCode !== null || a.child.signalCode !== null, 10_000, 'A to die');
+  await s.viewer.until(() => s.viewer.closed !== null, 20_000, "B's viewer to lose the relayed desktop");
+
+  // The viewer reconnects (through /agents/enter again, as the page does).
+  const again = await until(() => view(b.url, s.token, s.agent).catch(() => null), (STALE_SECONDS + 20) * 1000, 'a desktop through B', 500);
+  s.viewer = again.viewer;
+  assert.ok(Date.now() - killedAt < (STALE_SECONDS + 30) * 1000);
+  assert.is((await lease()).pid, b.child.pid, 'B holds the lease now');
+  const metrics = await api(b.url, '/api/metrics', { token: s.token });
+  assert.match(metrics.body.toString(), /aw_desktop_lease_takeovers_total 1/);
+  await until(() => xvncOf(AGENT_UID_BASE + s.agent).length === 1, 10_000, 'one Xvnc for the agent');
+
+  const tag = `after-${Date.now().toString(36)}`;
+  const thread = await ok(b.url, `/api/threads/${s.agent}/create-new-thread`, {
+    token: s.token, body: { user_text: `open a terminal, type "echo ${tag} > after.txt" and press enter` },
+  });
+  await ok(b.url, `/api/agents/${s.agent}/run-state`, { token: s.token, body: { state: 'run_all' } });
+  assert.is((await finished(b.url, thread.id)).error_message, '');
+  await until(() => homeFile(b, s.agent, 'after.txt')?.trim() === tag, 20_000, 'after.txt in the home on B');
+  assert.equal(xvncOf(AGENT_UID_BASE + s.agent).length, 1);
+});
+
+fleet.run();
