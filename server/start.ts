@@ -39,7 +39,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   const services: Services = {
     config, port: config.port, db, auth: new Auth(db, tokens), bus, log, models: chooseProvider(config.modelProvider, config.models),
     desktops, fleet, screenshots,
-    gateway: createGateway({ get desktops() { return services.desktops; }, bus, log }),
+    gateway: createGateway({ get desktops() { return services.desktops; }, bus, log }, !!config.fleet),
     // The screenshot is counted from its file: server/desktop/ stores it without a size.
     storage: new AgentStorage({ db, config, disk, unrecorded: (agentId) => [services.screenshots.path(agentId)] }),
   };

@@ -52,11 +52,13 @@ export function createDesktops(options: Omit<LocalDesktopsOptions, 'config'> & {
 
 /**
  * The server's one gateway. The desktops and bus are looked up per call, not captured: tests swap
- * services.desktops for their own.
+ * services.desktops for their own. `shared`: control is shared with other instances' gateways over the bus.
  */
-export function createGateway(services: { desktops: Desktops; bus: Bus; log: Log }): GuacGateway {
+export function createGateway(services: { desktops: Desktops; bus: Bus; log: Log }, shared = false): GuacGateway {
   const publish = (topic: string, payload: unknown) => services.bus.publish(topic, payload);
-  return new GuacGateway({ acquire: (agentId) => services.desktops.acquire(agentId) }, publish, services.log.error);
+  const gateway = new GuacGateway({ acquire: (agentId) => services.desktops.acquire(agentId) }, publish, services.log.error);
+  if (shared) gateway.share((topic, listener) => services.bus.subscribe(topic, listener));
+  return gateway;
 }
 
 /** services.onUpload: a copy on the agent's ~/Desktop; a failure there never fails the upload itself. */

@@ -57,7 +57,7 @@ export function registerDesktopRoutes(api: Api) {
     const { session_id, take } = await ctx.body();
     if (typeof session_id !== 'string' || !session_id) throw invalid('session_id', 'session_id is required');
     if (typeof take !== 'boolean') throw invalid('take', 'take must be true or false');
-    return ctx.services.gateway.setControl(id, session_id, ctx.user.id, take);
+    return ctx.services.gateway.setControlAnywhere(id, session_id, ctx.user.id, take);
   });
 }
 

@@ -30,7 +30,8 @@ fleet.after(async () => {
   await s.f?.close();
 });
 
-const lease = async () => (await s.f!.db.query<{ instance_id: string; pid: number }>('SELECT instance_id, pid FROM desktop_leases WHERE agent_id = $1', [s.agent]))[0];
+const lease = async () =>
+  (await s.f!.db.query<{ instance_id: string; pid: number }>('SELECT instance_id, pid FROM desktop_leases WHERE agent_id = $1', [s.agent]))[0];
 
 async function finished(base: string, threadId: number) {
   return until(async () => {
@@ -76,13 +77,24 @@ fleet('screenshots from A and from B of the same moment are the same image', asy
   assert.ok(same.png.length > 1000);
 });
 
-fleet('take control on B and type: the text reaches the desktop on A', async () => {
+fleet('take control on B and type: the text reaches the desktop on A; control is one across instances', async () => {
   if (s.skip) return;
   const { a, b } = s.f!;
-  const taken = await ok(b.url, `/api/agents/${s.agent}/control`, { token: s.token, body: { session_id: s.session, take: true } });
+  // A viewer on A holds control first.
+  const onA = await view(a.url, s.token, s.agent);
+  assert.ok((await ok(a.url, `/api/agents/${s.agent}/control`, { token: s.token, body: { session_id: onA.sessionId, take: true } })).control);
+  // B's viewer takes it, asked through A (behind a load balancer the call may land on either instance).
+  const taken = await ok(a.url, `/api/agents/${s.agent}/control`, { token: s.token, body: { session_id: s.session, take: true } });
   assert.equal(taken, { session_id: s.session, control: true });
-  const described = await ok(a.url, `/api/agents/${s.agent}/desktop`, { token: s.token });
-  assert.is(described.control, s.session, 'A knows which viewer (on B) holds control');
+  await onA.viewer.until(() => onA.viewer.log.some((i) => i.opcode === 'x-control' && i.args[0] === '0'), 5000, "A's viewer to lose control");
+  for (const base of [a.url, b.url]) {
+    const described = await until(async () => {
+      const d = await ok(base, `/api/agents/${s.agent}/desktop`, { token: s.token });
+      return d.control === s.session ? d : null;
+    }, 5000, `${base} to know that B's viewer holds control`);
+    assert.ok(described.running);
+  }
+  onA.viewer.close();
   const word = `ctl${Date.now().toString(36)}`;
   for (const ch of `echo ${word} > control.txt`) {
     s.viewer.send('key', ch.codePointAt(0)!, 1);

@@ -16,7 +16,13 @@ export class DesktopSession<V extends ViewerPort = ViewerPort> implements Sessio
   private release: (() => void) | null = null;
   private off: () => void;
 
-  constructor(readonly gateway: GatewayPort, readonly desktop: Desktop, private onDispose: () => void) {
+  constructor(
+    readonly gateway: GatewayPort,
+    readonly desktop: Desktop,
+    private onDispose: () => void,
+    /** Called after control changed hands here (the gateway tells other instances). */
+    private onControl: (controller: V | null) => void = () => {},
+  ) {
     const onUpdate = (rects: Rect[], copies: Copy[]) => {
       this.changed();
       for (const v of this.viewers) v.note(rects, copies);
@@ -84,6 +90,7 @@ export class DesktopSession<V extends ViewerPort = ViewerPort> implements Sessio
     this.controller = viewer;
     previous?.controlChanged(false);
     viewer?.controlChanged(true);
+    this.onControl(viewer);
   }
 
   private dispose(): void {
