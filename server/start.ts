@@ -50,6 +50,8 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   services.recordings = new Recordings({
     db, bus: services.bus, log, filesDir: filesDir(config.dataDir), transcriber: transcribe ? createTranscriber(transcribe) : null,
     storage: services.storage, desktop: (agentId) => services.desktops.running(agentId), maxSeconds,
+    warm: async (agentId) => services.desktops.find?.(agentId),
+    fleet: fleet && { instanceId: fleet.instanceId, call: (...args) => fleet.call(...args) },
   });
   // Looked up per event: tests swap services.recordings.
   services.gateway.on('input', (agentId, input) => services.recordings?.input(agentId, input));

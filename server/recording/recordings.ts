@@ -3,6 +3,9 @@
 // length with the assistant message 'Recording automatically stopped …', takes the audio, and then posts
 // the summary as the user's input in the recording's thread (a new 'Demonstration' thread when it has
 // none), where the agent's next model call sees it with a few keyframes. Created in start.ts.
+// With several instances (a fleet) a recording lives on the instance that started it (its keyframes and action
+// log are on its disk): a stop or audio reaching another instance is passed to it, and the controlling viewer's
+// input on another instance travels to it over the bus.
 import { randomUUID } from 'node:crypto';
 import { rename, unlink } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
@@ -11,7 +14,8 @@ import type { Db } from '../db/db.ts';
 import type { Desktop, DesktopInput } from '../desktop/index.ts';
 import { addMessage } from '../domain/messages.ts';
 import {
-  addKeyframeBytes, getRecording, insertRecording, markStopped, markSummarized, openRecording, ownRecording, setAudio, type RecordingRow,
+  addKeyframeBytes, getRecording, insertRecording, markStopped, markSummarized, openRecording, ownRecording, recordingBySession, setAudio,
+  type RecordingRow,
 } from '../domain/recordings.ts';
 import { appendUserInput, createThread, getThread } from '../domain/threads.ts';
 import type { AgentStorage } from '../files/agent-storage.ts';
@@ -43,7 +47,19 @@ export type RecordingsOptions = {
   storage?: AgentStorage;
   /** Where audio, keyframes and action logs are written (tests pass a failing one). @default node:fs */
   fs?: FileSystem;
+  /** With several instances: this one, and a signed call to another (undefined when that one is not alive). */
+  fleet?: RecordingFleet | null;
+  /** Makes the agent's desktop reachable from here before recording (with a fleet: relayed from its holder). */
+  warm?: (agentId: number) => Promise<unknown>;
 };
+
+export type RecordingFleet = {
+  instanceId: string;
+  call(instanceId: string, method: string, path: string, body?: IncomingMessage, headers?: Record<string, string>): Promise<unknown | undefined>;
+};
+
+type ActiveNote = { from: string; agent_id: number; active: boolean };
+const TOPIC = { active: 'recording:active', input: 'recording:input', dropped: 'recording:dropped' };
 
 export const recordingDir = (agentId: number, sessionId: string) => `agent-${agentId}/recordings/${sessionId}`;
 
@@ -62,9 +78,47 @@ export class Recordings {
   private sessions = new Map<string, ActiveRecording>();
   private jobs = new Set<Promise<void>>();
   private shutdown = new AbortController();
+  /** Agents another instance records now: the input of viewers here goes there. */
+  private recordedElsewhere = new Map<number, string>();
+  /** Input events passed on over the bus, counted per agent (a stop passed on says how many to wait for). */
+  private forwarded = new Map<number, number>();
+  /**
+   * Input events from each instance for each agent ('instance:agent'), put back in order (NOTIFYs sent over
+   * several pool connections may overtake one another): `next` is the count of the next one to deliver.
+   */
+  private inbox = new Map<string, { next: number; pending: Map<number, DesktopInput> }>();
+  private receivedWaiters = new Set<() => void>();
 
   constructor(private o: RecordingsOptions) {
     this.maxSeconds = o.maxSeconds ?? DEFAULT_MAX_SECONDS;
+    const fleet = o.fleet;
+    if (!fleet) return;
+    o.bus.subscribe(TOPIC.active, (p) => {
+      const note = p as ActiveNote;
+      if (note.from === fleet.instanceId) return;
+      if (note.active) {
+        this.recordedElsewhere.set(note.agent_id, note.from);
+        this.forwarded.set(note.agent_id, 0); // the recorder counts from its start
+      }
+      else if (this.recordedElsewhere.get(note.agent_id) === note.from) this.recordedElsewhere.delete(note.agent_id);
+    });
+    o.bus.subscribe(TOPIC.input, (p) => {
+      const { agent_id, event, from, seq } = p as { agent_id: number; event: DesktopInput; from: string; seq: number };
+      if (from === fleet.instanceId) return;
+      const key = `${from}:${agent_id}`;
+      const box = this.inbox.get(key) ?? { next: 1, pending: new Map() };
+      this.inbox.set(key, box);
+      box.pending.set(seq, event);
+      for (let e; (e = box.pending.get(box.next)); box.next++) {
+        box.pending.delete(box.next);
+        this.active.get(agent_id)?.input(e);
+      }
+      for (const wake of this.receivedWaiters) wake();
+    });
+    o.bus.subscribe(TOPIC.dropped, (p) => {
+      const { agent_id, name } = p as { agent_id: number; name: string };
+      this.active.get(agent_id)?.dropped(name);
+    });
   }
 
   /** Starts recording the agent's desktop for the user; a recording of the agent still running ends first. */
@@ -74,12 +128,16 @@ export class Recordings {
     if (row) await this.finish(row, false);
     // Also one left open by a server that stopped meanwhile, or by a page that went away.
     let open: RecordingRow | null;
-    while ((open = await openRecording(this.o.db, userId, agentId))) await this.finish(open, false);
+    while ((open = await openRecording(this.o.db, userId, agentId))) {
+      if ((await this.elsewhere(open, 'POST', `/internal/recordings/${open.session_id}/stop`)) === undefined) await this.finish(open, false);
+    }
 
     const sessionId = randomUUID();
     const dir = join(this.o.filesDir, recordingDir(agentId, sessionId));
     await ActiveRecording.prepare(dir);
-    const created = await insertRecording(this.o.db, { sessionId, userId, agentId, threadId, startedAt: new Date() });
+    await this.o.warm?.(agentId).catch(() => {});
+    const instanceId = this.o.fleet?.instanceId ?? null;
+    const created = await insertRecording(this.o.db, { sessionId, userId, agentId, threadId, startedAt: new Date(), instanceId });
     const recording: ActiveRecording = new ActiveRecording({
       id: created.id, sessionId, agentId, userId, startedAt: new Date(created.started_at), dir,
       maxMs: this.maxSeconds * 1000,
@@ -91,7 +149,13 @@ export class Recordings {
     });
     this.active.set(agentId, recording);
     this.sessions.set(sessionId, recording);
+    for (const key of this.inbox.keys()) if (key.endsWith(`:${agentId}`)) this.inbox.delete(key);
+    this.announce(agentId, true);
     return created;
+  }
+
+  private announce(agentId: number, active: boolean): void {
+    if (this.o.fleet) this.o.bus.publish(TOPIC.active, { from: this.o.fleet.instanceId, agent_id: agentId, active } satisfies ActiveNote);
   }
 
   /** Stops the user's recording of the agent: the one with that session id, else the open one. */
@@ -100,22 +164,76 @@ export class Recordings {
     if (!row || row.agent_id !== agentId) {
       throw sessionId ? new HttpError(404, 'Recording session not found') : new HttpError(409, 'No recording is running for this agent');
     }
+    const elsewhere = await this.elsewhere(row, 'POST', `/internal/recordings/${row.session_id}/stop?${this.sentSoFar(agentId)}`);
+    if (elsewhere !== undefined) return elsewhere as RecordingRow;
     return this.finish(row, false);
   }
 
+  /** What a stop passed on says: which instance, and how many input events of the agent it passed on before. */
+  private sentSoFar(agentId: number): string {
+    return `from=${encodeURIComponent(this.o.fleet?.instanceId ?? '')}&seq=${this.forwarded.get(agentId) ?? 0}`;
+  }
+
+  /**
+   * A stop passed on by another instance (internal route): the recording is this instance's. The input that
+   * instance passed on over the bus before is waited for (up to 3 s), so that no action is lost to the race.
+   */
+  async stopHere(sessionId: string, auto = false, after?: { from: string; seq: number }): Promise<RecordingRow> {
+    const row = await recordingBySession(this.o.db, sessionId);
+    if (after) await this.receivedUpTo(`${after.from}:${row.agent_id}`, after.seq);
+    return this.finish(row, auto);
+  }
+
+  private async receivedUpTo(key: string, seq: number): Promise<void> {
+    const deadline = Date.now() + 3000;
+    while ((this.inbox.get(key)?.next ?? 1) <= seq && Date.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        const wake = () => (this.receivedWaiters.delete(wake), clearTimeout(timer), resolve());
+        const timer = setTimeout(wake, 100);
+        this.receivedWaiters.add(wake);
+      });
+    }
+    // One lost on the way: what came after it still counts, in order.
+    const box = this.inbox.get(key);
+    const agentId = Number(key.slice(key.lastIndexOf(':') + 1));
+    for (const n of [...(box?.pending.keys() ?? [])].sort((x, y) => x - y)) this.active.get(agentId)?.input(box!.pending.get(n)!);
+    box?.pending.clear();
+  }
+
+  /**
+   * The answer of the instance that records `row` to the same call, when that is another live instance;
+   * undefined when it is this one, or when the recorder is gone (this one then does what it can).
+   */
+  private async elsewhere(row: RecordingRow, method: string, path: string, body?: IncomingMessage, headers?: Record<string, string>) {
+    const fleet = this.o.fleet;
+    if (!fleet || !row.instance_id || row.instance_id === fleet.instanceId) return undefined;
+    return fleet.call(row.instance_id, method, path, body, headers);
+  }
+
   input(agentId: number, event: DesktopInput): void {
-    this.active.get(agentId)?.input(event);
+    const here = this.active.get(agentId);
+    if (here) here.input(event);
+    else if (this.recordedElsewhere.has(agentId)) {
+      const seq = (this.forwarded.get(agentId) ?? 0) + 1;
+      this.forwarded.set(agentId, seq);
+      this.o.bus.publish(TOPIC.input, { agent_id: agentId, event, from: this.o.fleet!.instanceId, seq });
+    }
   }
 
   /** A file put on the agent's desktop (the upload route). */
   dropped(agentId: number, name: string): void {
-    this.active.get(agentId)?.dropped(name);
+    const here = this.active.get(agentId);
+    if (here) here.dropped(name);
+    else if (this.recordedElsewhere.has(agentId)) this.o.bus.publish(TOPIC.dropped, { agent_id: agentId, name });
   }
 
   /** Marks it stopped (once) and writes its action log when this instance recorded it. */
   private async finish(row: RecordingRow, auto: boolean): Promise<RecordingRow> {
     const recording = this.sessions.get(row.session_id);
-    if (this.active.get(row.agent_id) === recording) this.active.delete(row.agent_id);
+    if (recording && this.active.get(row.agent_id) === recording) {
+      this.active.delete(row.agent_id);
+      this.announce(row.agent_id, false);
+    }
     // One already stopped is not written again (audio may arrive while the database cannot write).
     const stopped = row.stopped_at ? row : await markStopped(this.o.db, row.id, new Date(), auto);
     await recording?.finish(new Date(stopped.stopped_at!));
@@ -151,7 +269,22 @@ export class Recordings {
    * bring what is left of the agent's storage quota at most (else 413, nothing kept); a full disk is 507.
    */
   async receiveAudio(userId: number, sessionId: string, req: IncomingMessage, contentType: string): Promise<{ session_id: string; received_bytes: number }> {
-    let row = await ownRecording(this.o.db, userId, sessionId);
+    const row = await ownRecording(this.o.db, userId, sessionId);
+    if (row.audio_bytes !== null) throw new HttpError(409, 'The audio of this recording was already received');
+    const path = `/internal/recordings/${row.session_id}/audio?${this.sentSoFar(row.agent_id)}`;
+    const elsewhere = await this.elsewhere(row, 'POST', path, req, { 'X-Audio-Type': contentType });
+    if (elsewhere !== undefined) return elsewhere as { session_id: string; received_bytes: number };
+    return this.takeAudio(row, req, contentType);
+  }
+
+  /** Audio passed on by another instance (internal route): the recording is this instance's. */
+  async audioHere(sessionId: string, req: IncomingMessage, contentType: string, after?: { from: string; seq: number }) {
+    const row = await recordingBySession(this.o.db, sessionId);
+    if (after) await this.receivedUpTo(`${after.from}:${row.agent_id}`, after.seq);
+    return this.takeAudio(row, req, contentType);
+  }
+
+  private async takeAudio(row: RecordingRow, req: IncomingMessage, contentType: string): Promise<{ session_id: string; received_bytes: number }> {
     if (row.audio_bytes !== null) throw new HttpError(409, 'The audio of this recording was already received');
     row = await this.finish(row, false);
     const rel = `${recordingDir(row.agent_id, row.session_id)}/audio.${audioExtension(contentType)}`;

@@ -42,7 +42,24 @@ const ROUTES: { method: string; pattern: RegExp; handler: Handler }[] = [
       return { ok: true };
     },
   },
+  {
+    method: 'POST', pattern: /^\/internal\/recordings\/([0-9a-f-]{36})\/stop$/,
+    handler: async (req, m, services) => services.recordings!.stopHere(m[1], false, passedOnAfter(req)),
+  },
+  {
+    method: 'POST', pattern: /^\/internal\/recordings\/([0-9a-f-]{36})\/audio$/,
+    handler: async (req, m, services) =>
+      services.recordings!.audioHere(m[1], req, String(req.headers['x-audio-type'] ?? 'audio/ogg').slice(0, 100), passedOnAfter(req)),
+  },
 ];
+
+/** Which instance passed a recording's stop or audio on, after how many input events (recordings.ts). */
+function passedOnAfter(req: IncomingMessage): { from: string; seq: number } | undefined {
+  const query = new URL(req.url ?? '/', 'http://internal').searchParams;
+  const from = query.get('from');
+  const seq = Number(query.get('seq'));
+  return from && Number.isSafeInteger(seq) && seq >= 0 ? { from, seq } : undefined;
+}
 
 /** Answers an HTTP request under /internal/. */
 export async function handleInternal(services: Services, req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -2,9 +2,11 @@
 // serve one desktop per agent between them. A viewer, screenshots, control and the runner reach the desktop
 // whichever instance they talk to; the holder killed -9 loses the desktop to the other within the stale window;
 // and the internal relay opens for a valid INTERNAL_SECRET signature only.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { relayPath, signedHeaders } from '../../server/desktop/index.ts';
+import { keysymsForText, relayPath, signedHeaders } from '../../server/desktop/index.ts';
 import { AGENT_UID_BASE, diffPixels, type GuacTestClient } from './desktop-helpers.ts';
 import { ADMIN } from './helpers.ts';
 import {
@@ -32,6 +34,11 @@ fleet.after(async () => {
 
 const lease = async () =>
   (await s.f!.db.query<{ instance_id: string; pid: number }>('SELECT instance_id, pid FROM desktop_leases WHERE agent_id = $1', [s.agent]))[0];
+
+async function handled(client: GuacTestClient, tag: string) {
+  client.send('', 'ping', tag);
+  await client.until(() => client.log.some((i) => i.opcode === '' && i.args[0] === 'ping' && i.args[1] === tag), 5000, `ping ${tag}`);
+}
 
 async function finished(base: string, threadId: number) {
   return until(async () => {
@@ -104,6 +111,42 @@ fleet('take control on B and type: the text reaches the desktop on A; control is
   s.viewer.send('key', 0xff0d, 0);
   await until(() => homeFile(a, s.agent, 'control.txt')?.trim() === word, 20_000, 'control.txt in the home on A');
   await ok(b.url, `/api/agents/${s.agent}/control`, { token: s.token, body: { session_id: s.session, take: false } });
+});
+
+fleet('a recording started on A and stopped on B keeps its keyframes and actions and produces its summary', async () => {
+  if (s.skip) return;
+  const { a, b } = s.f!;
+  const thread = await ok(a.url, `/api/threads/${s.agent}/create-new-thread`, { token: s.token, body: { user_text: 'I will show you' } });
+  const started = await ok(a.url, '/api/screenshare/start-recording', { token: s.token, body: { agent_id: s.agent, thread_id: thread.id } });
+  const folder = join(a.dataDir, 'files', `agent-${s.agent}`, 'recordings', started.session_id);
+  await ok(b.url, `/api/agents/${s.agent}/control`, { token: s.token, body: { session_id: s.session, take: true } });
+  // The person works through B; the recording on A gets the input over the bus (clicked until B knows of it).
+  const c = s.viewer;
+  await until(() => {
+    c.send('mouse', 320, 400, 1);
+    c.send('mouse', 320, 400, 0);
+    return existsSync(join(folder, 'keyframes', '0001.png'));
+  }, 10_000, 'the first keyframe on A', 200);
+  for (const k of keysymsForText('fleet demo')) {
+    c.send('key', k, 1);
+    c.send('key', k, 0);
+  }
+  await handled(c, 'after-the-demo');
+  const stopped = await ok(b.url, '/api/screenshare/stop-recording', { token: s.token, body: { agent_id: s.agent, session_id: started.session_id } });
+  assert.is(stopped.is_recording, false);
+  await ok(b.url, `/api/agents/${s.agent}/control`, { token: s.token, body: { session_id: s.session, take: false } });
+  const audio = await fetch(`${b.url}/api/screenshare/audio-final`, {
+    method: 'POST', headers: { Authorization: `Bearer ${s.token}`, 'X-Session-Id': started.session_id, 'Content-Type': 'audio/ogg' }, body: '',
+  });
+  assert.is(audio.status, 202, await audio.text());
+  const step = await until(async () => {
+    const { steps } = await ok(b.url, `/api/threads/${thread.id}/steps?limit=100&offset=0`, { token: s.token });
+    return (steps as any[]).find((st) => st.user_text.includes('<video_call_summary>'));
+  }, 20_000, 'the summary');
+  assert.match(step.user_text, "typed 'fleet demo'", step.user_text);
+  assert.match(step.user_text, 'clicked at 320,400');
+  const log = JSON.parse(readFileSync(join(folder, 'actions.json'), 'utf8'));
+  assert.ok(log.actions.some((act: any) => act.kind === 'type'), JSON.stringify(log.actions));
 });
 
 fleet('the relay refuses a person\'s token, a forged and an expired signature (401)', async () => {

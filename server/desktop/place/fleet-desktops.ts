@@ -6,6 +6,8 @@
 // tier) never holds a lease: it asks a desktop host to start the desktop by opening its relay.
 // Only for the Xvnc provider: a `vnc` endpoint is reachable from every instance as it is.
 import { EventEmitter } from 'node:events';
+import type { Readable } from 'node:stream';
+import { HttpError } from '../../http/errors.ts';
 import type { DesktopConfig, FleetConfig } from '../../config.ts';
 import type { Db } from '../../db/db.ts';
 import type { Log } from '../../ops/log.ts';
@@ -15,7 +17,7 @@ import type { RfbDesktop } from '../rfb/desktop.ts';
 import type { Desktop, Desktops, DesktopStatus } from '../types.ts';
 import { allLeases, beat, claimLease, leaseOf, liveInstances, releaseLease, retire, type Instance, type Lease } from './leases.ts';
 import type { LocalDesktops } from './local-desktops.ts';
-import { connectRelay, desktopPath, internalCall, RelayRefused, sendFile } from './relay.ts';
+import { connectRelay, desktopPath, internalCall, InternalCallFailed, RelayRefused, sendFile } from './relay.ts';
 
 export type FleetDesktopsOptions = {
   local: LocalDesktops;
@@ -202,6 +204,21 @@ export class FleetDesktops extends EventEmitter implements Desktops {
   async placements(): Promise<{ agent_id: number; instance_id: string; address: string; stale: boolean; heartbeat_at: Date }[]> {
     const rows = await allLeases(this.o.db, this.o.fleet.leaseStaleSeconds);
     return rows.map((l) => ({ agent_id: l.agent_id, instance_id: l.instance_id, address: l.address, stale: l.stale, heartbeat_at: l.heartbeat_at }));
+  }
+
+  /**
+   * A signed call to the live instance `instanceId` (recordings pass a stop or audio to the instance recording);
+   * undefined when that instance is not alive (gone, or stale). Its error statuses come back as HttpErrors.
+   */
+  async call(instanceId: string, method: string, path: string, body?: Readable, headers?: Record<string, string>): Promise<unknown | undefined> {
+    const live = (await liveInstances(this.o.db, this.o.fleet.leaseStaleSeconds)).find((i) => i.id === instanceId);
+    if (!live || (live.host === this.me.host && !processAlive(live.pid))) return undefined;
+    try {
+      return await internalCall({ address: live.address, secret: this.o.fleet.internalSecret }, method, path, body, headers);
+    } catch (err) {
+      if (err instanceof InternalCallFailed && err.status < 500) throw new HttpError(err.status, err.message.replace(/^.*?: /, ''));
+      throw err;
+    }
   }
 
   async remove(agentId: number): Promise<void> {

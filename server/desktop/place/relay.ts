@@ -8,6 +8,7 @@ import { request } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { EventEmitter } from 'node:events';
 import { connect as netConnect } from 'node:net';
+import type { Readable } from 'node:stream';
 import { WebSocket } from 'ws';
 import { RfbClient, type RfbTransport } from '../rfb/client.ts';
 import { RfbDesktop } from '../rfb/desktop.ts';
@@ -20,6 +21,14 @@ export const desktopPath = (agentId: number) => `/internal/desktops/${agentId}`;
 /** The holder answered that it does not hold the desktop (any more): look at the lease again. */
 export class RelayRefused extends Error {
   override name = 'RelayRefused';
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+/** Another instance answered an internal call with an error status. */
+export class InternalCallFailed extends Error {
+  override name = 'InternalCallFailed';
   constructor(readonly status: number, message: string) {
     super(message);
   }
@@ -146,26 +155,29 @@ export function sendFile(o: Pick<RelayOptions, 'agentId' | 'address' | 'secret'>
   return internalCall(o, 'POST', filesPath(o.agentId, name), source).then((body) => String((body as { path: string }).path));
 }
 
-/** A signed call to another instance; `source` streams a file as the body. Throws on any status but 2xx. */
-export function internalCall(o: { address: string; secret: string }, method: string, path: string, source?: string): Promise<unknown> {
+/** A signed call to another instance; `source` (a file, or a stream) is the body. Throws on any status but 2xx. */
+export function internalCall(
+  o: { address: string; secret: string }, method: string, path: string, source?: string | Readable, headers: Record<string, string> = {},
+): Promise<unknown> {
   const url = new URL(o.address + path);
   const send = url.protocol === 'https:' ? httpsRequest : request;
   return new Promise((resolve, reject) => {
-    const req = send(url, { method, headers: { ...signedHeaders(o.secret, method, path), 'Content-Type': 'application/octet-stream' } }, (res) => {
+    const all = { 'Content-Type': 'application/octet-stream', ...headers, ...signedHeaders(o.secret, method, path) };
+    const req = send(url, { method, headers: all }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d) => (body += d));
       res.on('end', () => {
         if (res.statusCode && res.statusCode < 300) resolve(body ? JSON.parse(body) : null);
-        else reject(new Error(`${method} ${url.origin}${path}: ${safeDetail(body) ?? `HTTP ${res.statusCode}`}`));
+        else reject(new InternalCallFailed(res.statusCode ?? 502, `${method} ${url.origin}${path}: ${safeDetail(body) ?? `HTTP ${res.statusCode}`}`));
       });
     });
     req.setTimeout(60_000, () => req.destroy(new Error(`${method} ${url.origin}${path}: timed out`)));
     req.on('error', reject);
     if (!source) return void req.end();
-    const file = createReadStream(source);
-    file.on('error', (err) => req.destroy(err));
-    file.pipe(req);
+    const body = typeof source === 'string' ? createReadStream(source) : source;
+    body.on('error', (err: Error) => req.destroy(err));
+    body.pipe(req);
   });
 }
 
