@@ -87,7 +87,8 @@ export class FleetDesktops extends EventEmitter implements Desktops {
   status(): DesktopStatus {
     if (this.o.fleet.desktopHost) return this.local.status();
     if (this.liveHosts > 0) return { available: true, provider: 'xvnc' };
-    return { available: false, provider: 'none', reason: 'No desktop host is running (this instance has DESKTOP_HOST=0 and no other instance starts desktops).' };
+    const reason = 'No desktop host is running (this instance has DESKTOP_HOST=0 and no other instance starts desktops).';
+    return { available: false, provider: 'none', reason };
   }
 
   running(agentId: number): RfbDesktop | null {
@@ -166,7 +167,8 @@ export class FleetDesktops extends EventEmitter implements Desktops {
   private async startHere(agentId: number, takenFrom: Lease | null): Promise<RfbDesktop> {
     if (takenFrom) {
       this.takeovers++;
-      this.o.log.info(`desktop ${agentId}: lease taken over from ${takenFrom.instance_id} (${takenFrom.stale ? 'stale' : 'its process is gone'}); starting afresh`);
+      const why = takenFrom.stale ? 'stale' : 'its process is gone';
+      this.o.log.info(`desktop ${agentId}: lease taken over from ${takenFrom.instance_id} (${why}); starting afresh`);
     }
     try {
       return await this.local.acquire(agentId);
