@@ -203,9 +203,15 @@ export class FleetDesktops extends EventEmitter implements Desktops {
   }
 
   /** Which instance runs which agent's desktop (Ops and Admin pages). */
-  async placements(): Promise<{ agent_id: number; instance_id: string; address: string; stale: boolean; heartbeat_at: Date }[]> {
+  async placements(): Promise<{ agent_id: number; instance_id: string; stale: boolean; heartbeat_at: Date }[]> {
     const rows = await allLeases(this.o.db, this.o.fleet.leaseStaleSeconds);
-    return rows.map((l) => ({ agent_id: l.agent_id, instance_id: l.instance_id, address: l.address, stale: l.stale, heartbeat_at: l.heartbeat_at }));
+    return rows.map((l) => ({ agent_id: l.agent_id, instance_id: l.instance_id, stale: l.stale, heartbeat_at: l.heartbeat_at }));
+  }
+
+  /** The live instances, with their role and how many desktops each runs (Ops page). */
+  async instances(): Promise<{ id: string; address: string; desktop_host: boolean; desktops: number; heartbeat_at: Date }[]> {
+    const rows = await liveInstances(this.o.db, this.o.fleet.leaseStaleSeconds);
+    return rows.map((i) => ({ id: i.id, address: i.address, desktop_host: i.desktop_host, desktops: i.desktops, heartbeat_at: i.heartbeat_at }));
   }
 
   /**

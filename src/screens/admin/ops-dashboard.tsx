@@ -1,5 +1,6 @@
 // The Ops Dashboard (/admin/ops, also /admin/threads; spec §2): every thread waiting for an admin to
-// approve an outbound message, the one waiting longest first, and the data directory's free space.
+// approve an outbound message, the one waiting longest first, the data directory's free space, and where the
+// agents' desktops run.
 // Loaded only for admins (spec §6).
 import { approvalThreadsPath, type ThreadNeedingApproval } from '../../lib/admin-api.ts';
 import { useTitle } from '../../lib/title.tsx';
@@ -8,6 +9,7 @@ import { useResource } from '../../lib/use-resource.ts';
 import { Forbidden } from '../error-pages/error-pages.tsx';
 import { ADMIN_REFRESH_MS } from './admin-dashboard.tsx';
 import { AdminTable, type Column } from './admin-table.tsx';
+import { DesktopPlacementPanel } from './desktop-placement-panel.tsx';
 import { DiskSpacePanel } from './disk-space-panel.tsx';
 import { RelativeTime } from './relative-time-label.tsx';
 
@@ -35,6 +37,7 @@ export default function OpsDashboard() {
         <AdminTable label="Threads requiring approval" columns={COLUMNS} rows={data} href={(t) => `/admin/threads/${t.id}`} busy={isValidating} />
       )}
       <DiskSpacePanel />
+      <DesktopPlacementPanel />
     </div>
   );
 }
