@@ -17,7 +17,14 @@ export const STALE_SECONDS = 8;
 export const HAVE_XVNC = ['/usr/bin/Xvnc', '/usr/local/bin/Xvnc'].some((p) => existsSync(p));
 
 export type Instance = Awaited<ReturnType<typeof spawnServer>> & { name: string; dataDir: string; env: Record<string, string> };
-export type Fleet = { a: Instance; b: Instance; db: Db; close: () => Promise<void> };
+export type Fleet = {
+  a: Instance;
+  b: Instance;
+  db: Db;
+  /** One more instance on the same database (its own port and DATA_DIR), e.g. a web tier with DESKTOP_HOST=0. */
+  spawn: (label: string, displayBase: number, env?: Record<string, string>) => Promise<Instance>;
+  close: () => Promise<void>;
+};
 
 /** Why the fleet cannot be tested here, or null when it can. */
 export async function fleetUnavailable(): Promise<string | null> {
@@ -50,9 +57,9 @@ export async function startFleet(extra: Record<string, string> = {}): Promise<Fl
     ...extra,
   };
   const started: Instance[] = [];
-  const spawn = async (label: string, displayBase: number) => {
+  const spawn = async (label: string, displayBase: number, more: Record<string, string> = {}) => {
     const dataDir = mkdtempSync(join(tmpdir(), `aw-fleet-${label}-`));
-    const env = { ...common, DATA_DIR: dataDir, DESKTOP_DISPLAY_BASE: String(displayBase) };
+    const env = { ...common, DATA_DIR: dataDir, DESKTOP_DISPLAY_BASE: String(displayBase), ...more };
     const server = await spawnServer(env);
     const instance = { ...server, name: label, dataDir, env };
     started.push(instance);
@@ -71,7 +78,7 @@ export async function startFleet(extra: Record<string, string> = {}): Promise<Fl
   try {
     const a = await spawn('a', 300);
     const b = await spawn('b', 400);
-    return { a, b, db, close };
+    return { a, b, db, spawn, close };
   } catch (err) {
     await close();
     throw err;

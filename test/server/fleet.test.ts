@@ -149,6 +149,39 @@ fleet('a recording started on A and stopped on B keeps its keyframes and actions
   assert.ok(log.actions.some((act: any) => act.kind === 'type'), JSON.stringify(log.actions));
 });
 
+fleet('a web tier instance (DESKTOP_HOST=0) serves viewers and screenshots but starts no desktop', async () => {
+  if (s.skip) return;
+  const { a, b } = s.f!;
+  const web = await s.f!.spawn('web', 500, { DESKTOP_HOST: '0' });
+  // The agent whose desktop A holds: relayed through the web tier.
+  const watched = await view(web.url, s.token, s.agent);
+  try {
+    assert.is((await lease()).pid, a.child.pid);
+    await until(async () => {
+      const [one, two] = await Promise.all([screenshot(a.url, s.token, s.agent), screenshot(web.url, s.token, s.agent)]);
+      return one.png.equals(two.png);
+    }, 20_000, 'equal screenshots from A and the web tier');
+    const metrics = (await api(web.url, '/api/metrics', { token: s.token })).body.toString();
+    assert.match(metrics, /aw_desktop_relayed_viewers 1\b/);
+    assert.match(metrics, /aw_desktops_running 0\b/);
+    // A new agent's desktop, asked for through the web tier, starts on a desktop host.
+    const other = (await ok(web.url, '/api/agents/', { token: s.token, body: { name: 'Web tier agent' } })).id;
+    const fresh = await view(web.url, s.token, other);
+    fresh.viewer.close();
+    const [placed] = await s.f!.db.query<{ pid: number }>('SELECT pid FROM desktop_leases WHERE agent_id = $1', [other]);
+    assert.ok([a.child.pid, b.child.pid].includes(placed.pid), `placed on a desktop host, not ${placed.pid}`);
+    assert.is(homeFile(web, other, '.bashrc'), null, 'no desktop home on the web tier');
+    const desktops = await ok(web.url, '/api/admin/desktops', { token: s.token });
+    assert.is(desktops.instances.length, 3);
+    assert.ok(desktops.instances.some((i: any) => !i.desktop_host && i.id === desktops.instance_id));
+    assert.ok(desktops.placements.some((p: any) => p.agent_id === s.agent));
+  } finally {
+    watched.viewer.close();
+    web.child.kill('SIGTERM');
+    await until(() => web.child.exitCode !== null, 15_000, 'the web tier to stop');
+  }
+});
+
 fleet('the relay refuses a person\'s token, a forged and an expired signature (401)', async () => {
   if (s.skip) return;
   const { a } = s.f!;
