@@ -30,7 +30,7 @@ export type FleetDesktopsOptions = {
 };
 
 /** How long acquire keeps trying to place a desktop (a holder just died, a claim under way elsewhere). */
-const PLACE_MS = 20_000;
+const PLACE_MS = 45_000;
 
 export class FleetDesktops extends EventEmitter implements Desktops {
   /** Leases this instance took over from a dead or stale holder. */

@@ -38,8 +38,25 @@ export class InternalCallFailed extends Error {
 const CHUNK = 60 * 1024;
 const HIGH_WATER = 4 * 1024 * 1024;
 
+/** How often each side of a relay pings the other; a side silent for two intervals is dropped. */
+const KEEPALIVE_MS = 15_000;
+
+/** Pings the peer; terminates the socket when no pong came since the last ping (a peer gone without a word). */
+function keepAlive(ws: WebSocket, everyMs = KEEPALIVE_MS): void {
+  let alive = true;
+  ws.on('pong', () => (alive = true));
+  const timer = setInterval(() => {
+    if (!alive) return void ws.terminate();
+    alive = false;
+    ws.ping();
+  }, everyMs);
+  timer.unref();
+  ws.once('close', () => clearInterval(timer));
+}
+
 /** Serves one relay socket: pipes it to a new RFB connection of the local desktop, held while open. */
 export function serveRelay(ws: WebSocket, desktop: RfbDesktop): void {
+  keepAlive(ws);
   const target = desktop.target;
   if (!target) return void ws.close(1011, 'This desktop cannot be relayed');
   const sock = netConnect(target as never);
@@ -77,18 +94,33 @@ export function serveRelay(ws: WebSocket, desktop: RfbDesktop): void {
   desktop.on('closed', end);
 }
 
-/** A WebSocket with the shape of a socket, for RfbClient. */
+/**
+ * A WebSocket with the shape of a socket, for RfbClient. Made before the socket opens: the holder's first bytes
+ * (the RFB banner) may come in the same packet as the upgrade's answer, and are kept until a 'data' listener comes.
+ */
 class WsTransport extends EventEmitter {
   destroyed = false;
+  private early: Buffer[] | null = [];
 
   constructor(private ws: WebSocket) {
     super();
-    ws.on('message', (data: Buffer) => this.emit('data', data));
+    keepAlive(ws);
+    ws.on('message', (data: Buffer) => (this.early ? this.early.push(data) : this.emit('data', data)));
     ws.on('error', (err) => this.emit('error', err));
     ws.on('close', () => {
       this.destroyed = true;
       this.emit('close');
     });
+  }
+
+  override on(event: string | symbol, listener: (...args: any[]) => void): this {
+    super.on(event, listener);
+    if (event === 'data' && this.early) {
+      const early = this.early;
+      this.early = null;
+      for (const chunk of early) this.emit('data', chunk);
+    }
+    return this;
   }
 
   write(data: Buffer): boolean {
@@ -109,17 +141,18 @@ export type RelayOptions = {
   address: string;
   secret: string;
   frameInterval?: { watched: number; unwatched: number };
-  /** ms for connecting, the handshake and the first full picture. @default 10000 */
+  /** ms for connecting (the holder may be starting the desktop), the handshake and the first full picture. @default 30000 */
   timeout?: number;
 };
 
 /** The agent's desktop on the instance at `address`, relayed; RelayRefused when that instance does not hold it. */
 export async function connectRelay(o: RelayOptions): Promise<RfbDesktop> {
-  const timeout = o.timeout ?? 10_000;
+  const timeout = o.timeout ?? 30_000;
   const path = relayPath(o.agentId);
   const ws = new WebSocket(o.address.replace(/^http/, 'ws') + path, {
     headers: signedHeaders(o.secret, 'GET', path), perMessageDeflate: false, handshakeTimeout: timeout, maxPayload: 256 * 1024 * 1024,
   });
+  const transport = new WsTransport(ws);
   await new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve());
     ws.once('error', (err) => reject(err));
@@ -133,7 +166,7 @@ export async function connectRelay(o: RelayOptions): Promise<RfbDesktop> {
       ws.terminate();
     });
   });
-  const rfb = await RfbClient.over(new WsTransport(ws) as unknown as RfbTransport, { timeout });
+  const rfb = await RfbClient.over(transport as unknown as RfbTransport, { timeout });
   // The first full picture, so that a screenshot taken at once is not black.
   const deadline = Date.now() + timeout;
   while (rfb.updates === 0 && !rfb.closed) {
