@@ -84,7 +84,7 @@ fleet('screenshots from A and from B of the same moment are the same image', asy
   assert.ok(same.png.length > 1000);
 });
 
-fleet('take control on B and type: the text reaches the desktop on A; control is one across instances', async () => {
+fleet('take control on B and type: the text reaches the desktop on A; control is one across instances; the clipboard crosses', async () => {
   if (s.skip) return;
   const { a, b } = s.f!;
   // A viewer on A holds control first.
@@ -110,6 +110,27 @@ fleet('take control on B and type: the text reaches the desktop on A; control is
   s.viewer.send('key', 0xff0d, 1);
   s.viewer.send('key', 0xff0d, 0);
   await until(() => homeFile(a, s.agent, 'control.txt')?.trim() === word, 20_000, 'control.txt in the home on A');
+
+  // The clipboard crosses both ways: B's viewer sets it and a program on A's desktop reads it, then a program
+  // there sets it and B's viewer receives it.
+  const typeLine = (line: string) => {
+    for (const k of keysymsForText(line)) {
+      s.viewer.send('key', k, 1);
+      s.viewer.send('key', k, 0);
+    }
+    s.viewer.send('key', 0xff0d, 1);
+    s.viewer.send('key', 0xff0d, 0);
+  };
+  const clip = `clip-${Date.now().toString(36)}`;
+  s.viewer.send('clipboard', 3, 'text/plain');
+  s.viewer.send('blob', 3, Buffer.from(clip, 'utf8').toString('base64'));
+  s.viewer.send('end', 3);
+  await until(() => {
+    typeLine('xclip -o -selection clipboard > clip.txt');
+    return until(() => homeFile(a, s.agent, 'clip.txt')?.trim() === clip, 3000, 'clip.txt').catch(() => false);
+  }, 20_000, "B's clipboard read on A's desktop", 0);
+  typeLine(`printf back-${clip} | xclip -selection clipboard`);
+  await s.viewer.until(() => s.viewer.clipboard.includes(`back-${clip}`), 10_000, "the desktop's clipboard at B's viewer");
   await ok(b.url, `/api/agents/${s.agent}/control`, { token: s.token, body: { session_id: s.session, take: false } });
 });
 
