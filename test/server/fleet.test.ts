@@ -196,6 +196,10 @@ fleet('a web tier instance (DESKTOP_HOST=0) serves viewers and screenshots but s
     assert.is(desktops.instances.length, 3);
     assert.ok(desktops.instances.some((i: any) => !i.desktop_host && i.id === desktops.instance_id));
     assert.ok(desktops.placements.some((p: any) => p.agent_id === s.agent));
+    // Deleting that agent through the web tier ends its desktop on the host that ran it.
+    assert.is(xvncOf(AGENT_UID_BASE + other).length, 1);
+    assert.is((await api(web.url, `/api/agents/${other}`, { token: s.token, method: 'DELETE' })).status, 204);
+    await until(() => xvncOf(AGENT_UID_BASE + other).length === 0, 15_000, "the deleted agent's Xvnc to end");
   } finally {
     watched.viewer.close();
     web.child.kill('SIGTERM');

@@ -229,15 +229,17 @@ export class FleetDesktops extends EventEmitter implements Desktops {
     }
   }
 
+  /**
+   * For a deleted agent: its desktop stops and its home goes on every desktop host (the lease row went with the
+   * agent, and a home may be left on an instance that held the desktop before a takeover).
+   */
   async remove(agentId: number): Promise<void> {
     const relayed = this.relayed.get(agentId);
     this.relayed.delete(agentId);
     await relayed?.stop();
-    const lease = await leaseOf(this.o.db, agentId, this.o.fleet.leaseStaleSeconds);
-    if (lease && lease.instance_id !== this.me.id && !this.dead(lease)) {
-      await internalCall({ address: lease.address, secret: this.o.fleet.internalSecret }, 'DELETE', desktopPath(agentId))
-        .catch((err) => this.o.log.error(`desktop ${agentId}: not removed on ${lease.instance_id}: ${err.message}`));
-    }
+    const others = (await liveInstances(this.o.db, this.o.fleet.leaseStaleSeconds)).filter((i) => i.desktop_host && i.id !== this.me.id);
+    await Promise.all(others.map((i) => internalCall({ address: i.address, secret: this.o.fleet.internalSecret }, 'DELETE', desktopPath(agentId))
+      .catch((err) => this.o.log.error(`desktop ${agentId}: not removed on ${i.id}: ${err.message}`))));
     await this.local.remove(agentId);
   }
 
