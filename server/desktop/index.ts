@@ -23,7 +23,7 @@ export { performAction } from './actions.ts';
 export { ActionError, DesktopUnavailable } from './errors.ts';
 export { LocalDesktops, type LocalDesktopsOptions } from './place/local-desktops.ts';
 export { FleetDesktops } from './place/fleet-desktops.ts';
-export { RelayRefused, serveRelay, connectRelay, relayPath } from './place/relay.ts';
+export { RelayRefused, serveRelay, serveSound, connectRelay, relayPath, soundPath } from './place/relay.ts';
 export { signedHeaders, verifySignature } from './place/signature.ts';
 export { GuacGateway, TICKET_SHAPE, TUNNEL_ROUTE, tunnelUrl } from './view/gateway.ts';
 export { ScreenshotStore } from './view/screenshots.ts';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { DesktopUnavailable, RelayRefused, serveRelay, verifySignature, type FleetDesktops } from '../desktop/index.ts';
+import { DesktopUnavailable, RelayRefused, serveRelay, serveSound, verifySignature, type FleetDesktops } from '../desktop/index.ts';
 import { receiveRaw } from '../files/raw-body.ts';
 import { MAX_UPLOAD_BYTES } from '../files/storage.ts';
 import { HttpError, sendError } from '../http/errors.ts';
@@ -82,7 +82,7 @@ export async function handleInternal(services: Services, req: IncomingMessage, r
   }
 }
 
-/** The relay's WebSocket upgrades (/internal/desktops/<id>/rfb); anything else under /internal/ is refused. */
+/** The relay's WebSocket upgrades (/internal/desktops/<id>/rfb and …/sound); anything else under /internal/ is refused. */
 export function internalUpgrades(services: Services) {
   // The relayed client sends input and clipboard only (chunked to 60 KB); frames go the other way.
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 1024 * 1024 });
@@ -97,8 +97,14 @@ export function internalUpgrades(services: Services) {
       const fleet = services.fleet;
       if (!fleet) return refuse(socket, 404, 'Not found');
       if (!verifySignature(services.config.fleet!.internalSecret, req)) return refuse(socket, 401, 'Not an instance of this deployment');
-      const m = /^\/internal\/desktops\/(\d+)\/rfb$/.exec(req.url ?? '');
+      const m = /^\/internal\/desktops\/(\d+)\/(rfb|sound)$/.exec(req.url ?? '');
       if (!m) return refuse(socket, 404, 'Not found');
+      if (m[2] === 'sound') {
+        // Only for a desktop already running here (the relay opened it first): sound never starts a desktop.
+        const running = fleet.local.running(Number(m[1]));
+        if (!running) return refuse(socket, 409, 'The desktop does not run on this instance');
+        return void wss.handleUpgrade(req, socket, head, (ws) => serveSound(ws, running));
+      }
       let desktop;
       try {
         desktop = await fleet.acquireHere(Number(m[1]));

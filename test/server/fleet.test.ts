@@ -134,6 +134,20 @@ fleet('take control on B and type: the text reaches the desktop on A; control is
   await ok(b.url, `/api/agents/${s.agent}/control`, { token: s.token, body: { session_id: s.session, take: false } });
 });
 
+fleet("the desktop's sound reaches a viewer on B", async () => {
+  if (s.skip) return;
+  if (!existsSync('/usr/bin/pulseaudio')) return console.log('    (sound over the relay needs PulseAudio: skipped)');
+  const { b } = s.f!;
+  await ok(b.url, `/api/agents/${s.agent}/control`, { token: s.token, body: { session_id: s.session, take: true } });
+  for (const k of keysymsForText('head -c 400000 /dev/urandom | pacat --raw --format=s16le --rate=44100 --channels=2\n')) {
+    s.viewer.send('key', k, 1);
+    s.viewer.send('key', k, 0);
+  }
+  await s.viewer.until(() => s.viewer.audio.reduce((n, chunk) => n + chunk.length, 0) > 10_000, 20_000, 'sound at the viewer on B');
+  assert.ok(s.viewer.audioTypes.includes('audio/L16;rate=44100,channels=2'), JSON.stringify(s.viewer.audioTypes));
+  await ok(b.url, `/api/agents/${s.agent}/control`, { token: s.token, body: { session_id: s.session, take: false } });
+});
+
 fleet('a recording started on A and stopped on B keeps its keyframes and actions and produces its summary', async () => {
   if (s.skip) return;
   const { a, b } = s.f!;

@@ -17,7 +17,7 @@ import type { RfbDesktop } from '../rfb/desktop.ts';
 import type { Desktop, Desktops, DesktopStatus } from '../types.ts';
 import { allLeases, beat, claimLease, leaseOf, liveInstances, releaseLease, retire, type Instance, type Lease } from './leases.ts';
 import type { LocalDesktops } from './local-desktops.ts';
-import { connectRelay, desktopPath, internalCall, InternalCallFailed, RelayRefused, sendFile } from './relay.ts';
+import { connectRelay, desktopPath, internalCall, InternalCallFailed, RelayRefused, sendFile, type RelayedDesktop } from './relay.ts';
 
 export type FleetDesktopsOptions = {
   local: LocalDesktops;
@@ -36,7 +36,7 @@ export class FleetDesktops extends EventEmitter implements Desktops {
   /** Leases this instance took over from a dead or stale holder. */
   takeovers = 0;
   readonly local: LocalDesktops;
-  private relayed = new Map<number, RfbDesktop>();
+  private relayed = new Map<number, RelayedDesktop>();
   private placing = new Map<number, Promise<Desktop>>();
   private liveHosts = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -91,7 +91,7 @@ export class FleetDesktops extends EventEmitter implements Desktops {
     return { available: false, provider: 'none', reason };
   }
 
-  running(agentId: number): RfbDesktop | null {
+  running(agentId: number): RfbDesktop | RelayedDesktop | null {
     const relayed = this.relayed.get(agentId);
     return this.local.running(agentId) ?? (relayed && !relayed.closed ? relayed : null);
   }
@@ -102,7 +102,7 @@ export class FleetDesktops extends EventEmitter implements Desktops {
   }
 
   /** The desktops of other instances this one relays now. */
-  relays(): RfbDesktop[] {
+  relays(): RelayedDesktop[] {
     return [...this.relayed.values()].filter((d) => !d.closed);
   }
 
@@ -178,7 +178,7 @@ export class FleetDesktops extends EventEmitter implements Desktops {
     }
   }
 
-  private async relay(agentId: number, address: string): Promise<RfbDesktop> {
+  private async relay(agentId: number, address: string): Promise<RelayedDesktop> {
     const frameInterval = { watched: Math.round(1000 / this.o.desktop.fps), unwatched: 200 };
     const desktop = await connectRelay({ agentId, address, secret: this.o.fleet.internalSecret, frameInterval });
     if (this.closing) {

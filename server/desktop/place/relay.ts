@@ -1,8 +1,8 @@
 // The RFB relay between instances. The holder of an agent's desktop serves /internal/desktops/<id>/rfb: a
 // WebSocket whose binary messages are the bytes of a fresh RFB connection to the local Xvnc (it is shared,
 // -AlwaysShared). Another instance connects to it with the same RfbClient it uses for a local Xvnc, so the
-// relayed desktop is an RfbDesktop like any other. Files go to the holder in one signed HTTP POST.
-// Leaves out the desktop's sound: PulseAudio stays with the holder (viewers elsewhere get no audio).
+// relayed desktop is an RfbDesktop like any other. Files go to the holder in one signed HTTP POST. The sound
+// has a socket of its own (/internal/desktops/<id>/sound): its mimetype first, then PCM while anyone listens.
 import { createReadStream } from 'node:fs';
 import { request } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -12,9 +12,11 @@ import type { Readable } from 'node:stream';
 import { WebSocket } from 'ws';
 import { RfbClient, type RfbTransport } from '../rfb/client.ts';
 import { RfbDesktop } from '../rfb/desktop.ts';
+import type { DesktopSoundSource } from '../types.ts';
 import { signedHeaders } from './signature.ts';
 
 export const relayPath = (agentId: number) => `/internal/desktops/${agentId}/rfb`;
+export const soundPath = (agentId: number) => `/internal/desktops/${agentId}/sound`;
 export const filesPath = (agentId: number, name: string) => `/internal/desktops/${agentId}/files?name=${encodeURIComponent(name)}`;
 export const desktopPath = (agentId: number) => `/internal/desktops/${agentId}`;
 
@@ -146,14 +148,39 @@ export type RelayOptions = {
 };
 
 /** The agent's desktop on the instance at `address`, relayed; RelayRefused when that instance does not hold it. */
-export async function connectRelay(o: RelayOptions): Promise<RfbDesktop> {
+export type RelayedDesktop = RfbDesktop<DesktopSoundSource>;
+
+export async function connectRelay(o: RelayOptions): Promise<RelayedDesktop> {
   const timeout = o.timeout ?? 30_000;
-  const path = relayPath(o.agentId);
+  const { ws, opened } = openInternal(o, relayPath(o.agentId), timeout);
+  const transport = new WsTransport(ws);
+  await opened;
+  const rfb = await RfbClient.over(transport as unknown as RfbTransport, { timeout });
+  // The first full picture, so that a screenshot taken at once is not black.
+  const deadline = Date.now() + timeout;
+  while (rfb.updates === 0 && !rfb.closed) {
+    if (Date.now() > deadline) {
+      rfb.close();
+      throw new Error(`desktop relay to ${o.address}: no picture within ${timeout} ms`);
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const sound = await connectSound(o).catch(() => null);
+  rfb.once('close', () => sound?.close());
+  return new RfbDesktop<DesktopSoundSource>(o.agentId, rfb, {
+    frameInterval: o.frameInterval,
+    relayedFrom: o.address,
+    putFile: (source, name) => sendFile(o, source, name),
+    sound,
+  });
+}
+
+/** Opens a signed WebSocket to `path` on the holder; rejects with its status on refusal. */
+function openInternal(o: RelayOptions, path: string, timeout: number): { ws: WebSocket; opened: Promise<void> } {
   const ws = new WebSocket(o.address.replace(/^http/, 'ws') + path, {
     headers: signedHeaders(o.secret, 'GET', path), perMessageDeflate: false, handshakeTimeout: timeout, maxPayload: 256 * 1024 * 1024,
   });
-  const transport = new WsTransport(ws);
-  await new Promise<void>((resolve, reject) => {
+  const opened = new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve());
     ws.once('error', (err) => reject(err));
     ws.once('unexpected-response', (_req, res) => {
@@ -166,21 +193,68 @@ export async function connectRelay(o: RelayOptions): Promise<RfbDesktop> {
       ws.terminate();
     });
   });
-  const rfb = await RfbClient.over(transport as unknown as RfbTransport, { timeout });
-  // The first full picture, so that a screenshot taken at once is not black.
-  const deadline = Date.now() + timeout;
-  while (rfb.updates === 0 && !rfb.closed) {
-    if (Date.now() > deadline) {
-      rfb.close();
-      throw new Error(`desktop relay to ${o.address}: no picture within ${timeout} ms`);
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return new RfbDesktop(o.agentId, rfb, {
-    frameInterval: o.frameInterval,
-    relayedFrom: o.address,
-    putFile: (source, name) => sendFile(o, source, name),
+  return { ws, opened };
+}
+
+/** The holder's desktop sound, relayed; null when its desktop has none. Capture runs there only while someone listens here. */
+async function connectSound(o: RelayOptions): Promise<(DesktopSoundSource & { close(): void }) | null> {
+  const { ws, opened } = openInternal(o, soundPath(o.agentId), 5000);
+  const listeners = new Set<(chunk: Buffer) => void>();
+  let mimetype: string | null = null;
+  const first = new Promise<string | null>((resolve, reject) => {
+    ws.once('message', (data: Buffer, binary: boolean) => (binary ? reject(new Error('sound: no mimetype')) : resolve(JSON.parse(String(data)).mimetype)));
+    ws.once('close', () => resolve(null));
+    setTimeout(() => resolve(null), 5000).unref();
   });
+  await opened;
+  mimetype = await first;
+  if (!mimetype) {
+    ws.close();
+    return null;
+  }
+  keepAlive(ws);
+  ws.on('message', (data: Buffer, binary: boolean) => {
+    if (binary) for (const listener of listeners) listener(data);
+  });
+  const send = (text: string) => ws.readyState === WebSocket.OPEN && ws.send(text);
+  return {
+    mimetype,
+    listen(onChunk) {
+      listeners.add(onChunk);
+      if (listeners.size === 1) send('on');
+      return () => {
+        if (listeners.delete(onChunk) && listeners.size === 0) send('off');
+      };
+    },
+    close: () => ws.close(),
+  };
+}
+
+/** Serves one sound socket: the mimetype (null without sound), then PCM while the other side says 'on'. */
+export function serveSound(ws: WebSocket, desktop: RfbDesktop): void {
+  const sound = desktop.sound;
+  ws.send(JSON.stringify({ mimetype: sound?.mimetype ?? null }));
+  if (!sound) return void ws.close(1000);
+  keepAlive(ws);
+  let off: (() => void) | null = null;
+  const stop = () => {
+    off?.();
+    off = null;
+  };
+  ws.on('message', (data: Buffer) => {
+    const text = String(data);
+    if (text === 'on' && !off) {
+      // Late sound is worthless: a chunk waiting behind a backlog is dropped.
+      off = sound.listen((chunk) => ws.bufferedAmount < 256 * 1024 && ws.send(chunk, { binary: true }));
+    } else if (text === 'off') stop();
+  });
+  const end = () => {
+    stop();
+    desktop.off('closed', end);
+    if (ws.readyState === WebSocket.OPEN) ws.close(1000);
+  };
+  ws.on('close', end);
+  desktop.on('closed', end);
 }
 
 /** POSTs a file to the holder's desktop; resolves with its path there. */
