@@ -101,7 +101,11 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   });
   const { port } = server.address() as AddressInfo;
   services.port = port;
-  await fleet?.start(config.fleet?.internalUrl ?? `http://127.0.0.1:${port}`);
+  if (fleet) {
+    const address = config.fleet?.internalUrl ?? `http://127.0.0.1:${port}`;
+    if (!config.fleet?.internalUrl) log.info(`desktops: INTERNAL_URL is not set; announcing ${address}, which only instances on this machine reach`);
+    await fleet.start(address);
+  }
   const runner = (services.runner = new Runner({
     db, bus: services.bus, log, provider: services.models!, mailDomain: config.mailDomain, smtpUtf8: config.mailSmtpUtf8,
     desktops: services.desktops, performAction, testCreditsCents: config.testCreditsCents, filesDir: filesDir(config.dataDir),

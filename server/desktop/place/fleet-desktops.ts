@@ -42,11 +42,15 @@ export class FleetDesktops extends EventEmitter implements Desktops {
   private timer: NodeJS.Timeout | null = null;
   private closing = false;
   private me: Instance;
+  /** Resolved by start(): nothing is placed before this instance knows the address it announces. */
+  private ready: Promise<void>;
+  private markReady!: () => void;
 
   constructor(private o: FleetDesktopsOptions) {
     super();
     this.local = o.local;
     this.me = { ...o.instance, address: '' };
+    this.ready = new Promise((resolve) => (this.markReady = resolve));
     o.local.on('stopped', (agentId: number) => {
       releaseLease(o.db, this.me.id, agentId).catch((err) => o.log.error(`desktop ${agentId}: lease not released: ${err.message}`));
     });
@@ -60,6 +64,7 @@ export class FleetDesktops extends EventEmitter implements Desktops {
   async start(address: string): Promise<void> {
     this.me.address = address;
     await this.beat();
+    this.markReady();
     const every = Math.max(500, Math.min(10_000, (this.o.fleet.leaseStaleSeconds * 1000) / 3));
     this.timer = setInterval(() => void this.beat().catch((err) => this.o.log.error(`desktop leases: heartbeat failed: ${err.message}`)), every);
     this.timer.unref();
@@ -71,6 +76,8 @@ export class FleetDesktops extends EventEmitter implements Desktops {
     // A desktop whose lease another instance took (we were stale: paused, cut off) must not run twice.
     for (const d of this.local.list()) {
       if (held.has(d.agentId) || this.placing.has(d.agentId)) continue;
+      // Claimed after the renewal above read the leases: ours after all.
+      if ((await leaseOf(this.o.db, d.agentId, this.o.fleet.leaseStaleSeconds))?.instance_id === this.me.id) continue;
       this.o.log.error(`desktop ${d.agentId}: its lease went to another instance; stopping it here`);
       await this.local.stop(d.agentId);
     }
@@ -110,6 +117,7 @@ export class FleetDesktops extends EventEmitter implements Desktops {
   async find(agentId: number): Promise<Desktop | null> {
     const here = this.running(agentId);
     if (here) return here;
+    await this.ready;
     const lease = await leaseOf(this.o.db, agentId, this.o.fleet.leaseStaleSeconds);
     if (!lease || lease.instance_id === this.me.id || this.dead(lease)) return null;
     return this.acquire(agentId).catch(() => null);
@@ -130,6 +138,7 @@ export class FleetDesktops extends EventEmitter implements Desktops {
   /** For the relay: the desktop here, started if needed, when this instance holds (or now takes) its lease. */
   async acquireHere(agentId: number): Promise<RfbDesktop> {
     if (!this.o.fleet.desktopHost) throw new RelayRefused(409, 'This instance starts no desktops (DESKTOP_HOST=0)');
+    await this.ready;
     for (let attempt = 0; attempt < 50; attempt++) {
       const claim = await claimLease(this.o.db, this.me, agentId, this.o.fleet.leaseStaleSeconds, (l) => this.dead(l));
       if (claim.held === 'mine') return this.startHere(agentId, claim.takenFrom);
@@ -140,6 +149,7 @@ export class FleetDesktops extends EventEmitter implements Desktops {
   }
 
   private async place(agentId: number): Promise<Desktop> {
+    await this.ready;
     const deadline = Date.now() + PLACE_MS;
     let last = '';
     for (let attempt = 1; ; attempt++) {
@@ -234,6 +244,7 @@ export class FleetDesktops extends EventEmitter implements Desktops {
    * agent, and a home may be left on an instance that held the desktop before a takeover).
    */
   async remove(agentId: number): Promise<void> {
+    await this.ready;
     const relayed = this.relayed.get(agentId);
     this.relayed.delete(agentId);
     await relayed?.stop();
@@ -244,6 +255,7 @@ export class FleetDesktops extends EventEmitter implements Desktops {
   }
 
   async putFile(agentId: number, sourcePath: string, name: string): Promise<string | null> {
+    await this.ready;
     const lease = await leaseOf(this.o.db, agentId, this.o.fleet.leaseStaleSeconds);
     if (lease && lease.instance_id !== this.me.id && !this.dead(lease)) {
       return sendFile({ agentId, address: lease.address, secret: this.o.fleet.internalSecret }, sourcePath, name);
