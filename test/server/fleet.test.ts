@@ -134,6 +134,17 @@ fleet('take control on B and type: the text reaches the desktop on A; control is
   await ok(b.url, `/api/agents/${s.agent}/control`, { token: s.token, body: { session_id: s.session, take: false } });
 });
 
+fleet('a file dropped through B lands on the Desktop of the desktop A holds', async () => {
+  if (s.skip) return;
+  const { a, b } = s.f!;
+  const form = new FormData();
+  form.append('file', new Blob(['dropped through B']), 'for the agent.txt');
+  const res = await fetch(`${b.url}/api/agents/${s.agent}/upload_file`, { method: 'POST', headers: { Authorization: `Bearer ${s.token}` }, body: form });
+  assert.is(res.status, 200, await res.clone().text());
+  await until(() => homeFile(a, s.agent, 'Desktop/for the agent.txt') === 'dropped through B', 10_000, 'the file on the Desktop on A');
+  assert.is(homeFile(b, s.agent, 'Desktop/for the agent.txt'), null);
+});
+
 fleet("the desktop's sound reaches a viewer on B", async () => {
   if (s.skip) return;
   if (!existsSync('/usr/bin/pulseaudio')) return console.log('    (sound over the relay needs PulseAudio: skipped)');
