@@ -29,6 +29,9 @@ export type FleetDesktopsOptions = {
   instance: Omit<Instance, 'address'>;
 };
 
+/** A relayed desktop without viewers or input for this long is let go (the holder's own idle stop follows). */
+const RELAY_IDLE_MS = 120_000;
+
 /** How long acquire keeps trying to place a desktop (a holder just died, a claim under way elsewhere). */
 const PLACE_MS = 45_000;
 
@@ -83,7 +86,8 @@ export class FleetDesktops extends EventEmitter implements Desktops {
     }
     const now = Date.now();
     for (const [agentId, d] of this.relayed) {
-      if (d.viewers === 0 && now - d.lastActivity > this.o.desktop.idleMs) {
+      // A relay nobody watches or drives (opened for a screenshot, a status) goes sooner than a desktop idles.
+      if (d.viewers === 0 && now - d.lastActivity > Math.min(this.o.desktop.idleMs, RELAY_IDLE_MS)) {
         this.relayed.delete(agentId);
         await d.stop();
       }
@@ -189,6 +193,7 @@ export class FleetDesktops extends EventEmitter implements Desktops {
   }
 
   private async relay(agentId: number, address: string): Promise<RelayedDesktop> {
+    // The local desktops' frame caps: the runner's settle after an action waits on the unwatched one.
     const frameInterval = { watched: Math.round(1000 / this.o.desktop.fps), unwatched: 200 };
     const desktop = await connectRelay({ agentId, address, secret: this.o.fleet.internalSecret, frameInterval });
     if (this.closing) {
