@@ -16,13 +16,13 @@ export const SECRET = 'fleet-test-secret-0123456789abcdef0123456789';
 export const STALE_SECONDS = 8;
 export const HAVE_XVNC = ['/usr/bin/Xvnc', '/usr/local/bin/Xvnc'].some((p) => existsSync(p));
 
-export type Instance = Awaited<ReturnType<typeof spawnServer>> & { name: string; dataDir: string; env: Record<string, string> };
+export type Instance = Awaited<ReturnType<typeof spawnServer>> & { name: string; dataDir: string; env: Record<string, string>; uidBase: number };
 export type Fleet = {
   a: Instance;
   b: Instance;
   db: Db;
   /** One more instance on the same database (its own port and DATA_DIR), e.g. a web tier with DESKTOP_HOST=0. */
-  spawn: (label: string, displayBase: number, env?: Record<string, string>) => Promise<Instance>;
+  spawn: (label: string, displayBase: number, uidOffset: number, env?: Record<string, string>) => Promise<Instance>;
   close: () => Promise<void>;
 };
 
@@ -57,11 +57,14 @@ export async function startFleet(extra: Record<string, string> = {}): Promise<Fl
     ...extra,
   };
   const started: Instance[] = [];
-  const spawn = async (label: string, displayBase: number, more: Record<string, string> = {}) => {
+  // Instances on one machine get agent uid ranges of their own (inside this test process's): stopping a desktop
+  // ends every process of its uid, which must never reach another instance's copy of the same agent.
+  const spawn = async (label: string, displayBase: number, uidOffset: number, more: Record<string, string> = {}) => {
     const dataDir = mkdtempSync(join(tmpdir(), `aw-fleet-${label}-`));
-    const env = { ...common, DATA_DIR: dataDir, DESKTOP_DISPLAY_BASE: String(displayBase), ...more };
+    const uidBase = Number(testEnv().AGENT_UID_BASE) + uidOffset;
+    const env = { ...common, DATA_DIR: dataDir, DESKTOP_DISPLAY_BASE: String(displayBase), AGENT_UID_BASE: String(uidBase), ...more };
     const server = await spawnServer(env);
-    const instance = { ...server, name: label, dataDir, env };
+    const instance = { ...server, name: label, dataDir, env, uidBase };
     started.push(instance);
     return instance;
   };
@@ -76,8 +79,8 @@ export async function startFleet(extra: Record<string, string> = {}): Promise<Fl
     await admin.close();
   };
   try {
-    const a = await spawn('a', 300);
-    const b = await spawn('b', 400);
+    const a = await spawn('a', 300, 0);
+    const b = await spawn('b', 400, 500);
     return { a, b, db, spawn, close };
   } catch (err) {
     await close();
@@ -120,8 +123,13 @@ export async function screenshot(base: string, token: string, agentId: number): 
   return { png: res.body, data: decodeOwnPng(res.body).data };
 }
 
+/** Pids of the Xvnc processes of the agent on any of the instances (each runs it as its own uid for the agent). */
+export function xvncOf(instances: Instance[], agentId: number): number[] {
+  return instances.flatMap((i) => xvncOfUid(i.uidBase + agentId));
+}
+
 /** Pids of the Xvnc processes running as uid `uid` on this machine (an agent's desktop runs as its own user). */
-export function xvncOf(uid: number): number[] {
+export function xvncOfUid(uid: number): number[] {
   const out: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { keysymsForText, relayPath, signedHeaders } from '../../server/desktop/index.ts';
-import { AGENT_UID_BASE, diffPixels, type GuacTestClient } from './desktop-helpers.ts';
+import { diffPixels, type GuacTestClient } from './desktop-helpers.ts';
 import { ADMIN } from './helpers.ts';
 import {
   api, fleetUnavailable, homeFile, ok, screenshot, SECRET, STALE_SECONDS, startFleet, until, upgradeStatus, view, xvncOf, type Fleet,
@@ -34,6 +34,8 @@ fleet.after(async () => {
 
 const lease = async () =>
   (await s.f!.db.query<{ instance_id: string; pid: number }>('SELECT instance_id, pid FROM desktop_leases WHERE agent_id = $1', [s.agent]))[0];
+
+const takeovers = (metrics: string) => Number(/^aw_desktop_lease_takeovers_total (\d+)$/m.exec(metrics)?.[1]);
 
 async function handled(client: GuacTestClient, tag: string) {
   client.send('', 'ping', tag);
@@ -69,7 +71,7 @@ fleet('live view on B shows what the runner types into the desktop A holds, and 
   // What B's viewer shows is the picture of A's desktop, typed text included.
   await until(async () => diffPixels((await screenshot(a.url, s.token, s.agent)).data, viewer.canvas) === 0, 20_000, "B's view to match A's desktop");
   assert.ok(diffPixels(before, viewer.canvas) > 0, "B's view changed while the runner typed");
-  assert.equal(xvncOf(AGENT_UID_BASE + s.agent).length, 1, 'exactly one Xvnc for the agent');
+  assert.equal(xvncOf([s.f!.a, s.f!.b], s.agent).length, 1, 'exactly one Xvnc for the agent');
   assert.is(homeFile(b, s.agent, 'proof.txt'), null, 'no second desktop (home) on B');
 });
 
@@ -198,7 +200,7 @@ fleet('a recording started on A and stopped on B keeps its keyframes and actions
 fleet('a web tier instance (DESKTOP_HOST=0) serves viewers and screenshots but starts no desktop', async () => {
   if (s.skip) return;
   const { a, b } = s.f!;
-  const web = await s.f!.spawn('web', 500, { DESKTOP_HOST: '0' });
+  const web = await s.f!.spawn('web', 500, 250, { DESKTOP_HOST: '0' });
   // The agent whose desktop A holds: relayed through the web tier.
   const watched = await view(web.url, s.token, s.agent);
   try {
@@ -222,9 +224,9 @@ fleet('a web tier instance (DESKTOP_HOST=0) serves viewers and screenshots but s
     assert.ok(desktops.instances.some((i: any) => !i.desktop_host && i.id === desktops.instance_id));
     assert.ok(desktops.placements.some((p: any) => p.agent_id === s.agent));
     // Deleting that agent through the web tier ends its desktop on the host that ran it.
-    assert.is(xvncOf(AGENT_UID_BASE + other).length, 1);
+    assert.is(xvncOf([s.f!.a, s.f!.b], other).length, 1);
     assert.is((await api(web.url, `/api/agents/${other}`, { token: s.token, method: 'DELETE' })).status, 204);
-    await until(() => xvncOf(AGENT_UID_BASE + other).length === 0, 15_000, "the deleted agent's Xvnc to end");
+    await until(() => xvncOf([s.f!.a, s.f!.b], other).length === 0, 15_000, "the deleted agent's Xvnc to end");
   } finally {
     watched.viewer.close();
     web.child.kill('SIGTERM');
@@ -251,10 +253,43 @@ fleet('the relay refuses a person\'s token, a forged and an expired signature (4
   assert.is(await upgradeStatus(ws, signedHeaders(SECRET, 'GET', path)), 101, 'signed');
 });
 
+fleet('a holder that stops answering (SIGSTOP) loses the desktop after the stale window; back, it lets its copy go', async () => {
+  if (s.skip) return;
+  const { a, b } = s.f!;
+  const agent = (await ok(a.url, '/api/agents/', { token: s.token, body: { name: 'Paused holder' } })).id;
+  const leaseOf = async () => (await s.f!.db.query<{ pid: number }>('SELECT pid FROM desktop_leases WHERE agent_id = $1', [agent]))[0];
+  (await view(a.url, s.token, agent)).viewer.close();
+  const watching = await view(b.url, s.token, agent);
+  assert.is((await leaseOf()).pid, a.child.pid);
+  const stoppedAt = Date.now();
+  a.child.kill('SIGSTOP');
+  let again: Awaited<ReturnType<typeof view>>;
+  try {
+    await watching.viewer.until(() => watching.viewer.closed !== null, (STALE_SECONDS + 20) * 1000, "B's viewer to lose the stalled relay");
+    assert.ok(Date.now() - stoppedAt >= STALE_SECONDS * 1000 - 500, 'not before the stale window');
+    again = await until(() => view(b.url, s.token, agent).catch(() => null), 30_000, 'a desktop through B', 500);
+    assert.is((await leaseOf()).pid, b.child.pid, 'B took the lease over');
+  } finally {
+    a.child.kill('SIGCONT');
+  }
+  // A is back: its next heartbeats find the lease gone, and its copy (if any is left) must not come back.
+  const resumed = new Date();
+  const beats = async () => (await s.f!.db.query<{ heartbeat_at: Date }>('SELECT heartbeat_at FROM desktop_instances WHERE pid = $1', [a.child.pid]))[0];
+  await until(async () => (await beats()).heartbeat_at > resumed, 20_000, "A's heartbeat after SIGCONT");
+  const first = (await beats()).heartbeat_at;
+  await until(async () => (await beats()).heartbeat_at > first, 20_000, "A's second heartbeat");
+  await until(() => xvncOf([s.f!.a, s.f!.b], agent).length === 1, 10_000, 'one Xvnc for the agent');
+  assert.is((await leaseOf()).pid, b.child.pid, 'B still holds it');
+  assert.is(again.viewer.closed, null, "B's viewer still has its desktop");
+  await screenshot(a.url, s.token, agent); // A, back, serves it relayed from B
+  again.viewer.close();
+});
+
 fleet('kill -9 the holder: B takes the lease within the stale window, a reconnecting viewer gets a desktop, a queued run runs', async () => {
   if (s.skip) return;
   const { a, b } = s.f!;
   assert.is((await lease()).pid, a.child.pid);
+  const takenBefore = takeovers((await api(b.url, '/api/metrics', { token: s.token })).body.toString());
   const killedAt = Date.now();
   a.child.kill('SIGKILL');
   await until(() => a.child.exitCode !== null || a.child.signalCode !== null, 10_000, 'A to die');
@@ -266,8 +301,8 @@ fleet('kill -9 the holder: B takes the lease within the stale window, a reconnec
   assert.ok(Date.now() - killedAt < (STALE_SECONDS + 30) * 1000);
   assert.is((await lease()).pid, b.child.pid, 'B holds the lease now');
   const metrics = await api(b.url, '/api/metrics', { token: s.token });
-  assert.match(metrics.body.toString(), /aw_desktop_lease_takeovers_total 1/);
-  await until(() => xvncOf(AGENT_UID_BASE + s.agent).length === 1, 10_000, 'one Xvnc for the agent');
+  assert.is(takeovers(metrics.body.toString()), takenBefore + 1);
+  await until(() => xvncOf([s.f!.a, s.f!.b], s.agent).length === 1, 10_000, 'one Xvnc for the agent');
 
   const tag = `after-${Date.now().toString(36)}`;
   const thread = await ok(b.url, `/api/threads/${s.agent}/create-new-thread`, {
@@ -276,7 +311,7 @@ fleet('kill -9 the holder: B takes the lease within the stale window, a reconnec
   await ok(b.url, `/api/agents/${s.agent}/run-state`, { token: s.token, body: { state: 'run_all' } });
   assert.is((await finished(b.url, thread.id)).error_message, '');
   await until(() => homeFile(b, s.agent, 'after.txt')?.trim() === tag, 20_000, 'after.txt in the home on B');
-  assert.equal(xvncOf(AGENT_UID_BASE + s.agent).length, 1);
+  assert.equal(xvncOf([s.f!.a, s.f!.b], s.agent).length, 1);
 });
 
 fleet.run();

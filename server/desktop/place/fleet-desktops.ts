@@ -54,6 +54,7 @@ export class FleetDesktops extends EventEmitter implements Desktops {
     this.local = o.local;
     this.me = { ...o.instance, address: '' };
     this.ready = new Promise((resolve) => (this.markReady = resolve));
+    o.local.mayRestart = async (agentId) => (await leaseOf(o.db, agentId, o.fleet.leaseStaleSeconds))?.instance_id === this.me.id;
     o.local.on('stopped', (agentId: number) => {
       releaseLease(o.db, this.me.id, agentId).catch((err) => o.log.error(`desktop ${agentId}: lease not released: ${err.message}`));
     });
@@ -83,6 +84,14 @@ export class FleetDesktops extends EventEmitter implements Desktops {
       if ((await leaseOf(this.o.db, d.agentId, this.o.fleet.leaseStaleSeconds))?.instance_id === this.me.id) continue;
       this.o.log.error(`desktop ${d.agentId}: its lease went to another instance; stopping it here`);
       await this.local.stop(d.agentId);
+    }
+    // A relay to a holder that went stale or lost the lease is dropped: its viewers reconnect and take the desktop over.
+    for (const [agentId, d] of this.relayed) {
+      const lease = await leaseOf(this.o.db, agentId, this.o.fleet.leaseStaleSeconds);
+      if (lease && !this.dead(lease) && lease.address === d.relayedFrom) continue;
+      this.o.log.info(`desktop ${agentId}: its holder at ${d.relayedFrom} no longer holds it; dropping the relay`);
+      this.relayed.delete(agentId);
+      await d.stop();
     }
     const now = Date.now();
     for (const [agentId, d] of this.relayed) {
