@@ -1,5 +1,6 @@
 // The agents' desktops: the one module the rest of the server (and the tests) import from this folder.
-//   place/    which desktop an agent gets, and when it stops (LocalDesktops)
+//   place/    which desktop an agent gets, and when it stops (LocalDesktops); with several instances on one
+//             PostgreSQL, which instance runs it (FleetDesktops: leases, the RFB relay, signed internal calls)
 //   start/    Xvnc, X displays, the apps, sound, waiting for readiness; remote VNC endpoints
 //   contain/  who a desktop runs as and in what: homes, accounts, the Sandbox every program starts in
 //   rfb/      the RFB client and the framebuffer it keeps, PNG, keysyms
