@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { keysymsForText, relayPath, signedHeaders } from '../../server/desktop/index.ts';
+import { keysymsForText, relayPath, signedHeaders, soundPath } from '../../server/desktop/index.ts';
 import { diffPixels, type GuacTestClient } from './desktop-helpers.ts';
 import { ADMIN } from './helpers.ts';
 import {
@@ -234,7 +234,7 @@ fleet('a web tier instance (DESKTOP_HOST=0) serves viewers and screenshots but s
   }
 });
 
-fleet('the relay refuses a person\'s token, a forged and an expired signature (401)', async () => {
+fleet('the relay and every internal route refuse a person\'s token, a forged and an expired signature (401)', async () => {
   if (s.skip) return;
   const { a } = s.f!;
   const path = relayPath(s.agent);
@@ -249,6 +249,17 @@ fleet('the relay refuses a person\'s token, a forged and an expired signature (4
     method: 'POST', headers: { Authorization: `Bearer ${s.token}` }, body: 'x',
   });
   assert.is(files.status, 401, 'file drop with a bearer token');
+  assert.is(await upgradeStatus(a.url.replace(/^http/, 'ws') + soundPath(s.agent), { Authorization: `Bearer ${s.token}` }), 401, 'sound');
+  const session = '00000000-0000-4000-8000-000000000000';
+  const stopPath = `/internal/recordings/${session}/stop`;
+  for (const [what, headers] of [
+    ['bearer token', { Authorization: `Bearer ${s.token}` }],
+    ['expired', signedHeaders(SECRET, 'POST', stopPath, Date.now() - 5 * 60_000)],
+    ['forged', signedHeaders('another-secret-0123456789abcdef0123456789', 'POST', stopPath)],
+  ] as const) {
+    assert.is((await fetch(a.url + stopPath, { method: 'POST', headers })).status, 401, `recording stop: ${what}`);
+  }
+  assert.is((await fetch(`${a.url}/internal/desktops/${s.agent}`, { method: 'DELETE', headers: { Authorization: `Bearer ${s.token}` } })).status, 401);
   // A valid signature opens it (the holder relays its desktop).
   assert.is(await upgradeStatus(ws, signedHeaders(SECRET, 'GET', path)), 101, 'signed');
 });
