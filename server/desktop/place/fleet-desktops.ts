@@ -17,7 +17,8 @@ import type { RfbDesktop } from '../rfb/desktop.ts';
 import type { Desktop, Desktops, DesktopStatus } from '../types.ts';
 import { allLeases, beat, claimLease, leaseOf, liveInstances, releaseLease, retire, type Instance, type Lease } from './leases.ts';
 import type { LocalDesktops } from './local-desktops.ts';
-import { connectRelay, desktopPath, internalCall, InternalCallFailed, RelayRefused, sendFile, type RelayedDesktop } from './relay.ts';
+import { desktopPath, internalCall, InternalCallFailed, RelayRefused, sendFile } from './internal-call.ts';
+import { connectRelay, type RelayedDesktop } from './relay.ts';
 
 export type FleetDesktopsOptions = {
   local: LocalDesktops;
