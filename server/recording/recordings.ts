@@ -26,6 +26,7 @@ import { HttpError } from '../http/errors.ts';
 import type { Bus } from '../realtime/bus.ts';
 import type { Log } from '../ops/log.ts';
 import { ActiveRecording } from './active-recording.ts';
+import { InputRelay } from './input-relay.ts';
 import { buildSummary } from './summary.ts';
 import { audioExtension, type Transcriber } from './transcriber.ts';
 
@@ -58,9 +59,6 @@ export type RecordingFleet = {
   call(instanceId: string, method: string, path: string, body?: IncomingMessage, headers?: Record<string, string>): Promise<unknown | undefined>;
 };
 
-type ActiveNote = { from: string; agent_id: number; active: boolean };
-const TOPIC = { active: 'recording:active', input: 'recording:input', dropped: 'recording:dropped' };
-
 export const recordingDir = (agentId: number, sessionId: string) => `agent-${agentId}/recordings/${sessionId}`;
 
 export function autoStopText(seconds: number): string {
@@ -78,47 +76,17 @@ export class Recordings {
   private sessions = new Map<string, ActiveRecording>();
   private jobs = new Set<Promise<void>>();
   private shutdown = new AbortController();
-  /** Agents another instance records now: the input of viewers here goes there. */
-  private recordedElsewhere = new Map<number, string>();
-  /** Input events passed on over the bus, counted per agent (a stop passed on says how many to wait for). */
-  private forwarded = new Map<number, number>();
-  /**
-   * Input events from each instance for each agent ('instance:agent'), put back in order (NOTIFYs sent over
-   * several pool connections may overtake one another): `next` is the count of the next one to deliver.
-   */
-  private inbox = new Map<string, { next: number; pending: Map<number, DesktopInput> }>();
-  private receivedWaiters = new Set<() => void>();
+  /** With several instances: input of viewers here for a recording elsewhere, and theirs for one here. */
+  private relay: InputRelay | null = null;
 
   constructor(private o: RecordingsOptions) {
     this.maxSeconds = o.maxSeconds ?? DEFAULT_MAX_SECONDS;
-    const fleet = o.fleet;
-    if (!fleet) return;
-    o.bus.subscribe(TOPIC.active, (p) => {
-      const note = p as ActiveNote;
-      if (note.from === fleet.instanceId) return;
-      if (note.active) {
-        this.recordedElsewhere.set(note.agent_id, note.from);
-        this.forwarded.set(note.agent_id, 0); // the recorder counts from its start
-      }
-      else if (this.recordedElsewhere.get(note.agent_id) === note.from) this.recordedElsewhere.delete(note.agent_id);
-    });
-    o.bus.subscribe(TOPIC.input, (p) => {
-      const { agent_id, event, from, seq } = p as { agent_id: number; event: DesktopInput; from: string; seq: number };
-      if (from === fleet.instanceId) return;
-      const key = `${from}:${agent_id}`;
-      const box = this.inbox.get(key) ?? { next: 1, pending: new Map() };
-      this.inbox.set(key, box);
-      box.pending.set(seq, event);
-      for (let e; (e = box.pending.get(box.next)); box.next++) {
-        box.pending.delete(box.next);
-        this.active.get(agent_id)?.input(e);
-      }
-      for (const wake of this.receivedWaiters) wake();
-    });
-    o.bus.subscribe(TOPIC.dropped, (p) => {
-      const { agent_id, name } = p as { agent_id: number; name: string };
-      this.active.get(agent_id)?.dropped(name);
-    });
+    if (o.fleet) {
+      this.relay = new InputRelay(o.bus, o.fleet.instanceId, {
+        input: (agentId, event) => this.active.get(agentId)?.input(event),
+        dropped: (agentId, name) => this.active.get(agentId)?.dropped(name),
+      });
+    }
   }
 
   /** Starts recording the agent's desktop for the user; a recording of the agent still running ends first. */
@@ -149,13 +117,8 @@ export class Recordings {
     });
     this.active.set(agentId, recording);
     this.sessions.set(sessionId, recording);
-    for (const key of this.inbox.keys()) if (key.endsWith(`:${agentId}`)) this.inbox.delete(key);
-    this.announce(agentId, true);
+    this.relay?.announce(agentId, true);
     return created;
-  }
-
-  private announce(agentId: number, active: boolean): void {
-    if (this.o.fleet) this.o.bus.publish(TOPIC.active, { from: this.o.fleet.instanceId, agent_id: agentId, active } satisfies ActiveNote);
   }
 
   /** Stops the user's recording of the agent: the one with that session id, else the open one. */
@@ -164,14 +127,9 @@ export class Recordings {
     if (!row || row.agent_id !== agentId) {
       throw sessionId ? new HttpError(404, 'Recording session not found') : new HttpError(409, 'No recording is running for this agent');
     }
-    const elsewhere = await this.elsewhere(row, 'POST', `/internal/recordings/${row.session_id}/stop?${this.sentSoFar(agentId)}`);
+    const elsewhere = await this.elsewhere(row, 'POST', `/internal/recordings/${row.session_id}/stop?${this.relay?.sentSoFar(agentId) ?? ''}`);
     if (elsewhere !== undefined) return elsewhere as RecordingRow;
     return this.finish(row, false);
-  }
-
-  /** What a stop passed on says: which instance, and how many input events of the agent it passed on before. */
-  private sentSoFar(agentId: number): string {
-    return `from=${encodeURIComponent(this.o.fleet?.instanceId ?? '')}&seq=${this.forwarded.get(agentId) ?? 0}`;
   }
 
   /**
@@ -180,24 +138,8 @@ export class Recordings {
    */
   async stopHere(sessionId: string, auto = false, after?: { from: string; seq: number }): Promise<RecordingRow> {
     const row = await recordingBySession(this.o.db, sessionId);
-    if (after) await this.receivedUpTo(`${after.from}:${row.agent_id}`, after.seq);
+    if (after) await this.relay?.receivedUpTo(after.from, row.agent_id, after.seq);
     return this.finish(row, auto);
-  }
-
-  private async receivedUpTo(key: string, seq: number): Promise<void> {
-    const deadline = Date.now() + 3000;
-    while ((this.inbox.get(key)?.next ?? 1) <= seq && Date.now() < deadline) {
-      await new Promise<void>((resolve) => {
-        const wake = () => (this.receivedWaiters.delete(wake), clearTimeout(timer), resolve());
-        const timer = setTimeout(wake, 100);
-        this.receivedWaiters.add(wake);
-      });
-    }
-    // One lost on the way: what came after it still counts, in order.
-    const box = this.inbox.get(key);
-    const agentId = Number(key.slice(key.lastIndexOf(':') + 1));
-    for (const n of [...(box?.pending.keys() ?? [])].sort((x, y) => x - y)) this.active.get(agentId)?.input(box!.pending.get(n)!);
-    box?.pending.clear();
   }
 
   /**
@@ -213,18 +155,14 @@ export class Recordings {
   input(agentId: number, event: DesktopInput): void {
     const here = this.active.get(agentId);
     if (here) here.input(event);
-    else if (this.recordedElsewhere.has(agentId)) {
-      const seq = (this.forwarded.get(agentId) ?? 0) + 1;
-      this.forwarded.set(agentId, seq);
-      this.o.bus.publish(TOPIC.input, { agent_id: agentId, event, from: this.o.fleet!.instanceId, seq });
-    }
+    else this.relay?.input(agentId, event);
   }
 
   /** A file put on the agent's desktop (the upload route). */
   dropped(agentId: number, name: string): void {
     const here = this.active.get(agentId);
     if (here) here.dropped(name);
-    else if (this.recordedElsewhere.has(agentId)) this.o.bus.publish(TOPIC.dropped, { agent_id: agentId, name });
+    else this.relay?.dropped(agentId, name);
   }
 
   /** Marks it stopped (once) and writes its action log when this instance recorded it. */
@@ -232,7 +170,7 @@ export class Recordings {
     const recording = this.sessions.get(row.session_id);
     if (recording && this.active.get(row.agent_id) === recording) {
       this.active.delete(row.agent_id);
-      this.announce(row.agent_id, false);
+      this.relay?.announce(row.agent_id, false);
     }
     // One already stopped is not written again (audio may arrive while the database cannot write).
     const stopped = row.stopped_at ? row : await markStopped(this.o.db, row.id, new Date(), auto);
@@ -271,7 +209,7 @@ export class Recordings {
   async receiveAudio(userId: number, sessionId: string, req: IncomingMessage, contentType: string): Promise<{ session_id: string; received_bytes: number }> {
     const row = await ownRecording(this.o.db, userId, sessionId);
     if (row.audio_bytes !== null) throw new HttpError(409, 'The audio of this recording was already received');
-    const path = `/internal/recordings/${row.session_id}/audio?${this.sentSoFar(row.agent_id)}`;
+    const path = `/internal/recordings/${row.session_id}/audio?${this.relay?.sentSoFar(row.agent_id) ?? ''}`;
     const elsewhere = await this.elsewhere(row, 'POST', path, req, { 'X-Audio-Type': contentType });
     if (elsewhere !== undefined) return elsewhere as { session_id: string; received_bytes: number };
     return this.takeAudio(row, req, contentType);
@@ -280,7 +218,7 @@ export class Recordings {
   /** Audio passed on by another instance (internal route): the recording is this instance's. */
   async audioHere(sessionId: string, req: IncomingMessage, contentType: string, after?: { from: string; seq: number }) {
     const row = await recordingBySession(this.o.db, sessionId);
-    if (after) await this.receivedUpTo(`${after.from}:${row.agent_id}`, after.seq);
+    if (after) await this.relay?.receivedUpTo(after.from, row.agent_id, after.seq);
     return this.takeAudio(row, req, contentType);
   }
 
