@@ -170,7 +170,8 @@ export class FleetDesktops extends EventEmitter implements Desktops {
       try {
         if (this.o.fleet.desktopHost) {
           const claim = await claimLease(this.o.db, this.me, agentId, this.o.fleet.leaseStaleSeconds, (l) => this.dead(l));
-          if (claim.held === 'mine') return await this.startHere(agentId, claim.takenFrom);
+          // A desktop that fails to start here fails as it does on one server (not retried).
+          if (claim.held === 'mine') return await this.startHere(agentId, claim.takenFrom).catch((err) => Promise.reject(new StartFailed(err)));
           if (claim.held === 'other') return await this.relay(agentId, claim.lease.address);
         } else {
           const lease = await leaseOf(this.o.db, agentId, this.o.fleet.leaseStaleSeconds);
@@ -180,6 +181,7 @@ export class FleetDesktops extends EventEmitter implements Desktops {
         }
         last = 'its lease is being claimed by another instance';
       } catch (err) {
+        if (err instanceof StartFailed) throw err.cause;
         if (err instanceof DesktopUnavailable || this.closing) throw err;
         last = (err as Error).message;
       }
@@ -290,3 +292,10 @@ export class FleetDesktops extends EventEmitter implements Desktops {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Carries a local start's error past the placing loop's retries. */
+class StartFailed extends Error {
+  constructor(override readonly cause: unknown) {
+    super('start failed');
+  }
+}
