@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
+import { loadDesktopConfig } from '../../server/config.ts';
 import { openDb, type Db } from '../../server/db/db.ts';
 import { decodeOwnPng } from '../../server/desktop/index.ts';
 import { spawnServer, until } from './fault-helpers.ts';
@@ -64,7 +65,7 @@ export async function startFleet(extra: Record<string, string> = {}): Promise<Fl
   // ends every process of its uid, which must never reach another instance's copy of the same agent.
   const spawn = async (label: string, displayBase: number, uidOffset: number, more: Record<string, string> = {}) => {
     const dataDir = mkdtempSync(join(tmpdir(), `aw-fleet-${label}-`));
-    const uidBase = Number(testEnv().AGENT_UID_BASE) + uidOffset;
+    const uidBase = loadDesktopConfig(testEnv()).uidBase + uidOffset; // run.mjs's range, or the default (bench)
     const env = { ...common, DATA_DIR: dataDir, DESKTOP_DISPLAY_BASE: String(displayBase), AGENT_UID_BASE: String(uidBase), ...more };
     const server = await spawnServer(env);
     const instance = { ...server, name: label, dataDir, env, uidBase };
