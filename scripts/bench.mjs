@@ -14,6 +14,7 @@ const SCRIPTS = [
   'bench-memory.mjs',
   'bench-realtime.mjs',
   'bench-desktop.mjs',
+  'bench-fleet.mjs',
   'bench-sandbox.mjs',
   'bench-runner.mjs',
   'bench-mail.mjs',

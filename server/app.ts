@@ -25,6 +25,7 @@ import { registerSchedulerRoutes } from './routes/scheduler.ts';
 import { registerMetricsRoutes } from './routes/metrics.ts';
 import { registerAdminAuditRoutes } from './routes/admin-audit.ts';
 import { registerAdminSpendRoutes } from './routes/admin-spend.ts';
+import { handleInternal, INTERNAL_PREFIX } from './routes/internal.ts';
 import { assignRequestId } from './ops/request-id.ts';
 import { withRequestContext } from './ops/request-context.ts';
 import type { Services } from './services.ts';
@@ -78,6 +79,7 @@ export function createApp(services: Services) {
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
       if (isApi) return await api.handle(req, res, url);
+      if (url.pathname.startsWith(INTERNAL_PREFIX)) return await handleInternal(services, req, res);
       if (!services.config.staticDir) return sendError(res, new HttpError(404, 'Not found'));
       await serveStatic(services.config.staticDir, req, res, url.pathname);
     } catch (err) {

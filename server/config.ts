@@ -66,6 +66,20 @@ export type Config = {
   schedulerTickMs: number;
   /** AUDIT_RETENTION_DAYS: audit events older than this are pruned (the prune is itself an event). */
   auditRetentionDays: number;
+  /** Several instances on one PostgreSQL (server/desktop/place/fleet-desktops.ts); null without DATABASE_URL. */
+  fleet: FleetConfig | null;
+};
+
+/** How an instance takes part in a fleet of servers sharing one PostgreSQL. */
+export type FleetConfig = {
+  /** INTERNAL_URL: the address other instances reach this one at (its desktop relay); default http://127.0.0.1:<port>. */
+  internalUrl: string | null;
+  /** INTERNAL_SECRET: signs every call between instances (at least 32 characters); required with DATABASE_URL. */
+  internalSecret: string;
+  /** DESKTOP_HOST=0: a web tier instance, which serves the API and viewers but starts no desktop. */
+  desktopHost: boolean;
+  /** DESKTOP_LEASE_STALE_SECONDS: a desktop lease not renewed for this long is taken over. */
+  leaseStaleSeconds: number;
 };
 
 /** Unset (undefined) settings leave the provider's own default. */
@@ -262,9 +276,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     schedulerTickMs: positive(env, 'SCHEDULER_TICK_MS', 15_000),
     auditRetentionDays: positive(env, 'AUDIT_RETENTION_DAYS', 400),
+    fleet: env.DATABASE_URL ? fleetConfig(env) : null,
   };
   if (config.smtpRequireTls && !config.smtpTls) throw new Error('SMTP_REQUIRE_TLS=1 needs a certificate: set SMTP_TLS_CERT and SMTP_TLS_KEY');
   return config;
+}
+
+function fleetConfig(env: NodeJS.ProcessEnv): FleetConfig {
+  const secret = env.INTERNAL_SECRET ?? '';
+  if (secret.length < 32) {
+    throw new Error('INTERNAL_SECRET must be set (at least 32 characters, the same on every instance) when DATABASE_URL is: it signs calls between instances');
+  }
+  const internalUrl = httpUrl(env, 'INTERNAL_URL')?.replace(/\/+$/, '') ?? null;
+  return {
+    internalUrl,
+    internalSecret: secret,
+    desktopHost: oneOrZero(env, 'DESKTOP_HOST') ?? true,
+    leaseStaleSeconds: positive(env, 'DESKTOP_LEASE_STALE_SECONDS', 30),
+  };
 }
 
 const MODEL_PROVIDERS = ['offline', 'anthropic', 'openai'];

@@ -6,6 +6,7 @@ import type { Bus } from './realtime/bus.ts';
 import type { Desktops } from './desktop/index.ts';
 import type { GuacGateway } from './desktop/index.ts';
 import type { ScreenshotStore } from './desktop/index.ts';
+import type { FleetDesktops } from './desktop/index.ts';
 import type { ModelProvider } from './models/types.ts';
 import type { Recordings } from './recording/recordings.ts';
 import type { Handbacks } from './recording/handbacks.ts';
@@ -30,6 +31,8 @@ export type Services = {
   log: Log;
   /** The agents' virtual desktops (server/desktop). */
   desktops: Desktops;
+  /** Placement across instances (DATABASE_URL with Xvnc desktops): the same object as desktops; null on one instance. */
+  fleet?: FleetDesktops | null;
   /** The last screenshot of every agent's desktop, on disk. */
   screenshots: ScreenshotStore;
   /** The Guacamole gateway: tunnel tickets, viewers and control of the desktops. */

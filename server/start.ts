@@ -29,6 +29,7 @@ import { Metrics } from './ops/metrics.ts';
 import { runCounts } from './domain/threads.ts';
 import { pruneAudit } from './domain/audit.ts';
 import { countByAction } from './domain/audit-read.ts';
+import { INTERNAL_PREFIX, internalUpgrades } from './routes/internal.ts';
 
 export type Running = { server: Server; url: string; services: Services; close: () => Promise<void> };
 
@@ -36,12 +37,13 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   await migrate(db);
   const tokens = await TokenIssuer.load(db, config.authIssuer, config.authAudience);
   await ensureAdmin(db, config.adminEmail, config.adminPassword, log.info);
-  const { desktops, screenshots } = startDesktops(config, db, log);
+  const { desktops, fleet, screenshots } = startDesktops(config, db, log);
   const bus = await createBus(db, log);
   const disk = new DiskSpace({ dir: config.dataDir, reserveBytes: config.diskReserveBytes, log });
   const services: Services = {
-    config, port: config.port, db, auth: new Auth(db, tokens), bus, log, models: chooseProvider(config.modelProvider, config.models), desktops, screenshots,
-    gateway: createGateway({ get desktops() { return services.desktops; }, bus, log }),
+    config, port: config.port, db, auth: new Auth(db, tokens), bus, log, models: chooseProvider(config.modelProvider, config.models),
+    desktops, fleet, screenshots,
+    gateway: createGateway({ get desktops() { return services.desktops; }, bus, log }, !!config.fleet),
     // The screenshot is counted from its file: server/desktop/ stores it without a size.
     storage: new AgentStorage({ db, config, disk, unrecorded: (agentId) => [services.screenshots.path(agentId)] }),
   };
@@ -52,6 +54,8 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   services.recordings = new Recordings({
     db, bus: services.bus, log, filesDir: filesDir(config.dataDir), transcriber: transcribe ? createTranscriber(transcribe) : null,
     storage: services.storage, desktop: (agentId) => services.desktops.running(agentId), maxSeconds,
+    warm: async (agentId) => services.desktops.find?.(agentId),
+    fleet: fleet && { instanceId: fleet.instanceId, call: (...args) => fleet.call(...args) },
   });
   services.handbacks = new Handbacks({
     db, bus: services.bus, log, filesDir: filesDir(config.dataDir), desktop: (agentId) => services.desktops.running(agentId),
@@ -67,12 +71,25 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   const app = createApp(services);
   const server = createServer(app);
   const sockets = createSocketServer(services, app.upgrade);
+  const internal = internalUpgrades(services);
   services.metrics
     .gauge({ name: 'aw_open_sockets', help: 'WebSockets open on this instance (message feeds, hubs, desktop tunnels).', read: () => sockets.count() })
     .gauge({ name: 'aw_runs_in_progress', help: 'Threads running now, on all instances.', read: async () => (await runCounts(db)).running })
     .gauge({ name: 'aw_queue_depth', help: 'Scheduled threads waiting to run, on all instances.', read: async () => (await runCounts(db)).queued })
     .gauge({ name: 'aw_runner_active_threads', help: 'Threads this instance is running.', read: () => services.runner?.activeThreads().length ?? 0 })
     .gauge({ name: 'aw_desktops_running', help: 'Virtual desktops running on this instance.', read: () => desktops.list?.().length ?? 0 })
+    .gauge({
+      name: 'aw_desktops_relayed', help: 'Desktops of other instances this instance relays (fleet).', read: () => fleet?.relays().length ?? 0,
+    })
+    .gauge({
+      name: 'aw_desktop_relayed_viewers', help: 'Viewers on this instance watching a desktop another instance runs.',
+      read: () => fleet?.relays().reduce((n, d) => n + services.gateway.describe(d.agentId).viewers, 0) ?? 0,
+    })
+    .gauge({ name: 'aw_desktop_relay_sockets', help: 'Relay connections other instances hold to desktops of this one.', read: () => internal.count() })
+    .gauge({
+      name: 'aw_desktop_lease_takeovers_total', type: 'counter', help: 'Desktop leases this instance took over from a dead or stale instance.',
+      read: () => fleet?.takeovers ?? 0,
+    })
     .gauge({ name: 'aw_data_dir_free_bytes', help: 'Free space of DATA_DIR for this server (statfs).', read: async () => (await disk.read()).free })
     .gauge({ name: 'aw_data_dir_size_bytes', help: 'Size of the filesystem DATA_DIR is on.', read: async () => (await disk.read()).total })
     .labeled({
@@ -85,7 +102,8 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     });
   server.on('upgrade', (req, socket, head) => {
     socket.on('error', () => socket.destroy());
-    sockets.upgrade(req, socket, head).catch((err) => {
+    const upgrade = req.url?.startsWith(INTERNAL_PREFIX) ? internal.upgrade : sockets.upgrade;
+    upgrade(req, socket, head).catch((err) => {
       log.error(`upgrade failed: ${err?.stack ?? err}`);
       socket.destroy();
     });
@@ -99,6 +117,11 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   });
   const { port } = server.address() as AddressInfo;
   services.port = port;
+  if (fleet) {
+    const address = config.fleet?.internalUrl ?? `http://127.0.0.1:${port}`;
+    if (!config.fleet?.internalUrl) log.info(`desktops: INTERNAL_URL is not set; announcing ${address}, which only instances on this machine reach`);
+    await fleet.start(address);
+  }
   const runner = (services.runner = new Runner({
     db, bus: services.bus, log, provider: services.models!, mailDomain: config.mailDomain, smtpUtf8: config.mailSmtpUtf8,
     desktops: services.desktops, performAction, testCreditsCents: config.testCreditsCents, filesDir: filesDir(config.dataDir),
@@ -131,6 +154,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
       await services.recordings?.close();
       await services.handbacks?.idle();
       sockets.close();
+      internal.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

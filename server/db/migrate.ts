@@ -11,6 +11,7 @@ import m008 from './migrations/008_step_page_json.sql';
 import m009 from './migrations/009_storage.sql';
 import m010 from './migrations/010_mail_auth.sql';
 import m011 from './migrations/011_spend_reservations.sql';
+import m012 from './migrations/012_desktop_leases.sql';
 import m013 from './migrations/013_audit.sql';
 import m014 from './migrations/014_supervision.sql';
 
@@ -26,7 +27,7 @@ export const MIGRATIONS: { id: number; name: string; sql: string }[] = [
   { id: 9, name: 'storage', sql: m009 },
   { id: 10, name: 'mail_auth', sql: m010 },
   { id: 11, name: 'spend_reservations', sql: m011 },
-  // 12 is the fleet's; ids need not be contiguous: each runs once, in list order.
+  { id: 12, name: 'desktop_leases', sql: m012 },
   { id: 13, name: 'audit', sql: m013 },
   { id: 14, name: 'supervision', sql: m014 },
 ];

@@ -1,5 +1,6 @@
 // The agents' desktops: the one module the rest of the server (and the tests) import from this folder.
-//   place/    which desktop an agent gets, and when it stops (LocalDesktops)
+//   place/    which desktop an agent gets, and when it stops (LocalDesktops); with several instances on one
+//             PostgreSQL, which instance runs it (FleetDesktops: leases, the RFB relay, signed internal calls)
 //   start/    Xvnc, X displays, the apps, sound, waiting for readiness; remote VNC endpoints
 //   contain/  who a desktop runs as and in what: homes, accounts, the Sandbox every program starts in
 //   rfb/      the RFB client and the framebuffer it keeps, PNG, keysyms
@@ -10,6 +11,9 @@ import type { Db } from '../db/db.ts';
 import type { UploadHook } from '../files/storage.ts';
 import type { Log } from '../ops/log.ts';
 import type { Bus } from '../realtime/bus.ts';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { FleetDesktops } from './place/fleet-desktops.ts';
 import { LocalDesktops, type LocalDesktopsOptions } from './place/local-desktops.ts';
 import type { Desktops } from './types.ts';
 import { GuacGateway } from './view/gateway.ts';
@@ -19,16 +23,28 @@ export type * from './types.ts';
 export { performAction } from './actions.ts';
 export { ActionError, DesktopUnavailable } from './errors.ts';
 export { LocalDesktops, type LocalDesktopsOptions } from './place/local-desktops.ts';
+export { FleetDesktops } from './place/fleet-desktops.ts';
+export { RelayRefused, relayPath, soundPath } from './place/internal-call.ts';
+export { serveRelay, connectRelay } from './place/relay.ts';
+export { serveSound } from './place/relayed-sound.ts';
+export { signedHeaders, verifySignature } from './place/signature.ts';
 export { GuacGateway, TICKET_SHAPE, TUNNEL_ROUTE, tunnelUrl, type ControlEvent } from './view/gateway.ts';
 export { ScreenshotStore } from './view/screenshots.ts';
 
-/** The server's desktops and their screenshot store (both kept in services.ts). */
-export function startDesktops(config: Config, db: Db, log: Log): { desktops: LocalDesktops; screenshots: ScreenshotStore } {
-  const desktops = new LocalDesktops({ dataDir: config.dataDir, log, config: config.desktop });
+/**
+ * The server's desktops and their screenshot store (both kept in services.ts). With a fleet (DATABASE_URL) and
+ * Xvnc desktops, placement across instances sits in front of this instance's own desktops: `fleet` is then the
+ * same object as `desktops`, started by start.ts once the server listens.
+ */
+export function startDesktops(config: Config, db: Db, log: Log): { desktops: Desktops; fleet: FleetDesktops | null; screenshots: ScreenshotStore } {
+  const local = new LocalDesktops({ dataDir: config.dataDir, log, config: config.desktop });
   const screenshots = new ScreenshotStore(db, config.dataDir, log);
-  screenshots.watch(desktops);
-  desktops.once('closing', () => screenshots.close());
-  return { desktops, screenshots };
+  screenshots.watch(local);
+  local.once('closing', () => screenshots.close());
+  if (!config.fleet || config.desktop.provider !== 'xvnc') return { desktops: local, fleet: null, screenshots };
+  const instance = { id: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`, host: hostname(), pid: process.pid };
+  const fleet = new FleetDesktops({ local, db, log, fleet: config.fleet, desktop: config.desktop, instance });
+  return { desktops: fleet, fleet, screenshots };
 }
 
 /** Desktops of their own, for tests and benchmarks: the defaults, with `overrides` and an environment's settings. */
@@ -39,11 +55,13 @@ export function createDesktops(options: Omit<LocalDesktopsOptions, 'config'> & {
 
 /**
  * The server's one gateway. The desktops and bus are looked up per call, not captured: tests swap
- * services.desktops for their own.
+ * services.desktops for their own. `shared`: control is shared with other instances' gateways over the bus.
  */
-export function createGateway(services: { desktops: Desktops; bus: Bus; log: Log }): GuacGateway {
+export function createGateway(services: { desktops: Desktops; bus: Bus; log: Log }, shared = false): GuacGateway {
   const publish = (topic: string, payload: unknown) => services.bus.publish(topic, payload);
-  return new GuacGateway({ acquire: (agentId) => services.desktops.acquire(agentId) }, publish, services.log.error);
+  const gateway = new GuacGateway({ acquire: (agentId) => services.desktops.acquire(agentId) }, publish, services.log.error);
+  if (shared) gateway.share((topic, listener) => services.bus.subscribe(topic, listener));
+  return gateway;
 }
 
 /** services.onUpload: a copy on the agent's ~/Desktop; a failure there never fails the upload itself. */

@@ -69,6 +69,8 @@ export interface Desktops {
   acquire(agentId: number): Promise<Desktop>;
   /** The running desktop, if any, without starting one. */
   running(agentId: number): Desktop | null;
+  /** The running desktop wherever it runs (with a fleet: relayed from the instance holding it), without starting one. */
+  find?(agentId: number): Promise<Desktop | null>;
   /** The running desktops (metrics, status). */
   list?(): Desktop[];
   stopAll(): Promise<void>;

@@ -25,7 +25,10 @@ export async function listAdminAgents(db: Queryable) {
 
 /** One agent's overview row and its threads, the most recently updated first; null when there is no such agent. */
 export async function getAdminAgentThreads(db: Queryable, agentId: number) {
-  const [agent] = await db.query(`SELECT ${OVERVIEW} FROM agents a JOIN users u ON u.id = a.owner_id WHERE a.id = $1`, [agentId]);
+  // Which instance runs its desktop (several servers on one PostgreSQL); null when none does or on one server.
+  const [agent] = await db.query(
+    `SELECT ${OVERVIEW}, (SELECT l.instance_id FROM desktop_leases l WHERE l.agent_id = a.id) AS desktop_instance
+     FROM agents a JOIN users u ON u.id = a.owner_id WHERE a.id = $1`, [agentId]);
   if (!agent) return null;
   const threads = await db.query(`SELECT ${THREAD_COLUMNS} FROM threads WHERE agent_id = $1 ORDER BY updated_at DESC, id DESC`, [agentId]);
   return { agent, threads };

@@ -18,12 +18,14 @@ export type RecordingRow = {
   audio_content_type: string | null;
   audio_bytes: number | null;
   summarized_at: Date | null;
+  /** The instance that records it (its keyframes and action log are on that instance's disk); null on one instance. */
+  instance_id: string | null;
 };
 
 const one = async <T extends Row = Row>(db: Queryable, sql: string, params: unknown[]) => (await db.query<T>(sql, params))[0] ?? null;
 
 const COLUMNS = 'id, session_id, user_id, agent_id, thread_id, started_at, stopped_at, auto_stopped, ' +
-  'audio_path, audio_content_type, audio_bytes, summarized_at';
+  'audio_path, audio_content_type, audio_bytes, summarized_at, instance_id';
 
 /** The agent, if it is the user's own (admins act on other users' agents by impersonating them). */
 export async function ownAgent(db: Queryable, userId: number, agentId: number): Promise<void> {
@@ -38,14 +40,24 @@ export async function agentThread(db: Queryable, agentId: number, threadId: numb
   return threadId;
 }
 
-export async function insertRecording(db: Db, r: { sessionId: string; userId: number; agentId: number; threadId: number | null; startedAt: Date }) {
+export async function insertRecording(
+  db: Db, r: { sessionId: string; userId: number; agentId: number; threadId: number | null; startedAt: Date; instanceId?: string | null },
+) {
   return db.tx(async (q) => {
     const [row] = await q.query<RecordingRow>(
-      `INSERT INTO recordings (session_id, user_id, agent_id, thread_id, started_at) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
-      [r.sessionId, r.userId, r.agentId, r.threadId, r.startedAt]);
+      `INSERT INTO recordings (session_id, user_id, agent_id, thread_id, started_at, instance_id)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
+      [r.sessionId, r.userId, r.agentId, r.threadId, r.startedAt, r.instanceId ?? null]);
     await record(q, { action: 'recording.start', target: { type: 'recording', id: row.id }, detail: { agent_id: r.agentId, thread_id: r.threadId } });
     return row;
   });
+}
+
+/** The recording with that session id, whoever made it (calls from another instance, which checked the user). */
+export async function recordingBySession(db: Queryable, sessionId: string): Promise<RecordingRow> {
+  const row = await one<RecordingRow>(db, `SELECT ${COLUMNS} FROM recordings WHERE session_id = $1`, [sessionId.toLowerCase()]);
+  if (!row) throw new HttpError(404, 'Recording session not found');
+  return row;
 }
 
 /** The caller's recording with that session id; another user's answers 404 like a missing one. */

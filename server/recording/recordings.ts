@@ -3,6 +3,9 @@
 // length with the assistant message 'Recording automatically stopped …', takes the audio, and then posts
 // the summary as the user's input in the recording's thread (a new 'Demonstration' thread when it has
 // none), where the agent's next model call sees it with a few keyframes. Created in start.ts.
+// With several instances (a fleet) a recording lives on the instance that started it (its keyframes and action
+// log are on its disk): a stop or audio reaching another instance is passed to it, and the controlling viewer's
+// input on another instance travels to it over the bus.
 import { randomUUID } from 'node:crypto';
 import { rename, unlink } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
@@ -11,7 +14,8 @@ import type { Db } from '../db/db.ts';
 import type { Desktop, DesktopInput } from '../desktop/index.ts';
 import { addMessage } from '../domain/messages.ts';
 import {
-  addKeyframeBytes, getRecording, insertRecording, markStopped, markSummarized, openRecording, ownRecording, setAudio, type RecordingRow,
+  addKeyframeBytes, getRecording, insertRecording, markStopped, markSummarized, openRecording, ownRecording, recordingBySession, setAudio,
+  type RecordingRow,
 } from '../domain/recordings.ts';
 import { appendUserInput, createThread, getThread } from '../domain/threads.ts';
 import type { AgentStorage } from '../files/agent-storage.ts';
@@ -22,6 +26,7 @@ import { HttpError } from '../http/errors.ts';
 import type { Bus } from '../realtime/bus.ts';
 import type { Log } from '../ops/log.ts';
 import { ActiveRecording } from './active-recording.ts';
+import { InputRelay } from './input-relay.ts';
 import { buildSummary } from './summary.ts';
 import { audioExtension, type Transcriber } from './transcriber.ts';
 
@@ -43,6 +48,15 @@ export type RecordingsOptions = {
   storage?: AgentStorage;
   /** Where audio, keyframes and action logs are written (tests pass a failing one). @default node:fs */
   fs?: FileSystem;
+  /** With several instances: this one, and a signed call to another (undefined when that one is not alive). */
+  fleet?: RecordingFleet | null;
+  /** Makes the agent's desktop reachable from here before recording (with a fleet: relayed from its holder). */
+  warm?: (agentId: number) => Promise<unknown>;
+};
+
+export type RecordingFleet = {
+  instanceId: string;
+  call(instanceId: string, method: string, path: string, body?: IncomingMessage, headers?: Record<string, string>): Promise<unknown | undefined>;
 };
 
 export const recordingDir = (agentId: number, sessionId: string) => `agent-${agentId}/recordings/${sessionId}`;
@@ -62,9 +76,17 @@ export class Recordings {
   private sessions = new Map<string, ActiveRecording>();
   private jobs = new Set<Promise<void>>();
   private shutdown = new AbortController();
+  /** With several instances: input of viewers here for a recording elsewhere, and theirs for one here. */
+  private relay: InputRelay | null = null;
 
   constructor(private o: RecordingsOptions) {
     this.maxSeconds = o.maxSeconds ?? DEFAULT_MAX_SECONDS;
+    if (o.fleet) {
+      this.relay = new InputRelay(o.bus, o.fleet.instanceId, {
+        input: (agentId, event) => this.active.get(agentId)?.input(event),
+        dropped: (agentId, name) => this.active.get(agentId)?.dropped(name),
+      });
+    }
   }
 
   /** Starts recording the agent's desktop for the user; a recording of the agent still running ends first. */
@@ -74,12 +96,16 @@ export class Recordings {
     if (row) await this.finish(row, false);
     // Also one left open by a server that stopped meanwhile, or by a page that went away.
     let open: RecordingRow | null;
-    while ((open = await openRecording(this.o.db, userId, agentId))) await this.finish(open, false);
+    while ((open = await openRecording(this.o.db, userId, agentId))) {
+      if ((await this.elsewhere(open, 'POST', `/internal/recordings/${open.session_id}/stop`)) === undefined) await this.finish(open, false);
+    }
 
     const sessionId = randomUUID();
     const dir = join(this.o.filesDir, recordingDir(agentId, sessionId));
     await ActiveRecording.prepare(dir);
-    const created = await insertRecording(this.o.db, { sessionId, userId, agentId, threadId, startedAt: new Date() });
+    await this.o.warm?.(agentId).catch(() => {});
+    const instanceId = this.o.fleet?.instanceId ?? null;
+    const created = await insertRecording(this.o.db, { sessionId, userId, agentId, threadId, startedAt: new Date(), instanceId });
     const recording: ActiveRecording = new ActiveRecording({
       id: created.id, sessionId, agentId, userId, startedAt: new Date(created.started_at), dir,
       maxMs: this.maxSeconds * 1000,
@@ -91,6 +117,7 @@ export class Recordings {
     });
     this.active.set(agentId, recording);
     this.sessions.set(sessionId, recording);
+    this.relay?.announce(agentId, true);
     return created;
   }
 
@@ -100,11 +127,35 @@ export class Recordings {
     if (!row || row.agent_id !== agentId) {
       throw sessionId ? new HttpError(404, 'Recording session not found') : new HttpError(409, 'No recording is running for this agent');
     }
+    const elsewhere = await this.elsewhere(row, 'POST', `/internal/recordings/${row.session_id}/stop?${this.relay?.sentSoFar(agentId) ?? ''}`);
+    if (elsewhere !== undefined) return elsewhere as RecordingRow;
     return this.finish(row, false);
   }
 
+  /**
+   * A stop passed on by another instance (internal route): the recording is this instance's. The input that
+   * instance passed on over the bus before is waited for (up to 3 s), so that no action is lost to the race.
+   */
+  async stopHere(sessionId: string, auto = false, after?: { from: string; seq: number }): Promise<RecordingRow> {
+    const row = await recordingBySession(this.o.db, sessionId);
+    if (after) await this.relay?.receivedUpTo(after.from, row.agent_id, after.seq);
+    return this.finish(row, auto);
+  }
+
+  /**
+   * The answer of the instance that records `row` to the same call, when that is another live instance;
+   * undefined when it is this one, or when the recorder is gone (this one then does what it can).
+   */
+  private async elsewhere(row: RecordingRow, method: string, path: string, body?: IncomingMessage, headers?: Record<string, string>) {
+    const fleet = this.o.fleet;
+    if (!fleet || !row.instance_id || row.instance_id === fleet.instanceId) return undefined;
+    return fleet.call(row.instance_id, method, path, body, headers);
+  }
+
   input(agentId: number, event: DesktopInput): void {
-    this.active.get(agentId)?.input(event);
+    const here = this.active.get(agentId);
+    if (here) here.input(event);
+    else this.relay?.input(agentId, event);
   }
 
   /** Whether a recording of the agent's desktop runs on this instance (a take-over then is a demonstration). */
@@ -114,13 +165,18 @@ export class Recordings {
 
   /** A file put on the agent's desktop (the upload route). */
   dropped(agentId: number, name: string): void {
-    this.active.get(agentId)?.dropped(name);
+    const here = this.active.get(agentId);
+    if (here) here.dropped(name);
+    else this.relay?.dropped(agentId, name);
   }
 
   /** Marks it stopped (once) and writes its action log when this instance recorded it. */
   private async finish(row: RecordingRow, auto: boolean): Promise<RecordingRow> {
     const recording = this.sessions.get(row.session_id);
-    if (this.active.get(row.agent_id) === recording) this.active.delete(row.agent_id);
+    if (recording && this.active.get(row.agent_id) === recording) {
+      this.active.delete(row.agent_id);
+      this.relay?.announce(row.agent_id, false);
+    }
     // One already stopped is not written again (audio may arrive while the database cannot write).
     const stopped = row.stopped_at ? row : await markStopped(this.o.db, row.id, new Date(), auto);
     await recording?.finish(new Date(stopped.stopped_at!));
@@ -156,7 +212,22 @@ export class Recordings {
    * bring what is left of the agent's storage quota at most (else 413, nothing kept); a full disk is 507.
    */
   async receiveAudio(userId: number, sessionId: string, req: IncomingMessage, contentType: string): Promise<{ session_id: string; received_bytes: number }> {
-    let row = await ownRecording(this.o.db, userId, sessionId);
+    const row = await ownRecording(this.o.db, userId, sessionId);
+    if (row.audio_bytes !== null) throw new HttpError(409, 'The audio of this recording was already received');
+    const path = `/internal/recordings/${row.session_id}/audio?${this.relay?.sentSoFar(row.agent_id) ?? ''}`;
+    const elsewhere = await this.elsewhere(row, 'POST', path, req, { 'X-Audio-Type': contentType });
+    if (elsewhere !== undefined) return elsewhere as { session_id: string; received_bytes: number };
+    return this.takeAudio(row, req, contentType);
+  }
+
+  /** Audio passed on by another instance (internal route): the recording is this instance's. */
+  async audioHere(sessionId: string, req: IncomingMessage, contentType: string, after?: { from: string; seq: number }) {
+    const row = await recordingBySession(this.o.db, sessionId);
+    if (after) await this.relay?.receivedUpTo(after.from, row.agent_id, after.seq);
+    return this.takeAudio(row, req, contentType);
+  }
+
+  private async takeAudio(row: RecordingRow, req: IncomingMessage, contentType: string): Promise<{ session_id: string; received_bytes: number }> {
     if (row.audio_bytes !== null) throw new HttpError(409, 'The audio of this recording was already received');
     row = await this.finish(row, false);
     const rel = `${recordingDir(row.agent_id, row.session_id)}/audio.${audioExtension(contentType)}`;

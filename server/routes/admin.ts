@@ -31,6 +31,16 @@ export function registerAdminRoutes(api: Api) {
 
   api.get('/admin/threads-requiring-approval', (ctx) => listThreadsRequiringApproval(ctx.services.db), 'admin');
 
+  // The Ops Dashboard's desktops: which instance runs which agent's desktop (one instance: this one's running desktops).
+  api.get('/admin/desktops', async (ctx) => {
+    const { fleet, desktops } = ctx.services;
+    if (!fleet) {
+      const local = desktops.list?.() ?? [];
+      return { instance_id: null, instances: [], placements: local.map((d) => ({ agent_id: d.agentId, instance_id: null, stale: false })) };
+    }
+    return { instance_id: fleet.instanceId, instances: await fleet.instances(), placements: await fleet.placements() };
+  }, 'admin');
+
   // The Ops Dashboard's disk figures: free space of DATA_DIR, its size, and the reserve kept for the database.
   api.get('/admin/storage', async (ctx) => {
     const { free, total, reserve, low } = await ctx.services.storage.disk.read();

@@ -28,7 +28,8 @@ export function registerDesktopRoutes(api: Api) {
 
   api.get('/agents/:id/desktop', async (ctx) => {
     const id = await agentIdParam(ctx);
-    const desktop = ctx.services.desktops.running(id);
+    const desktops = ctx.services.desktops;
+    const desktop = desktops.find ? await desktops.find(id) : desktops.running(id);
     return {
       ...ctx.services.desktops.status(),
       running: !!desktop,
@@ -41,7 +42,8 @@ export function registerDesktopRoutes(api: Api) {
   api.get('/agents/:id/screenshot', async (ctx) => {
     const id = await agentIdParam(ctx);
     const store = ctx.services.screenshots;
-    const live = ctx.services.desktops.running(id);
+    const desktops = ctx.services.desktops;
+    const live = desktops.find ? await desktops.find(id) : desktops.running(id);
     const png = live ? await live.screenshot() : await store.read(id);
     if (!png) throw new HttpError(404, 'No screenshot yet');
     if (live) store.saveLive(id, png);
@@ -57,8 +59,9 @@ export function registerDesktopRoutes(api: Api) {
     if (typeof session_id !== 'string' || !session_id) throw invalid('session_id', 'session_id is required');
     if (typeof take !== 'boolean') throw invalid('take', 'take must be true or false');
     const before = ctx.services.gateway.describe(id).control;
-    const result = ctx.services.gateway.setControl(id, session_id, ctx.user.id, take);
-    // Control lives in this server's memory, not the database: the event is the only record of it.
+    // The viewer may be another instance's (a fleet): the gateway passes the request to it.
+    const result = await ctx.services.gateway.setControlAnywhere(id, session_id, ctx.user.id, take);
+    // Control lives in the servers' memory, not the database: the event is the only record of it.
     const now = result.control ? session_id : null;
     if ((before === session_id) !== (now === session_id)) {
       // Taken from another viewer (another tab of the person, or an admin's): a takeover.

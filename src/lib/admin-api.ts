@@ -17,7 +17,8 @@ export type AdminAgent = {
 };
 
 export type AdminThread = Thread & { id: number; created_at: string };
-export type AdminAgentThreads = { agent: AdminAgent; threads: AdminThread[] };
+/** The agent page's agent: desktop_instance is the instance running its desktop (several servers), else null. */
+export type AdminAgentThreads = { agent: AdminAgent & { desktop_instance?: string | null }; threads: AdminThread[] };
 /** One thread with its agent and its newest steps (the History list). */
 export type AdminThreadDetail = AdminThread & { agent_name: string; owner_email: string; steps: Step[]; total_steps: number };
 
@@ -66,6 +67,17 @@ export const adminThreadPath = (threadId: number) => `/admin/threads/${threadId}
 export const commMessagesPath = (threadId: number) => `/admin/comm-messages?thread_id=${threadId}`;
 export const approvalThreadsPath = '/admin/threads-requiring-approval';
 export const adminStoragePath = '/admin/storage';
+export const adminDesktopsPath = '/admin/desktops';
+
+/**
+ * Where the agents' desktops run (Ops Dashboard). With several servers on one PostgreSQL, each live instance and
+ * the instance holding each agent's desktop; on one server instance_id is null and placements are its own desktops.
+ */
+export type DesktopPlacements = {
+  instance_id: string | null;
+  instances: { id: string; address: string; desktop_host: boolean; desktops: number; heartbeat_at: string }[];
+  placements: { agent_id: number; instance_id: string | null; stale: boolean }[];
+};
 
 export const deleteAdminThread = (threadId: number) => request<null>(adminThreadPath(threadId), { method: 'DELETE' });
 export const updateCommMessageText = (id: number, text: string) =>

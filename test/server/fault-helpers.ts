@@ -100,7 +100,11 @@ async function ids(user: string): Promise<[number, number]> {
 /** The real server (server/main.ts) as a child process; resolves once it listens. */
 export async function spawnServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   const child = spawn(process.execPath, ['--import', './test/setup/register.mjs', 'server/main.ts'], {
-    env: { ...process.env, PORT: '0', SMTP_PORT: '0', STATIC_DIR: '', LOG_REQUESTS: '0', DESKTOP_PROVIDER: 'none', ...env },
+    env: {
+      ...process.env, PORT: '0', SMTP_PORT: '0', STATIC_DIR: '', LOG_REQUESTS: '0', DESKTOP_PROVIDER: 'none',
+      // Required with DATABASE_URL (calls between instances are signed with it); unused without.
+      INTERNAL_SECRET: 'test-internal-secret-of-the-fault-and-fleet-tests', ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -153,6 +153,13 @@ agentPage('names the agent and lists its threads: Untitled, Running/Idle, sequen
   assert.is(location.pathname, '/admin');
 });
 
+agentPage('says which instance runs the agent\'s desktop when several servers share the database', async () => {
+  const mailer = { ...agent(7, { name: 'Mailer' }), desktop_instance: 'host-b:42:ab' };
+  const api = new FakeApi(ADMIN).on('GET /api/admin/threads', () => ({ agent: mailer, threads: [] }));
+  await renderScreen(api, <AdminAgentScreen id={7} />);
+  await waitFor(() => text().includes('Desktop on instance host-b:42:ab'));
+});
+
 agentPage("shows 'Failed to load threads', and 'No threads found.' for an agent without any", async () => {
   const api = new FakeApi(ADMIN).on('GET /api/admin/threads', () => json({ detail: 'Agent not found' }, 404));
   await renderScreen(api, <AdminAgentScreen id={99} />);
@@ -376,7 +383,8 @@ ops.after.each(cleanup);
 
 const GB = 1024 ** 3;
 const disk = (free: number, low = false) => ({ free_bytes: free, total_bytes: 50 * GB, reserve_bytes: GB, low });
-const opsApi = (me = ADMIN) => new FakeApi(me).on('GET /api/admin/storage', () => disk(41.25 * GB));
+const NO_FLEET = { instance_id: null, instances: [], placements: [] };
+const opsApi = (me = ADMIN) => new FakeApi(me).on('GET /api/admin/storage', () => disk(41.25 * GB)).on('GET /api/admin/desktops', () => NO_FLEET);
 
 ops('lists the threads waiting for approval as served (oldest first): thread name else id, agent, age', async () => {
   const waiting: ThreadNeedingApproval[] = [
@@ -405,19 +413,37 @@ ops('shows the data directory\'s free space, its size and the reserve, without a
 });
 
 ops('below the reserve it says in words that uploads and mail attachments are refused', async () => {
-  const api = new FakeApi(ADMIN).on('GET /api/admin/threads-requiring-approval', () => []).on('GET /api/admin/storage', () => disk(300 * 1024 ** 2, true));
+  const api = new FakeApi(ADMIN).on('GET /api/admin/threads-requiring-approval', () => []).on('GET /api/admin/storage', () => disk(300 * 1024 ** 2, true))
+    .on('GET /api/admin/desktops', () => NO_FLEET);
   await renderScreen(api, <OpsDashboard />);
   await waitFor(() => text().includes('300.0 MB free of 50.0 GB'));
   assert.equal(alerts(), ['Free space is below the reserve: new uploads and mail attachments are refused until space is freed.']);
 });
 
 ops('a failed disk space load shows its detail and leaves the threads alone', async () => {
-  const api = new FakeApi(ADMIN).on('GET /api/admin/threads-requiring-approval', () => [])
+  const api = new FakeApi(ADMIN).on('GET /api/admin/threads-requiring-approval', () => []).on('GET /api/admin/desktops', () => NO_FLEET)
     .on('GET /api/admin/storage', () => json({ detail: 'The database cannot write right now: the server is out of disk space' }, 503));
   await renderScreen(api, <OpsDashboard />);
   await waitFor(() => alerts().length > 0);
   assert.equal(alerts(), ['Failed to load disk spaceThe database cannot write right now: the server is out of disk space']);
   assert.ok(text().includes('No threads found.'));
+});
+
+ops('shows which instance runs each agent\'s desktop, the live instances and their tier', async () => {
+  const fleet = {
+    instance_id: 'host-a:101:aa',
+    instances: [
+      { id: 'host-a:101:aa', address: 'http://10.0.0.1:8080', desktop_host: true, desktops: 1, heartbeat_at: recent(1000) },
+      { id: 'host-w:7:cc', address: 'http://10.0.0.9:8080', desktop_host: false, desktops: 0, heartbeat_at: recent(1000) },
+    ],
+    placements: [{ agent_id: 7, instance_id: 'host-a:101:aa', stale: false }, { agent_id: 9, instance_id: 'host-b:5:bb', stale: true }],
+  };
+  await renderScreen(opsApi().on('GET /api/admin/threads-requiring-approval', () => []).on('GET /api/admin/desktops', () => fleet), <OpsDashboard />);
+  await waitFor(() => rows('Desktop placements').length === 2);
+  assert.equal(headers('Desktop placements'), ['Agent', 'Instance']);
+  assert.equal(rows('Desktop placements').map(cells), [['Agent 7', 'host-a:101:aa'], ['Agent 9', 'host-b:5:bb stale']]);
+  assert.ok(text().includes('host-a:101:aa (this one) · http://10.0.0.1:8080 · 1 desktop'));
+  assert.ok(text().includes('host-w:7:cc · http://10.0.0.9:8080 · web tier'));
 });
 
 ops('shows the detail of a failed load', async () => {

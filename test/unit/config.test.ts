@@ -97,3 +97,35 @@ prices('its rows are read once and go ahead of the built-in table; an unreadable
 defaults.run();
 bad.run();
 prices.run();
+
+// ---
+
+const fleet = suite('config: several instances on one PostgreSQL');
+const PG = 'postgres://db.internal/aw';
+const SECRET = 'a-secret-of-at-least-thirty-two-characters';
+
+fleet('without DATABASE_URL there is no fleet, and INTERNAL_SECRET is not needed', () => {
+  assert.is(loadConfig({}).fleet, null);
+});
+
+fleet('DATABASE_URL needs INTERNAL_SECRET of at least 32 characters: the start stops with a line naming it', () => {
+  assert.match(refusal({ DATABASE_URL: PG }) ?? '', /^INTERNAL_SECRET must be set/);
+  assert.match(refusal({ DATABASE_URL: PG, INTERNAL_SECRET: 'short' }) ?? '', /INTERNAL_SECRET .*at least 32 characters/);
+});
+
+fleet('defaults: a desktop host announcing no INTERNAL_URL (the server uses http://127.0.0.1:<port>), 30 s stale leases', () => {
+  assert.equal(loadConfig({ DATABASE_URL: PG, INTERNAL_SECRET: SECRET }).fleet, {
+    internalUrl: null, internalSecret: SECRET, desktopHost: true, leaseStaleSeconds: 30,
+  });
+});
+
+fleet('INTERNAL_URL, DESKTOP_HOST=0 and DESKTOP_LEASE_STALE_SECONDS are taken as given; bad values are refused by name', () => {
+  const env = { DATABASE_URL: PG, INTERNAL_SECRET: SECRET };
+  const config = loadConfig({ ...env, INTERNAL_URL: 'http://10.0.0.7:8080/', DESKTOP_HOST: '0', DESKTOP_LEASE_STALE_SECONDS: '12' });
+  assert.equal(config.fleet, { internalUrl: 'http://10.0.0.7:8080', internalSecret: SECRET, desktopHost: false, leaseStaleSeconds: 12 });
+  assert.match(refusal({ ...env, INTERNAL_URL: 'ws://10.0.0.7' }) ?? '', /^INTERNAL_URL must be an http\(s\) URL/);
+  assert.match(refusal({ ...env, DESKTOP_HOST: 'no' }) ?? '', /^DESKTOP_HOST must be 0 or 1/);
+  assert.match(refusal({ ...env, DESKTOP_LEASE_STALE_SECONDS: '0' }) ?? '', /^DESKTOP_LEASE_STALE_SECONDS must be a positive/);
+});
+
+fleet.run();

@@ -34,6 +34,8 @@ export class LocalDesktops extends EventEmitter implements Desktops {
   readonly kind: DesktopStatus['provider'];
   readonly reason: string | undefined;
   onStopping: ((desktop: RfbDesktop) => Promise<void>) | null = null;
+  /** Asked before a crashed desktop is brought back: with several instances, only while this one holds its lease. */
+  mayRestart: ((agentId: number) => Promise<boolean>) | null = null;
   private provider: Provider;
   /** The Xvnc provider, when desktops start on this machine. */
   readonly xvnc: XvncProvider | null = null;
@@ -144,8 +146,9 @@ export class LocalDesktops extends EventEmitter implements Desktops {
     this.crashes.set(agentId, recent);
     // Bring it back for the viewers (they reconnect through /agents/enter), unless it keeps crashing.
     if (desktop.viewers > 0 && recent.length <= MAX_RESTARTS) {
-      setTimeout(() => {
-        if (this.closing || this.entries.has(agentId)) return;
+      setTimeout(async () => {
+        if (this.closing || this.entries.has(agentId) || !((await this.mayRestart?.(agentId).catch(() => false)) ?? true)) return;
+        if (this.entries.has(agentId)) return;
         this.acquire(agentId).catch((err) => this.options.log.error(`desktop ${agentId} restart failed: ${err.message}`));
       }, 250).unref();
     }

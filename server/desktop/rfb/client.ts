@@ -11,6 +11,11 @@ import { connect as netConnect, type Socket } from 'node:net';
 import * as zlib from 'node:zlib';
 
 export type RfbTarget = { path: string } | { host: string; port: number };
+/**
+ * What the client talks over: a TCP or Unix socket, or anything shaped like one (another instance's desktop
+ * relayed over a WebSocket, server/desktop/place/relay.ts). Events 'data' (Buffer), 'error', 'close'.
+ */
+export type RfbTransport = Pick<Socket, 'on' | 'write' | 'destroy' | 'destroyed'>;
 /** One change of an update, in the order the server sent it. */
 export type RfbOp =
   | { kind: 'rect'; x: number; y: number; w: number; h: number }
@@ -110,7 +115,7 @@ export class RfbClient extends EventEmitter {
   private clipboardText: string | null = null;
   private serverClipActions = 0;
 
-  private constructor(private socket: Socket, private options: RfbOptions) {
+  private constructor(private socket: RfbTransport, private options: RfbOptions) {
     super();
     this.frameInterval = options.frameInterval ?? 66;
     socket.on('data', (chunk: Buffer) => this.reader.push(chunk));
@@ -121,6 +126,11 @@ export class RfbClient extends EventEmitter {
   static async connect(target: RfbTarget, options: RfbOptions = {}): Promise<RfbClient> {
     const socket = netConnect(target as any);
     socket.setNoDelay(true);
+    return RfbClient.over(socket, options);
+  }
+
+  /** The handshake over a transport already open (or opening); it is destroyed when that fails. */
+  static async over(socket: RfbTransport, options: RfbOptions = {}): Promise<RfbClient> {
     const client = new RfbClient(socket, options);
     const timeout = options.timeout ?? 5000;
     let timer: NodeJS.Timeout | undefined;

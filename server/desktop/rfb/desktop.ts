@@ -5,25 +5,30 @@ import { EventEmitter } from 'node:events';
 import { encodePngAsync } from './png.ts';
 import { intersects } from './rects.ts';
 import { keysymsForText } from './keysyms.ts';
-import type { RfbClient, RfbOp } from './client.ts';
+import type { RfbClient, RfbOp, RfbTarget } from './client.ts';
 import type { DesktopSound } from '../start/sound.ts';
-import type { Desktop, Framebuffer, Rect } from '../types.ts';
+import type { Desktop, DesktopSoundSource, Framebuffer, Rect } from '../types.ts';
 
 export type Copy = { src: Rect; dx: number; dy: number };
 
-export type RfbDesktopHooks = {
+export type RfbDesktopHooks<S extends DesktopSoundSource = DesktopSound> = {
   putFile?: (sourcePath: string, name: string) => Promise<string>;
   /** Ends the desktop for good (kills Xvnc, or just disconnects from a remote server). */
   stop?: () => Promise<void>;
   /** Frame cap while viewers watch, and while nobody does (ms). @default 66 / 200 */
   frameInterval?: { watched: number; unwatched: number };
-  /** The desktop's sound, when it has a sound server. */
-  sound?: DesktopSound | null;
+  /** The desktop's sound, when it has a sound server (or, relayed, when the holder's desktop has one). */
+  sound?: S | null;
+  /** Where a second RFB connection to the same desktop opens (the fleet's relay serves other instances with it). */
+  target?: RfbTarget;
+  /** The holding instance's address, when this desktop is another instance's, relayed. */
+  relayedFrom?: string;
   /** The title of the window under a point, when the desktop can tell. */
   windowAt?: (x: number, y: number) => Promise<string | null>;
 };
 
-export class RfbDesktop extends EventEmitter implements Desktop {
+/** S: the sound's type, a local sound server's (the default) or one relayed from another instance. */
+export class RfbDesktop<S extends DesktopSoundSource = DesktopSound> extends EventEmitter implements Desktop {
   /** Time of the last input (viewer or agent), clipboard or file, or of the last viewer leaving. */
   lastActivity = Date.now();
   private holders = 0;
@@ -32,9 +37,9 @@ export class RfbDesktop extends EventEmitter implements Desktop {
   private buttons = 0;
   private stopped = false;
   private frameInterval: { watched: number; unwatched: number };
-  readonly sound: DesktopSound | undefined;
+  readonly sound: S | undefined;
 
-  constructor(readonly agentId: number, readonly rfb: RfbClient, private hooks: RfbDesktopHooks = {}) {
+  constructor(readonly agentId: number, readonly rfb: RfbClient, private hooks: RfbDesktopHooks<S> = {}) {
     super();
     this.setMaxListeners(0); // one listener set per viewer session and per watcher
     this.frameInterval = hooks.frameInterval ?? { watched: 66, unwatched: 200 };
@@ -73,6 +78,15 @@ export class RfbDesktop extends EventEmitter implements Desktop {
 
   get viewers(): number {
     return this.holders;
+  }
+
+  get target(): RfbTarget | undefined {
+    return this.hooks.target;
+  }
+
+  /** The holding instance's address when this desktop runs on another instance; undefined when it runs here. */
+  get relayedFrom(): string | undefined {
+    return this.hooks.relayedFrom;
   }
 
   framebuffer(): Framebuffer {

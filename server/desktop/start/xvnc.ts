@@ -158,6 +158,7 @@ export class XvncProvider {
         frameInterval: this.options.frameInterval,
         sound,
         windowAt: (x, y) => windowAt(sandbox, env, x, y),
+        target: { path: hostSock },
       });
       // The pointer starts over the terminal: evilwm's focus follows it, so typing goes there first.
       if (this.apps.includes('terminal') && this.options.pointerToTerminal !== false) {

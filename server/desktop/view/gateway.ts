@@ -12,6 +12,8 @@
 //   behind a backlog is dropped (late sound is worthless), and a viewer that refuses the type gets none;
 // - mouse, keys and clipboard are taken only from the viewer holding control: enforced here; the
 //   controller's mouse and keys are also emitted as 'input' (agentId, DesktopInput) for recordings.
+// - with several instances (a fleet), control is one per desktop across them: a change is published on the bus
+//   (`desktop:control`), and a take or give-up for a viewer connected to another instance is passed to it there.
 // This file holds the tickets, the per-desktop sessions and control; a viewer's concerns are split into
 // guac-viewer.ts (the tunnel), guac-frames.ts (flow control), guac-input.ts (input gating),
 // guac-clipboard.ts and guac-audio.ts. services.ts holds the one gateway of a server.
@@ -32,10 +34,23 @@ export const TUNNEL_ROUTE = '/desktop/tunnel/:ticket';
 export const TICKET_SHAPE = /^[A-Za-z0-9_-]{16,128}$/;
 export const tunnelUrl = (ticket: string) => `/api/desktop/tunnel/${ticket}`;
 
+type Subscribe = (topic: string, listener: (payload: unknown) => void) => () => void;
+type ControlNote = { from: string; agent_id: number; session_id: string | null };
+type ControlRequest = { from: string; request: string; agent_id: number; session_id: string; user_id: number; take: boolean };
+type ControlReply = { request: string; result?: { session_id: string; control: boolean }; status?: number; detail?: string };
+const CONTROL = { note: 'desktop:control', request: 'desktop:control-request', reply: 'desktop:control-reply' };
+const CONTROL_REPLY_MS = 3000;
+
 export class GuacGateway extends EventEmitter<{ input: [agentId: number, input: DesktopInput]; control: [agentId: number, control: ControlEvent] }> {
   private tickets = new Map<string, Ticket>();
   private sessions = new Map<Desktop, DesktopSession<Viewer>>();
   readonly options: Required<GatewayOptions>;
+  /** This gateway among the instances' gateways. */
+  private readonly id = randomUUID();
+  /** The viewer of another instance holding control of an agent's desktop. */
+  private remoteControl = new Map<number, { from: string; sessionId: string }>();
+  private replies = new Map<string, (reply: ControlReply) => void>();
+  private subscribed = false;
 
   constructor(
     private manager: Pick<Desktops, 'acquire'>,
@@ -78,7 +93,7 @@ export class GuacGateway extends EventEmitter<{ input: [agentId: number, input: 
     return (ws: WebSocket) => {
       let session = this.sessions.get(desktop);
       if (!session) {
-        session = new DesktopSession(this, desktop, () => this.sessions.delete(desktop));
+        session = new DesktopSession(this, desktop, () => this.sessions.delete(desktop), (v) => this.noteControl(desktop.agentId, v?.id ?? null));
         this.sessions.set(desktop, session);
       }
       session.add(new Viewer(session, ws, t));
@@ -103,9 +118,61 @@ export class GuacGateway extends EventEmitter<{ input: [agentId: number, input: 
     return { session_id: sessionId, control: session.controller === viewer };
   }
 
-  /** Connected viewers and who holds control, for the status endpoint. */
+  /** Connected viewers (here) and who holds control (here or on another instance), for the status endpoint. */
   describe(agentId: number): { viewers: number; control: string | null } {
     const s = this.session(agentId);
-    return { viewers: s?.viewers.size ?? 0, control: s?.controller?.id ?? null };
+    return { viewers: s?.viewers.size ?? 0, control: s?.controller?.id ?? this.remoteControl.get(agentId)?.sessionId ?? null };
+  }
+
+  /** Shares control with the gateways of other instances over the bus (createGateway calls it once). */
+  share(subscribe: Subscribe): void {
+    if (this.subscribed) return;
+    this.subscribed = true;
+    subscribe(CONTROL.note, (p) => this.onNote(p as ControlNote));
+    subscribe(CONTROL.request, (p) => this.onRequest(p as ControlRequest));
+    subscribe(CONTROL.reply, (p) => this.replies.get((p as ControlReply).request)?.(p as ControlReply));
+  }
+
+  /** setControl for a viewer connected here or, with a fleet, to another instance (asked over the bus). */
+  async setControlAnywhere(agentId: number, sessionId: string, userId: number, take: boolean): Promise<{ session_id: string; control: boolean }> {
+    const session = this.session(agentId);
+    if (!this.subscribed || [...(session?.viewers ?? [])].some((v) => v.id === sessionId)) return this.setControl(agentId, sessionId, userId, take);
+    const request = randomUUID();
+    const reply = await new Promise<ControlReply | null>((resolve) => {
+      const timer = setTimeout(() => resolve(null), CONTROL_REPLY_MS);
+      this.replies.set(request, (r) => (clearTimeout(timer), resolve(r)));
+      this.publish(CONTROL.request, { from: this.id, request, agent_id: agentId, session_id: sessionId, user_id: userId, take } satisfies ControlRequest);
+    }).finally(() => this.replies.delete(request));
+    if (!reply?.result) throw new HttpError(reply?.status ?? 404, reply?.detail ?? 'Viewer session not found');
+    return reply.result;
+  }
+
+  private noteControl(agentId: number, sessionId: string | null): void {
+    if (sessionId) this.remoteControl.delete(agentId);
+    if (this.subscribed) this.publish(CONTROL.note, { from: this.id, agent_id: agentId, session_id: sessionId } satisfies ControlNote);
+  }
+
+  private onNote(note: ControlNote): void {
+    if (note.from === this.id) return;
+    if (note.session_id) {
+      this.remoteControl.set(note.agent_id, { from: note.from, sessionId: note.session_id });
+      // One controller per desktop: a viewer on another instance took it from ours.
+      this.session(note.agent_id)?.setController(null);
+    } else if (this.remoteControl.get(note.agent_id)?.from === note.from) {
+      this.remoteControl.delete(note.agent_id);
+    }
+  }
+
+  private onRequest(r: ControlRequest): void {
+    if (r.from === this.id) return;
+    const session = this.session(r.agent_id);
+    if (![...(session?.viewers ?? [])].some((v) => v.id === r.session_id)) return; // another instance's viewer, or none
+    let reply: ControlReply;
+    try {
+      reply = { request: r.request, result: this.setControl(r.agent_id, r.session_id, r.user_id, r.take) };
+    } catch (err) {
+      reply = { request: r.request, status: err instanceof HttpError ? err.status : 500, detail: (err as Error).message };
+    }
+    this.publish(CONTROL.reply, reply);
   }
 }

@@ -34,7 +34,13 @@ export class DesktopSession<V extends ViewerPort = ViewerPort> implements Sessio
   private release: (() => void) | null = null;
   private off: () => void;
 
-  constructor(readonly gateway: GatewayPort, readonly desktop: Desktop, private onDispose: () => void) {
+  constructor(
+    readonly gateway: GatewayPort,
+    readonly desktop: Desktop,
+    private onDispose: () => void,
+    /** Called after control changed hands here (the gateway tells other instances). */
+    private onControl: (controller: V | null) => void = () => {},
+  ) {
     const onUpdate = (rects: Rect[], copies: Copy[]) => {
       this.changed();
       for (const v of this.viewers) v.note(rects, copies);
@@ -103,6 +109,7 @@ export class DesktopSession<V extends ViewerPort = ViewerPort> implements Sessio
       }, DesktopSession.leaseMs);
       timer.unref();
       leases.set(desktop, { userId: viewer.userId, timer });
+      this.onControl(null); // other instances see nobody in control; the lease is this instance's
     }
     if (this.viewers.size === 0) this.dispose();
   }
@@ -117,6 +124,7 @@ export class DesktopSession<V extends ViewerPort = ViewerPort> implements Sessio
     const agentId = this.desktop.agentId;
     if (viewer) this.gateway.emit('control', agentId, { userId: viewer.userId, state: 'taken' });
     else if (previous || leased) this.gateway.emit('control', agentId, { userId: (previous?.userId ?? leased)!, state: 'released' });
+    this.onControl(viewer);
   }
 
   /** Whether control is held for `userId` (by a viewer or a lease). */

@@ -33,6 +33,7 @@ export default function AdminAgentScreen({ id }: { id: number }) {
       <div className="admin-page-bar">
         <button type="button" className="button button-small" onClick={() => navigate('/admin')}>Back</button>
         {data && <p className="muted admin-owner">{data.agent.owner_email}</p>}
+        {data?.agent.desktop_instance && <p className="muted admin-desktop-instance">Desktop on instance {data.agent.desktop_instance}</p>}
       </div>
       {error && <LoadError text="Failed to load threads" error={error} />}
       {!data && !error && <p className="muted" role="status">Loading threads...</p>}

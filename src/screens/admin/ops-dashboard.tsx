@@ -1,6 +1,6 @@
 // The Ops Dashboard (/admin/ops, also /admin/threads; spec §2): every thread waiting for an admin to
 // approve an outbound message or for its person (issue 19, marked 'Waiting for a person'), the one waiting
-// longest first, and the data directory's free space.
+// longest first, the data directory's free space, and where the agents' desktops run.
 // Loaded only for admins (spec §6).
 import { detailOr } from '../../lib/http.ts';
 import { approvalThreadsPath, type ThreadNeedingApproval } from '../../lib/admin-api.ts';
@@ -11,6 +11,7 @@ import { Forbidden } from '../error-pages/error-pages.tsx';
 import { AuditLink } from './audit-link.tsx';
 import { ADMIN_REFRESH_MS } from './admin-dashboard.tsx';
 import { AdminTable, type Column } from './admin-table.tsx';
+import { DesktopPlacementPanel } from './desktop-placement-panel.tsx';
 import { DiskSpacePanel } from './disk-space-panel.tsx';
 import { RelativeTime } from './relative-time-label.tsx';
 
@@ -47,6 +48,7 @@ export default function OpsDashboard() {
         <AdminTable label="Threads requiring approval" columns={COLUMNS} rows={data} href={(t) => `/admin/threads/${t.id}`} busy={isValidating} />
       )}
       <DiskSpacePanel />
+      <DesktopPlacementPanel />
     </div>
   );
 }
