@@ -7,7 +7,7 @@ import { DesktopUnavailable } from '../../server/desktop/index.ts';
 import type { Runner } from '../../server/runner/runner.ts';
 import { markFailed } from '../../server/domain/outbox.ts';
 import { GUARD_DEFAULTS, GUARD_LIMITS, setGuardSettings } from '../../server/domain/supervision.ts';
-import { ADMIN, call, newAgent, newUser, testServer } from './helpers.ts';
+import { ADMIN, call, newAgent, newUser, testServer, uniqueEmail } from './helpers.ts';
 import { scripted, swapRunner, toolUse, waitFor } from './runner-helpers.ts';
 
 type Event = { id: number; action: string; actor_type: string; actor_id: number | null; target_type: string; target_id: string; detail: any };
@@ -141,7 +141,10 @@ away('the bootstrap admin: a role change and a password change, each once', asyn
 away('a sign-up, an admin deleting a thread, and mail given up after its last attempt', async () => {
   const { services } = await testServer();
   let before = await lastId();
-  const user = await newUser('audit-signup');
+  const email = uniqueEmail('audit-signup');
+  const signedUp = await call('/api/auth/sign-up', { body: { email, password: 'correct horse battery' } });
+  assert.is(signedUp.status, 200);
+  const user = { token: signedUp.body.token, id: (await call('/api/users/me', { token: signedUp.body.token })).body.id };
   const signUp = (await eventsAfter(before)).filter((e) => e.action.startsWith('auth.'));
   assert.equal(signUp.map((e) => [e.action, e.actor_id]), [['auth.sign_up', user.id]]);
 
