@@ -53,6 +53,9 @@ async function benchRunner(engine) {
   const agent = await api(base, '/api/agents/', { token: admin, body: { name: 'Bench' } });
   const parts = await desktopParts(running);
   const ACTIONS = parts.label.startsWith('real') ? 60 : 200;
+  // The same screenshot over and over on an unchanged screen is what the runaway guard pauses: not here.
+  const lifted = { repeat_limit: 1000, cost_cap_cents: 10_000_000, max_calls: 100_000 };
+  await api(base, `/api/agents/${agent.id}/supervision`, { method: 'PUT', token: admin, body: lifted });
 
   // A model that answers instantly: ACTIONS screenshots, then a final text. Its own time is
   // measured and subtracted.
@@ -120,6 +123,7 @@ async function benchRunner(engine) {
   for (;;) {
     const t = await api(base, `/api/threads/${thread.id}`, { token: admin });
     if (!t.thread_running && t.schedule_sequence === null) break;
+    if (t.needs_help) throw new Error(`the run paused for a person: ${t.needs_help.question}`);
     await new Promise((r) => setTimeout(r, 20));
   }
   const total = performance.now() - t0;
