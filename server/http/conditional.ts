@@ -11,7 +11,7 @@ export const VALIDATE_MAX_BYTES = 128 * 1024;
 export const REVALIDATE = 'private, no-cache';
 
 /** Headers a 304 need not repeat: they came with the stored 200 and are not about caching. */
-const NOT_ON_304 = ['Content-Security-Policy', 'Referrer-Policy', 'X-Frame-Options', 'Cross-Origin-Opener-Policy', 'X-Content-Type-Options'];
+export const NOT_ON_304 = ['Content-Security-Policy', 'Referrer-Policy', 'X-Frame-Options', 'Cross-Origin-Opener-Policy', 'X-Content-Type-Options'];
 
 const memo = new WeakMap<object, string>();
 

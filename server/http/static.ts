@@ -6,6 +6,7 @@ import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 import { acceptedCoding, type Coding } from './compress.ts';
+import { NOT_ON_304 } from './conditional.ts';
 import { sendJson } from './errors.ts';
 
 const TYPES: Record<string, string> = {
@@ -37,7 +38,7 @@ export async function serveStatic(root: string, req: IncomingMessage, res: Serve
   const file = join(root, rel);
   if (rel && !file.startsWith(root + sep)) return sendJson(res, 404, { detail: 'Not found' });
 
-  const found = rel ? await fileSize(file) : null;
+  const found = rel ? await fileStat(file) : null;
   if (found !== null) {
     const immutable = rel.startsWith('assets' + sep);
     return send(req, res, file, found, immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
@@ -45,18 +46,26 @@ export async function serveStatic(root: string, req: IncomingMessage, res: Serve
   // A missing file with an extension is a real 404; a route without one gets the app.
   if (extname(rel)) return sendJson(res, 404, { detail: 'Not found' });
   const index = join(root, 'index.html');
-  const size = await fileSize(index);
-  if (size === null) return sendJson(res, 503, { detail: 'The app is not built yet: run npm run build' });
-  await send(req, res, index, size, 'no-cache');
+  const indexStat = await fileStat(index);
+  if (indexStat === null) return sendJson(res, 503, { detail: 'The app is not built yet: run npm run build' });
+  await send(req, res, index, indexStat, 'no-cache');
 }
 
-async function fileSize(path: string): Promise<number | null> {
+type FileStat = { size: number; mtime: Date };
+
+async function fileStat(path: string): Promise<FileStat | null> {
   try {
     const s = await stat(path);
-    return s.isFile() ? s.size : null;
+    return s.isFile() ? { size: s.size, mtime: s.mtime } : null;
   } catch {
     return null;
   }
+}
+
+/** Whether the client's copy (If-Modified-Since, whole seconds as HTTP dates are) is still this file. */
+function unchangedSince(req: IncomingMessage, mtime: Date): boolean {
+  const since = Date.parse(req.headers['if-modified-since'] ?? '');
+  return Number.isFinite(since) && Math.floor(mtime.getTime() / 1000) * 1000 <= since;
 }
 
 /** The compressed sibling to send instead of `file`, when the request accepts one and it exists. */
@@ -67,19 +76,27 @@ async function variant(req: IncomingMessage, file: string): Promise<{ coding: Co
   for (const coding of order) {
     if (coding === 'gzip' && acceptedCoding(req.headers['accept-encoding'], ['gzip']) === null) continue;
     const path = file + SUFFIX[coding];
-    const size = await fileSize(path);
-    if (size !== null) return { coding, path, size };
+    const found = await fileStat(path);
+    if (found !== null) return { coding, path, size: found.size };
   }
   return null;
 }
 
-async function send(req: IncomingMessage, res: ServerResponse, file: string, size: number, cacheControl: string) {
+async function send(req: IncomingMessage, res: ServerResponse, file: string, { size, mtime }: FileStat, cacheControl: string) {
   const type = extname(file);
+  // Files that are not content-hashed (index.html, the favicon) are revalidated on each use: a 304 when unchanged.
+  const validated = !cacheControl.includes('immutable');
+  if (validated && unchangedSince(req, mtime)) {
+    for (const name of NOT_ON_304) res.removeHeader(name);
+    res.writeHead(304, { 'Cache-Control': cacheControl, 'Last-Modified': mtime.toUTCString(), ...(COMPRESSIBLE.has(type) ? { Vary: 'Accept-Encoding' } : {}) });
+    return void res.end();
+  }
   const headers: Record<string, string | number> = {
     'Content-Type': TYPES[type] ?? 'application/octet-stream',
     'Content-Length': size,
     'Cache-Control': cacheControl,
   };
+  if (validated) headers['Last-Modified'] = mtime.toUTCString();
   let path = file;
   if (COMPRESSIBLE.has(type)) {
     headers.Vary = 'Accept-Encoding';

@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { request, createServer, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
@@ -100,6 +100,28 @@ statics('HEAD tells the compressed length without a body', async () => {
   });
   assert.is(r.headers['content-encoding'], 'br');
   assert.is(Number(r.headers['content-length']), brotliCompressSync(js).length);
+});
+
+statics('files without a hash in their name carry Last-Modified and answer 304 while unchanged, the app too', async () => {
+  for (const path of ['/index.html', '/agent/7']) {
+    const first = await rawGet(base + path, {});
+    assert.is(first.status, 200);
+    assert.is(first.headers['cache-control'], 'no-cache');
+    const stamp = String(first.headers['last-modified']);
+    assert.ok(Date.parse(stamp) > 0, path);
+    const again = await rawGet(base + path, { 'If-Modified-Since': stamp });
+    assert.is(again.status, 304, path);
+    assert.is(again.body.length, 0);
+    const older = await rawGet(base + path, { 'If-Modified-Since': new Date(Date.parse(stamp) - 60_000).toUTCString() });
+    assert.is(older.status, 200, `${path}: a copy from before the change gets the file`);
+  }
+  // A changed file is sent whole again (its time moves on).
+  const before = await rawGet(`${base}/index.html`, {});
+  utimesSync(join(root, 'index.html'), new Date(), new Date(Date.now() + 120_000));
+  const after = await rawGet(`${base}/index.html`, { 'If-Modified-Since': String(before.headers['last-modified']) });
+  assert.is(after.status, 200);
+  const hashed = await rawGet(`${base}/assets/app-ABC123.js`, {});
+  assert.is(hashed.headers['last-modified'], undefined, 'hashed assets are immutable: nothing to revalidate');
 });
 
 // ---
