@@ -103,3 +103,19 @@ export const ToolIcon = icon(
 );
 /** A square inside the round stop button. */
 export const StopIcon = icon(['M3 1h8a2 2 0 0 1 2 2v8a2 2 0 0 1-2 2H3a2 2 0 0 1-2-2V3a2 2 0 0 1 2-2z'], { size: 14, filled: true, viewBox: '0 0 14 14' });
+
+/**
+ * The app's mark (public/favicon.svg), drawn inline: the rail and the sign-in card show it without a
+ * request of their own. `label` names it; without one it is decoration.
+ */
+export function AppLogo({ size = 32, label }: { size?: number; label?: string }) {
+  const named = label ? { role: 'img', 'aria-label': label } : { 'aria-hidden': true as const };
+  return (
+    <svg width={size} height={size} viewBox="0 0 32 32" focusable="false" {...named}>
+      <rect width="32" height="32" rx="8" fill="#4f46e5" />
+      <rect x="7" y="9" width="18" height="12" rx="2" fill="none" stroke="#fff" strokeWidth="2" />
+      <path d="M12 25h8" stroke="#fff" strokeWidth="2" strokeLinecap="round" />
+      <circle cx="16" cy="15" r="2" fill="#fff" />
+    </svg>
+  );
+}

@@ -2,7 +2,7 @@
 import { useState, type ReactElement } from 'react';
 import { Link, useLocation } from '../../lib/router.ts';
 import { useTheme } from '../../lib/theme.ts';
-import { AgentsIcon, DashboardIcon, ImpersonateIcon, MoonIcon, OpsIcon, ReportsIcon, SettingsIcon, SunIcon, TracesIcon } from '../../ui/icons.tsx';
+import { AgentsIcon, AppLogo, DashboardIcon, ImpersonateIcon, MoonIcon, OpsIcon, ReportsIcon, SettingsIcon, SunIcon, TracesIcon } from '../../ui/icons.tsx';
 import { ImpersonateModal } from './impersonate-modal.tsx';
 import { UserMenu } from './user-menu.tsx';
 
@@ -26,7 +26,7 @@ export function Rail({ isAdmin }: { isAdmin: boolean }) {
   return (
     <nav className="rail" aria-label="Main">
       <Link href="/" className="rail-logo" title="Agent Workspace">
-        <img src="/favicon.svg" alt="Agent Workspace" width={32} height={32} />
+        <AppLogo size={32} label="Agent Workspace" />
       </Link>
       <RailLink href="/" label="Your Agents" icon={<AgentsIcon />} active={path === '/' || under('/agent')} />
       <RailLink href="/reports" label="Reports" icon={<ReportsIcon />} active={under('/reports')} />

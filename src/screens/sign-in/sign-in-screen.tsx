@@ -2,6 +2,7 @@
 import { useState, type FormEvent } from 'react';
 import { useAuth } from '../../lib/auth.tsx';
 import type { ApiError } from '../../lib/http.ts';
+import { AppLogo } from '../../ui/icons.tsx';
 
 export function SignInScreen() {
   const { signIn, signUp } = useAuth();
@@ -27,7 +28,7 @@ export function SignInScreen() {
   return (
     <main className="sign-in">
       <form className="sign-in-card" onSubmit={submit} aria-labelledby="sign-in-title">
-        <img src="/favicon.svg" alt="" width={48} height={48} />
+        <AppLogo size={48} />
         <h1 id="sign-in-title">{signingUp ? 'Create your account' : 'Sign in to Agent Workspace'}</h1>
         <label className="field">
           <span>E-mail</span>
