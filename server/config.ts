@@ -74,7 +74,10 @@ export type Config = {
 export type FleetConfig = {
   /** INTERNAL_URL: the address other instances reach this one at (its desktop relay); default http://127.0.0.1:<port>. */
   internalUrl: string | null;
-  /** INTERNAL_SECRET: signs every call between instances (at least 32 characters); required with DATABASE_URL. */
+  /**
+   * INTERNAL_SECRET: signs every call between instances (at least 32 characters). Unset (''), start.ts puts in the
+   * one the deployment keeps in its database before anything is served.
+   */
   internalSecret: string;
   /** DESKTOP_HOST=0: a web tier instance, which serves the API and viewers but starts no desktop. */
   desktopHost: boolean;
@@ -283,9 +286,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 function fleetConfig(env: NodeJS.ProcessEnv): FleetConfig {
+  // Unset: the instances share one made at the first start and kept in the database (server/domain/deployment.ts).
   const secret = env.INTERNAL_SECRET ?? '';
-  if (secret.length < 32) {
-    throw new Error('INTERNAL_SECRET must be set (at least 32 characters, the same on every instance) when DATABASE_URL is: it signs calls between instances');
+  if (secret && secret.length < 32) {
+    throw new Error('INTERNAL_SECRET must be at least 32 characters (the same on every instance): it signs calls between instances');
   }
   const internalUrl = httpUrl(env, 'INTERNAL_URL')?.replace(/\/+$/, '') ?? null;
   return {

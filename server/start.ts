@@ -30,11 +30,16 @@ import { runCounts } from './domain/threads.ts';
 import { pruneAudit } from './domain/audit.ts';
 import { countByAction } from './domain/audit-read.ts';
 import { INTERNAL_PREFIX, internalUpgrades } from './routes/internal.ts';
+import { deploymentSecret } from './domain/deployment.ts';
 
 export type Running = { server: Server; url: string; services: Services; close: () => Promise<void> };
 
 export async function start(config: Config, db: Db, log: Log): Promise<Running> {
   await migrate(db);
+  if (config.fleet && !config.fleet.internalSecret) {
+    config.fleet.internalSecret = await deploymentSecret(db, 'internal');
+    log.info('fleet: INTERNAL_SECRET is not set; calls between instances are signed with the secret kept in the database');
+  }
   const tokens = await TokenIssuer.load(db, config.authIssuer, config.authAudience);
   await ensureAdmin(db, config.adminEmail, config.adminPassword, log.info);
   const { desktops, fleet, screenshots } = startDesktops(config, db, log);

@@ -7,6 +7,7 @@ import * as assert from 'uvu/assert';
 import { openDb, type Db } from '../../server/db/db.ts';
 import { migrate } from '../../server/db/migrate.ts';
 import { beat, claimLease, leaseOf, releaseLease, type Instance } from '../../server/desktop/place/leases.ts';
+import { deploymentSecret } from '../../server/domain/deployment.ts';
 
 const leases = suite('fleet: desktop leases');
 const s = {} as { admin: Db | null; db: Db; schema: string; agent: number };
@@ -31,6 +32,13 @@ leases.after(async () => {
   await s.db.close();
   await s.admin?.query(`DROP SCHEMA ${s.schema} CASCADE`);
   await s.admin?.close();
+});
+
+leases('without INTERNAL_SECRET, instances starting at once all sign with the one secret the database keeps', async () => {
+  const secrets = await Promise.all([...Array(6).keys()].map(() => deploymentSecret(s.db, 'internal')));
+  assert.is(new Set(secrets).size, 1);
+  assert.ok(secrets[0].length >= 32, 'as long as a configured one must be');
+  assert.is(await deploymentSecret(s.db, 'internal'), secrets[0], 'a later start reads it back');
 });
 
 leases('eight instances claiming one agent at once: exactly one holds it, the others are told who', async () => {

@@ -22,3 +22,9 @@ CREATE TABLE desktop_leases (
 );
 CREATE INDEX desktop_leases_instance ON desktop_leases (instance_id);
 ALTER TABLE recordings ADD COLUMN instance_id text;
+-- Without INTERNAL_SECRET the instances sign their calls with one made at the first start (domain/deployment.ts).
+CREATE TABLE deployment_secrets (
+  name text PRIMARY KEY,
+  value text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
