@@ -5,12 +5,10 @@
 // TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test), in a throwaway schema.
 // Usage: node scripts/bench-audit.mjs [events] — e.g. 100000 for a quicker run.
 import { register } from 'node:module';
-import { randomUUID } from 'node:crypto';
 
 register('../test/setup/ts-loader.mjs', import.meta.url);
 
-const { PG_URL, pgAvailable } = await import('./bench-server.mjs');
-const { openDb } = await import('../server/db/db.ts');
+const { PG_URL, pgAvailable, throwawaySchema } = await import('./bench-server.mjs');
 const { migrate } = await import('../server/db/migrate.ts');
 const { record } = await import('../server/domain/audit.ts');
 const { listAudit, verifyAudit } = await import('../server/domain/audit-read.ts');
@@ -25,10 +23,7 @@ if (!(await pgAvailable())) {
   process.exit(0);
 }
 
-const schema = `bench_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-const admin = await openDb({ databaseUrl: PG_URL });
-await admin.query(`CREATE SCHEMA ${schema}`);
-const db = await openDb({ databaseUrl: PG_URL, schema });
+const { db, drop } = await throwawaySchema();
 try {
   await migrate(db);
   const [{ id: owner }] = await db.query(`INSERT INTO users (email) VALUES ('bench-audit@example.test') RETURNING id`);
@@ -138,7 +133,5 @@ try {
   console.log(`verify: ${JSON.stringify(verdict)} in ${((performance.now() - v0) / 1000).toFixed(1)} s`);
   benchResult(`audit: verify ${total.toLocaleString('en')} events`, (performance.now() - v0) / 1000, 's', 'informational');
 } finally {
-  await db.close();
-  await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-  await admin.close();
+  await drop();
 }

@@ -5,12 +5,10 @@
 // threads removed (not timed). Usage: node scripts/bench-scheduler.mjs — BENCH_DATABASE_URL or TEST_DATABASE_URL
 // (default postgres://postgres@127.0.0.1:5432/test) names the PostgreSQL to use.
 import { register } from 'node:module';
-import { randomUUID } from 'node:crypto';
 
 register('../test/setup/ts-loader.mjs', import.meta.url);
 
-const { PG_URL, pgAvailable } = await import('./bench-server.mjs');
-const { openDb } = await import('../server/db/db.ts');
+const { PG_URL, pgAvailable, throwawaySchema } = await import('./bench-server.mjs');
 const { migrate } = await import('../server/db/migrate.ts');
 const { LocalBus } = await import('../server/realtime/bus.ts');
 const { Scheduler } = await import('../server/scheduler/scheduler.ts');
@@ -26,10 +24,7 @@ if (!(await pgAvailable())) {
   process.exit(0);
 }
 
-const schema = `bench_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-const admin = await openDb({ databaseUrl: PG_URL });
-await admin.query(`CREATE SCHEMA ${schema}`);
-const db = await openDb({ databaseUrl: PG_URL, schema });
+const { db, drop } = await throwawaySchema();
 try {
   await migrate(db);
   const now = new Date();
@@ -70,7 +65,5 @@ try {
     `(min ${sorted[0].toFixed(1)}, max ${sorted.at(-1).toFixed(1)}); claim plan: ${plan['QUERY PLAN']}`);
   benchResult(`scheduler tick: ${total.toLocaleString('en')} schedules, ${DUE} due (median)`, median, 'ms', '< 50 ms');
 } finally {
-  await db.close();
-  await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-  await admin.close();
+  await drop();
 }

@@ -27,23 +27,26 @@ export async function pgAvailable() {
   }
 }
 
+/** A PostgreSQL schema of its own at PG_URL, and `drop` to close its pool and remove it with everything in it. */
+export async function throwawaySchema() {
+  const schema = `bench_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  const admin = await openDb({ databaseUrl: PG_URL });
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  const db = await openDb({ databaseUrl: PG_URL, schema });
+  const drop = async () => {
+    await db.close();
+    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+    await admin.close();
+  };
+  return { db, drop };
+}
+
 /**
  * A server on port 0 (SMTP too) over `engine` ('pglite' | 'postgres'), with `config` on top of the defaults
  * read from this process's environment and `env`.
  */
 export async function bootServer(engine, name, config = {}, env = {}) {
-  let db;
-  let drop = async () => {};
-  if (engine === 'postgres') {
-    const schema = `bench_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-    const admin = await openDb({ databaseUrl: PG_URL });
-    await admin.query(`CREATE SCHEMA ${schema}`);
-    db = await openDb({ databaseUrl: PG_URL, schema });
-    drop = async () => {
-      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-      await admin.close();
-    };
-  } else db = await openDb({ dataDir: null });
+  const { db, drop } = engine === 'postgres' ? await throwawaySchema() : await inMemory();
   const dataDir = mkdtempSync(join(tmpdir(), `aw-bench-${name}-`));
   const running = await start({
     ...loadConfig({ ...process.env, ...env }), dataDir, port: 0, smtpPort: 0, adminEmail: ADMIN.email, adminPassword: ADMIN.password,
@@ -53,7 +56,6 @@ export async function bootServer(engine, name, config = {}, env = {}) {
     running, db,
     close: async () => {
       await running.close();
-      await db.close();
       await drop();
       rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 }); // Chromium's helpers outlive it briefly
     },
@@ -69,4 +71,9 @@ export async function api(base, path, init = {}) {
   const text = await res.text();
   if (!res.ok) throw new Error(`${res.status} ${path}: ${text}`);
   return text ? JSON.parse(text) : null;
+}
+
+async function inMemory() {
+  const db = await openDb({ dataDir: null });
+  return { db, drop: () => db.close() };
 }
