@@ -3,7 +3,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Api } from './http/api.ts';
 import { HttpError, sendError } from './http/errors.ts';
-import { setSecurityHeaders } from './http/security.ts';
+import type { AppResponse } from './http/response.ts';
+import { standingHeaders } from './http/security.ts';
 import { serveStatic } from './http/static.ts';
 import { registerAuthRoutes } from './auth/routes.ts';
 import { registerHealthRoutes } from './routes/health.ts';
@@ -27,7 +28,7 @@ import { registerAdminAuditRoutes } from './routes/admin-audit.ts';
 import { registerAdminSpendRoutes } from './routes/admin-spend.ts';
 import { handleInternal, INTERNAL_PREFIX } from './routes/internal.ts';
 import { assignRequestId } from './ops/request-id.ts';
-import { withRequestContext } from './ops/request-context.ts';
+import { withRequestContext, type RequestContext } from './ops/request-context.ts';
 import type { Services } from './services.ts';
 
 export function createApp(services: Services) {
@@ -53,24 +54,24 @@ export function createApp(services: Services) {
   registerSchedulerRoutes(api);
   registerMetricsRoutes(api);
 
-  const handle = function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const handle = function handle(req: IncomingMessage, res: AppResponse): Promise<void> {
     // What the audit trail records of the request (its id, the client's address and agent; the users once signed in).
-    const context = {
+    const context: RequestContext = {
       requestId: assignRequestId(req), ip: req.socket.remoteAddress?.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '') ?? null,
       userAgent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'] : null, method: req.method ?? 'GET', recorded: 0,
     };
-    return withRequestContext(context, () => serve(req, res, context.requestId));
+    return withRequestContext(context, () => serve(req, res, context));
   };
-  const serve = async function serve(req: IncomingMessage, res: ServerResponse, request_id: string): Promise<void> {
+  const serve = async function serve(req: IncomingMessage, res: AppResponse, context: RequestContext): Promise<void> {
     const started = performance.now();
+    const request_id = context.requestId;
     const path = req.url?.split('?')[0] ?? '/';
     const isApi = path === '/api' || path.startsWith('/api/');
-    setSecurityHeaders(res, isApi);
-    res.setHeader('X-Request-Id', request_id);
+    res.standing = standingHeaders(isApi, request_id);
     res.on('finish', () => {
       const seconds = (performance.now() - started) / 1000;
       // Unmatched API paths share one label, so scanners cannot grow the series without bound.
-      const route = api.routeOf(req) ?? (isApi ? 'unmatched' : 'static');
+      const route = context.route ?? (isApi ? 'unmatched' : 'static');
       services.metrics?.observe(req.method ?? 'GET', route, res.statusCode, seconds);
       if (!services.config.logRequests) return;
       const ms = Math.round(seconds * 10000) / 10;
@@ -78,7 +79,7 @@ export function createApp(services: Services) {
     });
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
-      if (isApi) return await api.handle(req, res, url);
+      if (isApi) return await api.handle(req, res, url, context);
       if (url.pathname.startsWith(INTERNAL_PREFIX)) return await handleInternal(services, req, res);
       if (!services.config.staticDir) return sendError(res, new HttpError(404, 'Not found'));
       await serveStatic(services.config.staticDir, req, res, url.pathname);

@@ -2,6 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
+import { AppResponse } from './http/response.ts';
 import { Auth } from './auth/auth.ts';
 import { ensureAdmin } from './auth/bootstrap.ts';
 import { TokenIssuer } from './auth/tokens.ts';
@@ -74,7 +75,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   services.gateway.on('control', (agentId, control) => services.handbacks?.control(agentId, control));
 
   const app = createApp(services);
-  const server = createServer(app);
+  const server = createServer({ ServerResponse: AppResponse }, app);
   const sockets = createSocketServer(services, app.upgrade);
   const internal = internalUpgrades(services);
   services.metrics

@@ -3,6 +3,7 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { batched } from './batch.ts';
 import { mayWrite } from './read-cache.ts';
 import type { Db, Queryable, Row, Sql, Statement } from './types.ts';
 
@@ -15,6 +16,7 @@ export function prepared(name: string, text: string): Statement {
   statementNames.add(name);
   return { name, text };
 }
+const SNAPSHOT = prepared('db.snapshot', 'SELECT pg_current_snapshot()::text AS s');
 const textOf = (sql: Sql) => (typeof sql === 'string' ? sql : sql.text);
 
 export type DbOptions = { dataDir?: string | null; databaseUrl?: string | null; schema?: string };
@@ -59,7 +61,7 @@ async function openPglite(dataDir: string | null): Promise<Db> {
         writes++;
       }
     },
-    writes: () => writes,
+    version: () => writes,
     close: () => pg.close(),
   });
 }
@@ -76,6 +78,9 @@ async function openPostgres(url: string, schema?: string): Promise<Db> {
   pool.on('error', (err: Error) => console.error('postgres pool error:', err.message));
   const query = async <T extends Row>(sql: Sql, params?: unknown[]) =>
     (await (typeof sql === 'string' ? pool.query(sql, params as any[]) : pool.query({ name: sql.name, text: sql.text, values: params as any[] }))).rows as T[];
+  // Two snapshots with the same text see the same committed transactions, so the same data (xids are
+  // the cluster's: a write anywhere moves it on). Callers that arrive while one is read share the next.
+  const snapshot = batched<0, string>(async () => new Map([[0, (await query<{ s: string }>(SNAPSHOT))[0].s]]));
   const listeners = new Set<InstanceType<typeof pg.Client>>();
   let closed = false;
   // A LISTEN connection that PostgreSQL drops (restart, failover) is opened again, with backoff, for as
@@ -113,6 +118,7 @@ async function openPostgres(url: string, schema?: string): Promise<Db> {
     engine: 'postgres',
     listen: (channel, onPayload) => listen(channel, onPayload),
     query,
+    version: () => snapshot(0) as Promise<string>,
     tx: async (fn) => {
       const client = await pool.connect();
       // A checked-out client has no listener of the pool's: a connection PostgreSQL ends (a restart) would

@@ -1,26 +1,35 @@
-// Answers of hot reads (the polled agents list, a page of steps, who owns a thread) kept until the next
-// write, where the database can tell cheaply that nothing changed: PGlite is written by this process only,
-// so Db.writes() (a count of finished writes) changes whenever data may have. Without it (PostgreSQL,
-// which other instances write too, and a transaction's Queryable) every call reads the database.
-// A value is stored under the count read before its query began: a write that lands meanwhile moves the
-// count on, so the value is never served again, and no value is ever newer-labelled than its data.
+// Answers of hot reads (the polled agents list, a page of steps, who owns a thread) kept while the data
+// has not changed, as Db.version() tells: on PGlite a count of this process's writes (it is the only
+// writer), on PostgreSQL the current snapshot, which any instance's commit moves on. A transaction's
+// Queryable has no version: its reads always go to the database.
+// A value is stored under the version read before its query began: a write that lands meanwhile moves
+// the version on, so the value is never served again, and no value is ever labelled newer than its data.
+// A PostgreSQL version is read after the request asked (see batch.ts), so an answer from memory still
+// holds every write committed before the request came.
 import type { Db, Queryable } from './types.ts';
 
 export type CachedRead<V> = (db: Queryable, key: string) => Promise<V>;
 
-/** `load` for keys (strings naming all its inputs), answered from memory while no write happened. */
+type Store<V> = { at: number | string | undefined; values: Map<string, V> };
+
+/** `load` for keys (strings naming all its inputs), answered from memory while the data is unchanged. */
 export function cachedRead<V>(load: (db: Queryable, key: string) => Promise<V>, max = 2000): CachedRead<V> {
-  const stores = new WeakMap<Queryable, Map<string, { at: number; value: V }>>();
+  const stores = new WeakMap<Queryable, Store<V>>();
   return async (db, key) => {
-    const at = (db as Partial<Db>).writes?.();
-    if (at === undefined) return load(db, key);
+    const version = (db as Partial<Db>).version?.();
+    if (version === undefined) return load(db, key);
+    const at = typeof version === 'number' ? version : await version;
     let store = stores.get(db);
-    if (!store) stores.set(db, (store = new Map()));
-    const hit = store.get(key);
-    if (hit && hit.at === at) return hit.value;
+    if (!store) stores.set(db, (store = { at, values: new Map() }));
+    if (store.at === at) {
+      const hit = store.values.get(key);
+      if (hit !== undefined) return hit;
+    }
     const value = await load(db, key);
-    if (store.size >= max) store.clear();
-    store.set(key, { at, value });
+    // Values of another version are never answered again: drop them rather than keep them until `max`.
+    if (store.at !== at || store.values.size >= max) store.values = new Map();
+    store.at = at;
+    store.values.set(key, value);
     return value;
   };
 }

@@ -14,10 +14,11 @@ export type Db = Queryable & {
   close(): Promise<void>;
   readonly engine: 'pglite' | 'postgres';
   /**
-   * PGlite only: how many writes (statements that may change data, transactions) have finished. This
-   * process is PGlite's only writer, so an unchanged count means unchanged data (see read-cache.ts).
+   * Where the data stands, for answers kept in memory (read-cache.ts): equal versions mean equal data.
+   * PGlite: how many writes (statements that may change data, transactions) have finished; this process is
+   * its only writer. PostgreSQL: the current snapshot (one round trip, shared by the callers waiting).
    */
-  writes?(): number;
+  version?(): number | Promise<string>;
   /** PostgreSQL only: a dedicated connection that LISTENs on a channel. */
   listen?(channel: string, onPayload: (payload: string) => void): Promise<void>;
 };

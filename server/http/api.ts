@@ -14,8 +14,7 @@ import { HttpError, invalid, jsonText, sendError, sendJsonText } from './errors.
 import { JsonText } from './json-text.ts';
 import { Router, type Params } from './router.ts';
 import { databaseUnavailable } from '../db/unavailable.ts';
-import { requestId } from '../ops/request-id.ts';
-import { requestContext } from '../ops/request-context.ts';
+import { requestContext, type RequestContext } from '../ops/request-context.ts';
 import { record } from '../domain/audit.ts';
 
 export type AuthLevel = 'public' | 'user' | 'admin';
@@ -71,13 +70,7 @@ export type RouteInfo = { method: string; path: string; auth: AuthLevel };
 
 export class Api {
   private router = new Router<Route>();
-  /** The matched route pattern per request, for metrics and logs ('/agents/:id', not the raw path). */
-  private patterns = new WeakMap<IncomingMessage, string>();
   constructor(private services: Services) {}
-
-  routeOf(req: IncomingMessage): string | undefined {
-    return this.patterns.get(req);
-  }
 
   route(method: string, path: string, handler: Handler, auth?: 'user' | 'admin'): this;
   route(method: string, path: string, handler: PublicHandler, auth: 'public'): this;
@@ -145,15 +138,15 @@ export class Api {
     return this.router.list().map(({ method, pattern, handler }) => ({ method: handler.socket ? 'WS' : method, path: pattern, auth: handler.auth }));
   }
 
-  async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  /** `context`: the request's (request-context.ts), which learns the matched route and who is asking. */
+  async handle(req: IncomingMessage, res: ServerResponse, url: URL, context: RequestContext): Promise<void> {
     try {
       const { handler, params } = this.router.match(req.method ?? 'GET', url.pathname.slice('/api'.length) || '/');
-      this.patterns.set(req, handler.pattern);
+      context.route = handler.pattern;
       const secret = SECRET_BEARING_ROUTES.some((prefix) => handler.pattern.startsWith(prefix));
       if (secret) keepUncompressed(res);
       const { user, realUser, sessionId } = await this.authenticate(req, handler.auth);
-      const context = requestContext();
-      if (context && user && realUser) Object.assign(context, { user, realUser });
+      if (user && realUser) Object.assign(context, { user, realUser });
       for (const [name, value] of url.searchParams) {
         const bad = badText(value, ['query', name]);
         if (bad) throw new HttpError(422, [{ loc: bad.loc, msg: bad.msg, type: 'value_error' }]);
@@ -164,7 +157,7 @@ export class Api {
         body: (limit) => readJsonObject(req, limit),
       };
       const result = await handler.handler(ctx);
-      await this.auditImpersonation(ctx, handler.pattern);
+      if (user !== realUser) await this.auditImpersonation(ctx, handler.pattern);
       if (result === undefined) return;
       if (result === null) {
         res.writeHead(204, { 'Cache-Control': 'no-store', ...ctx.headers });
@@ -185,7 +178,7 @@ export class Api {
       }
       sendJsonText(res, ctx.status, text, ctx.headers, result instanceof JsonText ? result : undefined);
     } catch (err) {
-      sendError(res, err, (msg) => this.services.log.error(msg, { request_id: requestId(req) }));
+      sendError(res, err, (msg) => this.services.log.error(msg, { request_id: context.requestId }));
     }
   }
 
@@ -205,15 +198,15 @@ export class Api {
       });
   }
 
-  private async authenticate(req: IncomingMessage, level: AuthLevel, options?: { allowQueryToken?: boolean }): Promise<Partial<Identity>> {
-    if (level === 'public') {
-      // Public routes still see who is asking when a valid token comes along.
-      return this.services.auth.identify(req, options).catch(() => ({}));
-    }
-    const who = await this.services.auth.identify(req, options);
-    // Admin powers belong to the signed-in admin, also while acting as someone else.
-    if (level === 'admin' && who.realUser.role !== 'admin') throw new HttpError(403, 'Forbidden: Admins only');
-    return who;
+  private authenticate(req: IncomingMessage, level: AuthLevel, options?: { allowQueryToken?: boolean }): Promise<Partial<Identity>> {
+    // Public routes still see who is asking when a valid token comes along.
+    if (level === 'public') return this.services.auth.identify(req, options).catch(() => ({}));
+    if (level === 'user') return this.services.auth.identify(req, options);
+    return this.services.auth.identify(req, options).then((who) => {
+      // Admin powers belong to the signed-in admin, also while acting as someone else.
+      if (who.realUser.role !== 'admin') throw new HttpError(403, 'Forbidden: Admins only');
+      return who;
+    });
   }
 }
 

@@ -85,23 +85,25 @@ export function varyOnEncoding(headers: Record<string, string | number>): void {
   if (!/\baccept-encoding\b/i.test(vary)) headers.Vary = vary ? `${vary}, Accept-Encoding` : 'Accept-Encoding';
 }
 
-const packedOf = new WeakMap<object, Partial<Record<Coding, Buffer>>>();
+const packedOf = new WeakMap<object, Partial<Record<Coding | 'identity', Buffer>>>();
 
 /**
  * Writes a text answer, compressed when it pays (≥ COMPRESS_MIN_BYTES, accepted, not kept plain): small
  * bodies in one go with Content-Length, large ones through a compressing stream (chunked). `of`: the
- * answer object the text came from; an answer served again (a cached list) is compressed once.
+ * answer object the text came from; an answer served again (a cached list) is encoded and compressed once.
  */
 export function writeText(res: ServerResponse, status: number, headers: Record<string, string | number>, text: string | Buffer, of?: object): void {
-  const bytes = typeof text === 'string' ? Buffer.byteLength(text) : text.length;
+  let memo = of && packedOf.get(of);
+  if (of && !memo) packedOf.set(of, (memo = {}));
+  // Its UTF-8 bytes kept: the socket gets them as they are, where a string is encoded again on every write.
+  const body = memo ? (memo.identity ??= Buffer.from(text)) : text;
+  const bytes = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
   const coding = status === 204 || status === 304 ? null : codingFor(res, bytes);
   if (bytes >= COMPRESS_MIN_BYTES) varyOnEncoding(headers);
   if (!coding) {
     res.writeHead(status, { ...headers, 'Content-Length': bytes });
-    return void res.end(text);
+    return void res.end(body);
   }
-  let memo = of && packedOf.get(of);
-  if (of && !memo) packedOf.set(of, (memo = {}));
   const known = memo?.[coding];
   if (known || bytes < STREAM_FROM_BYTES || res.req?.method === 'HEAD') {
     const packed = known ?? compressSync(coding, text);

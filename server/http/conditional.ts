@@ -10,9 +10,6 @@ export const VALIDATE_MAX_BYTES = 128 * 1024;
 /** The client keeps the answer but asks each time whether it is still current. */
 export const REVALIDATE = 'private, no-cache';
 
-/** Headers a 304 need not repeat: they came with the stored 200 and are not about caching. */
-export const NOT_ON_304 = ['Content-Security-Policy', 'Referrer-Policy', 'X-Frame-Options', 'Cross-Origin-Opener-Policy', 'X-Content-Type-Options'];
-
 const memo = new WeakMap<object, string>();
 
 /** The weak ETag of a JSON text; `of`, the answer object it came from, keeps it for an answer served again. */
@@ -35,9 +32,8 @@ export function notModified(req: IncomingMessage, etag: string): boolean {
   });
 }
 
-/** `headers`: the ones the 200 would have had that concern caches (Vary). */
+/** `headers`: the ones the 200 would have had that concern caches (Vary). The security headers stay off (AppResponse). */
 export function sendNotModified(res: ServerResponse, etag: string, headers: Record<string, string | number>): void {
-  for (const name of NOT_ON_304) res.removeHeader(name);
   res.writeHead(304, { ...headers, ETag: etag, 'Cache-Control': REVALIDATE });
   res.end();
 }

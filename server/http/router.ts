@@ -1,4 +1,6 @@
-// A tiny method + path router: '/agents/:id' patterns, trailing slashes ignored, 404 vs 405.
+// A tiny method + path router: '/agents/:id' patterns, trailing slashes ignored, 404 vs 405. A path
+// without parameters is found in a map (most requests name one: the agents list, the health check);
+// a fixed path wins over a pattern that would also match it, whatever the order they were added in.
 import { HttpError } from './errors.ts';
 
 export type Params = Record<string, string>;
@@ -7,9 +9,13 @@ export type Match<H> = { handler: H; params: Params };
 
 export class Router<H> {
   private entries: Entry<H>[] = [];
+  private fixed = new Map<string, Entry<H>>();
 
   add(method: string, pattern: string, handler: H): this {
-    this.entries.push({ method: method.toUpperCase(), pattern, parts: split(pattern), handler });
+    const entry = { method: method.toUpperCase(), pattern, parts: split(pattern), handler };
+    this.entries.push(entry);
+    const key = `${entry.method} ${entry.parts.join('/')}`;
+    if (!entry.parts.some((p) => p.startsWith(':')) && !this.fixed.has(key)) this.fixed.set(key, entry);
     return this;
   }
 
@@ -20,6 +26,9 @@ export class Router<H> {
   /** Throws 404 when no pattern matches the path and 405 (with Allow) when only the method is wrong. */
   match(method: string, path: string): Match<H> {
     const segments = split(path);
+    const joined = segments.join('/');
+    const fixed = this.fixed.get(`${method} ${joined}`) ?? (method === 'HEAD' ? this.fixed.get(`GET ${joined}`) : undefined);
+    if (fixed) return { handler: fixed.handler, params: {} };
     const allowed = new Set<string>();
     for (const entry of this.entries) {
       const params = matchParts(entry.parts, segments);

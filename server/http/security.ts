@@ -1,7 +1,7 @@
 // Headers on every response. The page's CSP allows only our own scripts and styles (nothing inline),
 // images from data:/blob: (screenshots, guacamole frames) and same-origin sockets. API answers are
 // data, never documents: they allow nothing at all, in fewer bytes (a first load makes a dozen of them).
-import type { ServerResponse } from 'node:http';
+import type { FlatHeaders } from './response.ts';
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
@@ -35,6 +35,10 @@ const API_HEADERS: Readonly<Record<string, string>> = {
   'Referrer-Policy': 'no-referrer',
 };
 
-export function setSecurityHeaders(res: ServerResponse, api: boolean): void {
-  for (const [name, value] of Object.entries(api ? API_HEADERS : PAGE_HEADERS)) res.setHeader(name, value);
+const API_FLAT = Object.entries(API_HEADERS).flat();
+const PAGE_FLAT = Object.entries(PAGE_HEADERS).flat();
+
+/** What every answer to a request carries (see AppResponse): the security headers and its request id. */
+export function standingHeaders(api: boolean, requestId: string): FlatHeaders {
+  return [...(api ? API_FLAT : PAGE_FLAT), 'X-Request-Id', requestId];
 }

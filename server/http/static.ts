@@ -6,7 +6,6 @@ import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 import { acceptedCoding, type Coding } from './compress.ts';
-import { NOT_ON_304 } from './conditional.ts';
 import { sendJson } from './errors.ts';
 
 const TYPES: Record<string, string> = {
@@ -87,7 +86,6 @@ async function send(req: IncomingMessage, res: ServerResponse, file: string, { s
   // Files that are not content-hashed (index.html, the favicon) are revalidated on each use: a 304 when unchanged.
   const validated = !cacheControl.includes('immutable');
   if (validated && unchangedSince(req, mtime)) {
-    for (const name of NOT_ON_304) res.removeHeader(name);
     res.writeHead(304, { 'Cache-Control': cacheControl, 'Last-Modified': mtime.toUTCString(), ...(COMPRESSIBLE.has(type) ? { Vary: 'Accept-Encoding' } : {}) });
     return void res.end();
   }

@@ -14,6 +14,8 @@ export type RequestContext = {
   /** The user the request acts as, and the signed-in one (differs only while impersonating). */
   user?: Person;
   realUser?: Person;
+  /** The matched route pattern ('/agents/:id', not the raw path), for metrics and logs. */
+  route?: string;
   /** How many audit events this request has written (the impersonation catch-all records only when none). */
   recorded: number;
 };

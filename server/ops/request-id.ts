@@ -3,18 +3,11 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
-const ids = new WeakMap<IncomingMessage, string>();
 const SANE = /^[A-Za-z0-9._:-]{1,64}$/;
 const prefix = randomBytes(4).toString('hex');
 let counter = 0;
 
 export function assignRequestId(req: IncomingMessage): string {
   const given = req.headers['x-request-id'];
-  const id = typeof given === 'string' && SANE.test(given) ? given : `${prefix}-${(++counter).toString(36)}`;
-  ids.set(req, id);
-  return id;
-}
-
-export function requestId(req: IncomingMessage): string | undefined {
-  return ids.get(req);
+  return typeof given === 'string' && SANE.test(given) ? given : `${prefix}-${(++counter).toString(36)}`;
 }
