@@ -59,9 +59,43 @@ const INSTALL_PROBE = () => {
     };
     window.addEventListener('keydown', () => {
       t0 = performance.now();
+      window.__keyAt = t0;
       nextFrame();
     }, { capture: true, once: true });
   });
+};
+
+// BENCH_VERBOSE: in each page, when the first WebSocket message and the first canvas draw came after the
+// key (ms after its keydown): where a page's time goes between the network and the screen.
+const INSTALL_TRACE = () => {
+  const first = { msg: 0, draw: 0 };
+  const since = () => (window.__keyAt ? performance.now() - window.__keyAt : 0);
+  window.__takeTrace = () => {
+    const taken = { ...first };
+    first.msg = first.draw = 0;
+    window.__keyAt = 0;
+    return taken;
+  };
+  // Both clients set onmessage (noVNC refuses a WebSocket subclass).
+  const onmessage = Object.getOwnPropertyDescriptor(WebSocket.prototype, 'onmessage');
+  Object.defineProperty(WebSocket.prototype, 'onmessage', {
+    get() {
+      return onmessage.get.call(this);
+    },
+    set(handler) {
+      onmessage.set.call(this, handler && function (event) {
+        first.msg ||= since();
+        return handler.call(this, event);
+      });
+    },
+  });
+  for (const name of ['drawImage', 'putImageData']) {
+    const draw = CanvasRenderingContext2D.prototype[name];
+    CanvasRenderingContext2D.prototype[name] = function (...args) {
+      first.draw ||= since();
+      return draw.apply(this, args);
+    };
+  }
 };
 
 /**
@@ -70,6 +104,7 @@ const INSTALL_PROBE = () => {
  */
 async function latencies(targets, keys, rounds = 20) {
   const times = targets.map(() => []);
+  const traces = targets.map(() => []);
   const missed = targets.map(() => 0);
   for (const { page } of targets) await page.evaluate(INSTALL_PROBE);
   for (let i = 0; i < rounds; i++) {
@@ -82,7 +117,15 @@ async function latencies(targets, keys, rounds = 20) {
       const t = await page.evaluate(() => window.__keyProbe);
       if (t === null) missed[n]++;
       else times[n].push(t);
+      if (process.env.BENCH_VERBOSE && t !== null) traces[n].push(await page.evaluate(() => window.__takeTrace?.()));
     }
+  }
+  if (process.env.BENCH_VERBOSE) {
+    targets.forEach(({ name }, n) => {
+      const got = traces[n].filter(Boolean);
+      if (got.length) console.log(`   ${name}, after its keydown: first message ${median(got.map((g) => g.msg)).toFixed(1)} ms, `
+        + `first draw ${median(got.map((g) => g.draw)).toFixed(1)} ms, on screen ${median(times[n]).toFixed(1)} ms (medians)`);
+    });
   }
   targets.forEach(({ name }, n) => missed[n] && console.log(`   ${name}: ${missed[n]} of ${rounds} keys never showed within 5 s`));
   return times;
@@ -104,6 +147,7 @@ export async function compareInBrowsers({ base, admin, agentId, socketPath, log,
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
   try {
     const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    if (process.env.BENCH_VERBOSE) await context.addInitScript(INSTALL_TRACE);
     const ours = await context.newPage();
     const oursBytes = countBytes(ours, (u) => u.includes('/api/desktop/tunnel/'));
     // BENCH_VERBOSE: when each key left the page and each frame's first image and sync came back.

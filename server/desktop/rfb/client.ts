@@ -112,6 +112,9 @@ export class RfbClient extends EventEmitter {
   private requestTimer: NodeJS.Timeout | null = null;
   private lastRequestAt = 0;
   private requestOutstanding = false;
+  private buttonMask = 0;
+  /** Whether the request waiting for its timer is incremental (a resize asks for everything again). */
+  private requestIncremental = true;
   private clipboardText: string | null = null;
   private serverClipActions = 0;
 
@@ -368,10 +371,22 @@ export class RfbClient extends EventEmitter {
     if (this.closed || this.requestOutstanding || this.requestTimer) return;
     const wait = this.lastRequestAt + this.frameInterval - Date.now();
     if (wait <= 0) return this.request(incremental);
-    this.requestTimer = setTimeout(() => {
-      this.requestTimer = null;
-      if (!this.closed) this.request(incremental);
-    }, wait);
+    this.requestTimer = setTimeout(() => this.requestNow(incremental), wait);
+    this.requestIncremental = incremental;
+  }
+
+  private requestNow(incremental: boolean): void {
+    if (this.requestTimer) clearTimeout(this.requestTimer);
+    this.requestTimer = null;
+    if (!this.closed) this.request(incremental);
+  }
+
+  /**
+   * Input was just sent: the request waiting for the frame cap goes now, so the picture the input causes
+   * comes as soon as the server has it. The cap is for a screen that keeps changing, not for an answer.
+   */
+  private hurry(): void {
+    if (this.requestTimer) this.requestNow(this.requestIncremental);
   }
 
   /** True while the server holds our update request: then nothing has changed since the last update. */
@@ -391,6 +406,8 @@ export class RfbClient extends EventEmitter {
     b.writeUInt16BE(clamp(Math.round(x), 0, Math.max(0, this.width - 1)), 2);
     b.writeUInt16BE(clamp(Math.round(y), 0, Math.max(0, this.height - 1)), 4);
     this.write(b);
+    if (buttonMask !== this.buttonMask) this.hurry(); // a press or a release; a mere move keeps the cap
+    this.buttonMask = buttonMask;
   }
 
   key(keysym: number, down: boolean): void {
@@ -399,6 +416,7 @@ export class RfbClient extends EventEmitter {
     b[1] = down ? 1 : 0;
     b.writeUInt32BE(keysym >>> 0, 4);
     this.write(b);
+    this.hurry();
   }
 
   /** Offers text as the desktop's clipboard (UTF-8 with Extended Clipboard, else Latin-1). */

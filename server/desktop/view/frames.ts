@@ -1,7 +1,7 @@
 // Flow control of one viewer's picture: changes only grow the viewer's dirty region, and the next frame
 // (coalesced dirty rectangles as PNG, replayable CopyRects as copy, closed by sync) waits for the
-// viewer's sync ack, a minimum interval and a drained socket. A slow viewer gets fewer, coalesced
-// frames instead of a queue.
+// viewer's sync ack, a minimum interval (not after the viewer's own key or click: an answer to input goes
+// at once) and a drained socket. A slow viewer gets fewer, coalesced frames instead of a queue.
 import { encode } from './codec.ts';
 import type { SessionPort } from './ports.ts';
 import { coalesce } from '../rfb/rects.ts';
@@ -65,6 +65,14 @@ export class FramePump {
   ack(ts: string | undefined): void {
     if (ts !== this.awaiting) return;
     this.awaiting = null;
+    this.schedule(0);
+  }
+
+  /** The viewer's input reached the desktop: the next frame goes without waiting out the frame interval. */
+  hurry(): void {
+    this.lastFrameAt = 0;
+    this.cancel?.();
+    this.cancel = null;
     this.schedule(0);
   }
 

@@ -19,10 +19,12 @@ export class InputGate {
     return this.session.desktop;
   }
 
-  mouse(x: number, y: number, mask: number): void {
-    if (!this.hasControl()) return;
+  /** True when a button changed: the person waits to see what it does. */
+  mouse(x: number, y: number, mask: number): boolean {
+    if (!this.hasControl()) return false;
     const { width, height } = this.desktop;
     const pressed = mask & ~this.mask;
+    const buttons = mask !== this.mask;
     const moved = !this.desktop.cursor || this.desktop.cursor().x !== x || this.desktop.cursor().y !== y;
     this.mask = mask;
     this.desktop.pointer(x, y, mask);
@@ -39,10 +41,12 @@ export class InputGate {
       this.lastMoveEvent = now;
       this.action({ kind: 'move', x: fx, y: fy, source: 'user' });
     }
+    return buttons;
   }
 
-  key(keysym: number, pressed: string | undefined): void {
-    if (!this.hasControl()) return;
+  /** True when the key reached the desktop. */
+  key(keysym: number, pressed: string | undefined): boolean {
+    if (!this.hasControl()) return false;
     const down = pressed === '1' || pressed === 'true';
     if (!down && pressed !== '0' && pressed !== 'false') throw new GuacProtocolError('key: pressed must be 1 or 0');
     this.desktop.key(keysym, down);
@@ -53,6 +57,7 @@ export class InputGate {
       const c = this.desktop.cursor?.() ?? { x: 0, y: 0 };
       this.action({ kind: 'key', x: frac(c.x, this.desktop.width), y: frac(c.y, this.desktop.height), source: 'user' });
     }
+    return true;
   }
 
   /** A viewer that leaves while holding buttons lets them go, so the desktop is not left mid-drag. */

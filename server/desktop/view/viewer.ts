@@ -124,10 +124,13 @@ export class Viewer implements ViewerPort {
         return;
       case 'sync':
         return this.frames.ack(args[0]);
+      // A key or a button that reached the desktop: the picture it causes need not wait for the frame interval.
       case 'mouse':
-        return this.input.mouse(int(args[0]), int(args[1]), int(args[2]));
+        if (this.input.mouse(int(args[0]), int(args[1]), int(args[2]))) this.frames.hurry();
+        return;
       case 'key':
-        return this.input.key(int(args[0]), args[1]);
+        if (this.input.key(int(args[0]), args[1])) this.frames.hurry();
+        return;
       case 'clipboard':
         if (this.hasControl()) this.clipboardIn.begin(args[0], args[1]);
         return;
