@@ -228,6 +228,61 @@ flow('no second frame before the ack; changes meanwhile arrive as one coalesced 
   assert.ok(imgs.length >= 1 && imgs.length <= 8, `${imgs.length} images`);
 });
 
+flow('a small change goes as raw RGB rows, a large one as PNG; both are the framebuffer\'s pixels', async () => {
+  const { viewer, desktop } = setup();
+  const { ws } = await viewer();
+  await until(() => syncs(ws).length === 1);
+  ack(ws);
+  desktop.paint({ x: 3, y: 2, w: 2, h: 3 }, [200, 100, 50]);
+  await until(() => syncs(ws).length === 2);
+  /** The instructions between the n-th sync and the next. */
+  const frame = (n: number) => {
+    const all = ws.instructions();
+    const at = all.flatMap((i, k) => (i.opcode === 'sync' ? [k] : []));
+    return all.slice(at[n - 1] + 1, at[n]);
+  };
+  const small = frame(1);
+  const img = small.find((i) => i.opcode === 'img')!;
+  assert.equal(img.args.slice(1), ['14', '0', 'image/x-raw-rgb;width=2', '3', '2']);
+  const rgb = Buffer.concat(small.filter((i) => i.opcode === 'blob').map((b) => Buffer.from(b.args[1], 'base64')));
+  assert.equal([...rgb], Array.from({ length: 6 }, () => [200, 100, 50]).flat(), 'two pixels a row, three rows, R G B each');
+  ack(ws);
+  desktop.paint({ x: 0, y: 0, w: 64, h: 48 }, [1, 2, 3]); // 3072 pixels: still raw
+  await until(() => syncs(ws).length === 3);
+  assert.match(frame(2).find((i) => i.opcode === 'img')!.args[3], /^image\/x-raw-rgb;width=64$/);
+  desktop.width = 128;
+  desktop.height = 64;
+  desktop.data = Buffer.alloc(128 * 64 * 4, 255);
+  desktop.emit('resize');
+  ack(ws);
+  await until(() => syncs(ws).length === 4);
+  const big = frame(3).find((i) => i.opcode === 'img')!;
+  assert.is(big.args[3], 'image/png', '8192 pixels: PNG');
+});
+
+flow('after the controller\'s key or click the frame goes at once; otherwise it waits out the frame interval', async () => {
+  const { viewer, desktop, gw } = setup({ frameInterval: 60_000 });
+  const { ws, sessionId } = await viewer();
+  await until(() => syncs(ws).length === 1);
+  gw.setControl(7, sessionId, 1, true);
+  ack(ws);
+  desktop.paint({ x: 0, y: 0, w: 2, h: 2 }, [9, 9, 9]);
+  await turn();
+  await turn();
+  assert.is(syncs(ws).length, 1, 'a change by itself waits for the interval (a minute here)');
+  ws.client(encode('mouse', 5, 5, 0)); // a move is not an answer anybody waits for
+  await turn();
+  assert.is(syncs(ws).length, 1);
+  ws.client(encode('key', 0x61, 1));
+  await until(() => syncs(ws).length === 2);
+  ack(ws);
+  desktop.paint({ x: 4, y: 4, w: 2, h: 2 }, [8, 8, 8]);
+  await turn();
+  assert.is(syncs(ws).length, 2);
+  ws.client(encode('mouse', 5, 5, 1));
+  await until(() => syncs(ws).length === 3);
+});
+
 flow('a socket with too much unsent data gets no frames until it drains', async () => {
   const { viewer, desktop } = setup({ maxBuffered: 1000 });
   const { ws } = await viewer();

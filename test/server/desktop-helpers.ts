@@ -8,7 +8,7 @@ import {
 } from '../../server/desktop/index.ts';
 import { testEnv } from './helpers.ts';
 
-type Stream = { x: number; y: number; mask: number; chunks: string[]; kind: 'img' | 'clipboard' | 'audio' };
+type Stream = { x: number; y: number; mask: number; chunks: string[]; kind: 'img' | 'clipboard' | 'audio'; mimetype?: string };
 
 export class GuacTestClient {
   readonly log: Instruction[] = [];
@@ -87,7 +87,7 @@ export class GuacTestClient {
         }
         return;
       case 'img':
-        this.streams.set(args[0], { kind: 'img', mask: Number(args[1]), x: Number(args[4]), y: Number(args[5]), chunks: [] });
+        this.streams.set(args[0], { kind: 'img', mask: Number(args[1]), mimetype: args[3], x: Number(args[4]), y: Number(args[5]), chunks: [] });
         return;
       case 'clipboard':
         this.streams.set(args[0], { kind: 'clipboard', mask: 0, x: 0, y: 0, chunks: [] });
@@ -128,9 +128,9 @@ export class GuacTestClient {
     }
   }
 
-  private paint(s: Stream, png: Buffer): void {
+  private paint(s: Stream, bytes: Buffer): void {
     const t0 = performance.now();
-    const img = decodeOwnPng(png);
+    const img = decodeImage(s.mimetype ?? '', bytes);
     this.decodeMs += performance.now() - t0;
     for (let row = 0; row < img.height; row++) {
       img.data.copy(this.canvas, ((s.y + row) * this.width + s.x) * 4, row * img.width * 4, (row + 1) * img.width * 4);
@@ -187,4 +187,20 @@ export function testXvnc(options: Omit<XvncOptions, 'containment'> & { isolate?:
   const { isolate, env, ...rest } = options;
   const containment = new Containment({ dataDir: options.dataDir, log: options.log, config: testDesktopConfig(env), isolate });
   return new XvncProvider({ ...rest, containment });
+}
+
+/** The pixels of an `img` stream: a PNG (decodeOwnPng reads what the gateway writes) or raw RGB rows. */
+function decodeImage(mimetype: string, bytes: Buffer): { width: number; height: number; data: Buffer } {
+  const raw = /^image\/x-raw-rgb;width=(\d+)$/.exec(mimetype);
+  if (!raw) return decodeOwnPng(bytes);
+  const width = Number(raw[1]);
+  const height = bytes.length / 3 / width;
+  const data = Buffer.alloc(width * height * 4);
+  for (let i = 0, o = 0; i < bytes.length; i += 3, o += 4) {
+    data[o] = bytes[i];
+    data[o + 1] = bytes[i + 1];
+    data[o + 2] = bytes[i + 2];
+    data[o + 3] = 255;
+  }
+  return { width, height, data };
 }

@@ -127,4 +127,42 @@ test('a broken image is drawn as a blank pixel (the canvas would throw on it) an
   assert.is(FakeImage.all[0].naturalWidth, 10);
 });
 
+test('a raw RGB stream is put on a canvas at its end and its frame goes to the display at once', async () => {
+  FakeImage.hold = true; // were it an image, the frame would wait
+  const put: { width: number; height: number; data: number[] }[] = [];
+  const canvas = HTMLCanvasElement.prototype as any;
+  const getContext = canvas.getContext;
+  canvas.getContext = function () {
+    return {
+      createImageData: (width: number, height: number) => ({ width, height, data: new Uint8ClampedArray(width * height * 4) }),
+      putImageData: (pixels: { width: number; height: number; data: Uint8ClampedArray }) => put.push({ ...pixels, data: [...pixels.data] }),
+    };
+  };
+  try {
+    const drawn: unknown[] = [];
+    const display = {
+      drawImage: (_layer: unknown, x: number, y: number, source: HTMLCanvasElement) => drawn.push([x, y, source.width, source.height]),
+      flush: (callback?: () => void) => callback?.(),
+      drawStream: () => {},
+    } as unknown as Guacamole.Display;
+    drawImagesFromDataUris(display);
+    const stream: Stream = { onblob: null, onend: null };
+    display.drawStream({} as Guacamole.Layer, 3, 4, stream as unknown as Guacamole.InputStream, 'image/x-raw-rgb;width=2');
+    const rgb = Buffer.from([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]).toString('base64');
+    stream.onblob?.(rgb.slice(0, 8));
+    stream.onblob?.(rgb.slice(8));
+    assert.equal(put, [], 'nothing before the end of the stream');
+    stream.onend?.();
+    assert.equal(put, [{ width: 2, height: 2, data: [1, 2, 3, 255, 4, 5, 6, 255, 7, 8, 9, 255, 10, 11, 12, 255] }]);
+    assert.equal(drawn, [[3, 4, 2, 2]]);
+    const flushed: string[] = [];
+    display.flush(() => flushed.push('frame'));
+    await nextTask();
+    assert.equal(flushed, ['frame']);
+    assert.is(FakeImage.all.length, 0, 'no image element to wait for');
+  } finally {
+    canvas.getContext = getContext;
+  }
+});
+
 test.run();

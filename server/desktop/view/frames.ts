@@ -1,8 +1,9 @@
 // Flow control of one viewer's picture: changes only grow the viewer's dirty region, and the next frame
-// (coalesced dirty rectangles as PNG, replayable CopyRects as copy, closed by sync) waits for the
-// viewer's sync ack, a minimum interval (not after the viewer's own key or click: an answer to input goes
-// at once) and a drained socket. A slow viewer gets fewer, coalesced frames instead of a queue.
+// (coalesced dirty rectangles as PNG, or raw RGB when small; replayable CopyRects as copy; closed by sync)
+// waits for the viewer's sync ack, a minimum interval (not after the viewer's own key or click: an answer
+// to input goes at once) and a drained socket. A slow viewer gets fewer, coalesced frames, not a queue.
 import { encode } from './codec.ts';
+import { RAW_MAX_PIXELS, rawRgb, rawRgbMimetype } from './raw-rgb.ts';
 import type { SessionPort } from './ports.ts';
 import { coalesce } from '../rfb/rects.ts';
 import type { Copy } from '../rfb/desktop.ts';
@@ -114,10 +115,12 @@ export class FramePump {
     this.dirty = [];
     this.needsSize = false;
     // Start every encode now: each copies its pixels synchronously, so the frame is one consistent moment.
-    const pngs = rects.map((r) => this.sink.session.png(r));
+    const fb = this.desktop.framebuffer();
+    const raw = rects.map((r) => r.w * r.h <= RAW_MAX_PIXELS);
+    const pending = rects.map((r, i) => (raw[i] ? rawRgb(fb, r) : this.sink.session.png(r)));
     let images: string[];
     try {
-      images = await Promise.all(pngs);
+      images = await Promise.all(pending);
     } catch (err) {
       this.sink.session.gateway.log(`desktop ${this.desktop.agentId}: frame encode failed: ${(err as Error).message}`);
       this.flushing = false;
@@ -130,7 +133,7 @@ export class FramePump {
     const chunk = this.options.blobChars;
     rects.forEach((r, i) => {
       const stream = this.sink.nextStream();
-      parts.push(encode('img', stream, 14, 0, 'image/png', r.x, r.y));
+      parts.push(encode('img', stream, 14, 0, raw[i] ? rawRgbMimetype(r.w) : 'image/png', r.x, r.y));
       const data = images[i];
       for (let at = 0; at < data.length; at += chunk) parts.push(encode('blob', stream, data.slice(at, at + chunk)));
       parts.push(encode('end', stream));

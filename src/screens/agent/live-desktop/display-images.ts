@@ -9,7 +9,7 @@
 // multiples of 4 characters), drawn by an ordinary display task, and a frame goes to the display once its
 // images are complete. Chromium completes a data: image within the task that set it, so the frame is
 // ready for the next animation frame, like a client that decodes as messages arrive (noVNC); other
-// browsers wait for the load events, as before.
+// browsers wait for the load events, as before. Small rectangles come as raw RGB, drawn with no decode.
 import Guacamole from 'guacamole-common-js';
 
 /** A transparent pixel: what a broken image becomes, since the canvas throws on a broken image. */
@@ -22,6 +22,8 @@ export function drawImagesFromDataUris(display: Guacamole.Display): void {
   let previous: Promise<void> = Promise.resolve();
 
   display.drawStream = (layer, x, y, stream, mimetype) => {
+    const raw = RAW_RGB.exec(mimetype);
+    if (raw) return drawRawRgb(display, layer, x, y, stream, Number(raw[1]));
     const reader = new Guacamole.DataURIReader(stream, mimetype);
     reader.onend = () => {
       const image = new Image();
@@ -42,6 +44,33 @@ export function drawImagesFromDataUris(display: Guacamole.Display): void {
         flush(callback, timestamp, frames);
       })
       .catch((error) => console.error('desktop frame not drawn', error));
+  };
+}
+
+/** Small rectangles come as raw RGB (server/desktop/view/raw-rgb.ts): on a canvas at once, no decode to wait for. */
+const RAW_RGB = /^image\/x-raw-rgb;width=(\d+)$/;
+
+function drawRawRgb(display: Guacamole.Display, layer: Guacamole.Layer, x: number, y: number, stream: Guacamole.InputStream, width: number) {
+  const chunks: string[] = [];
+  stream.onblob = (data) => chunks.push(data);
+  stream.onend = () => {
+    const bytes = atob(chunks.join(''));
+    const height = Math.floor(bytes.length / 3 / width);
+    if (!width || !height) return;
+    const canvas = document.createElement('canvas');
+    canvas.width = width;
+    canvas.height = height;
+    const context = canvas.getContext('2d')!;
+    const pixels = context.createImageData(width, height);
+    const out = pixels.data;
+    for (let i = 0, o = 0; o < out.length; i += 3, o += 4) {
+      out[o] = bytes.charCodeAt(i);
+      out[o + 1] = bytes.charCodeAt(i + 1);
+      out[o + 2] = bytes.charCodeAt(i + 2);
+      out[o + 3] = 255;
+    }
+    context.putImageData(pixels, 0, 0);
+    display.drawImage(layer, x, y, canvas);
   };
 }
 
