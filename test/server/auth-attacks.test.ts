@@ -253,7 +253,8 @@ cookies('with an https PUBLIC_URL the cookie is Secure even when the proxy does 
   const { services } = await testServer();
   const api = new Api(services);
   registerAuthRoutes(api, { signup: 'open', publicUrl: 'https://aw.example.test' });
-  const server = createServer((req, res) => api.handle(req, res, new URL(req.url!, 'http://localhost'), { requestId: 'test', ip: null, userAgent: null, method: req.method ?? 'GET', recorded: 0 }));
+  const context = (method = 'GET') => ({ requestId: 'test', ip: null, userAgent: null, method, recorded: 0 });
+  const server = createServer((req, res) => api.handle(req, res, new URL(req.url!, 'http://localhost'), context(req.method)));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   try {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

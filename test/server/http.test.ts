@@ -54,7 +54,8 @@ shapes('a handler crash is a 500 without internals', async () => {
   const { createServer } = await import('node:http');
   const errors: string[] = [];
   services.log.error = (m) => errors.push(m);
-  const server = createServer((req, res) => api.handle(req, res, new URL(req.url!, 'http://x'), { requestId: 'test', ip: null, userAgent: null, method: req.method ?? 'GET', recorded: 0 }));
+  const context = (method = 'GET') => ({ requestId: 'test', ip: null, userAgent: null, method, recorded: 0 });
+  const server = createServer((req, res) => api.handle(req, res, new URL(req.url!, 'http://x'), context(req.method)));
   await new Promise<void>((r) => server.listen(0, r));
   const port = (server.address() as any).port;
   const res = await fetch(`http://localhost:${port}/api/boom`);
