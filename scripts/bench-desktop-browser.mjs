@@ -1,11 +1,14 @@
-// The desktop bench's browser half (run by bench-desktop.mjs): our Guacamole gateway in the app's
-// live view and Debian's noVNC (vnc_lite.html) through websockify, both in headless Chromium and both
-// against the same Xvnc, in the same run.
+// The desktop bench's browser half (bench-desktop.mjs runs it as a process of its own): our Guacamole
+// gateway in the app's live view and Debian's noVNC (vnc_lite.html) through websockify, both in headless
+// Chromium and both against the same Xvnc, in the same run. Its own process, because Playwright handles
+// a CDP event for every WebSocket frame of both pages: in the server's process that work would sit on our
+// gateway's event loop (and on nobody's for noVNC, whose websockify is a process of its own).
 //   - input-to-pixel: a key pressed in the page (take-control mode for ours) until the page's canvas
 //     shows it — from the page's own keydown to the first frame whose canvas differs; the two pages take
 //     turns, key for key
 //   - bytes/s each page's WebSocket receives while the desktop is idle and while a terminal scrolls
 import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import { chromium } from '@playwright/test';
 import { freePort } from './bench-build.mjs';
@@ -65,16 +68,22 @@ const INSTALL_PROBE = () => {
   });
 };
 
-// BENCH_VERBOSE: in each page, when the first picture message and the first draw on a canvas of the page
-// came after the key (ms after its keydown): where a page's time goes between the network and the screen.
+// BENCH_VERBOSE: in each page, when the key went out, and when the first picture message and the first draw
+// on a canvas of the page came (ms after its keydown): where a page's time goes, from key to screen.
 const INSTALL_TRACE = () => {
-  const first = { msg: 0, draw: 0 };
+  const first = { sent: 0, msg: 0, draw: 0 };
   const since = () => (window.__keyAt ? performance.now() - window.__keyAt : 0);
   window.__takeTrace = () => {
     const taken = { ...first };
-    first.msg = first.draw = 0;
+    first.sent = first.msg = first.draw = 0;
     window.__keyAt = 0;
     return taken;
+  };
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    // noVNC's binary frames, or our tunnel's key instruction.
+    if (typeof data !== 'string' || data.includes('.key,')) first.sent ||= since();
+    return send.call(this, data);
   };
   // Both clients set onmessage (noVNC refuses a WebSocket subclass).
   const onmessage = Object.getOwnPropertyDescriptor(WebSocket.prototype, 'onmessage');
@@ -124,7 +133,8 @@ async function latencies(targets, keys, rounds = 20) {
   if (process.env.BENCH_VERBOSE) {
     targets.forEach(({ name }, n) => {
       const got = traces[n].filter(Boolean);
-      if (got.length) console.log(`   ${name}, after its keydown: first message ${median(got.map((g) => g.msg)).toFixed(1)} ms, `
+      if (got.length) console.log(`   ${name}, after its keydown: key sent ${median(got.map((g) => g.sent)).toFixed(1)} ms, `
+        + `first picture message ${median(got.map((g) => g.msg)).toFixed(1)} ms, `
         + `first draw ${median(got.map((g) => g.draw)).toFixed(1)} ms, on screen ${median(times[n]).toFixed(1)} ms (medians)`);
     });
   }
@@ -242,4 +252,33 @@ export async function compareInBrowsers({ base, admin, agentId, socketPath, log,
     await browser.close();
     websockify.kill();
   }
+}
+
+/** Runs compareInBrowsers in a process of its own; its lines are printed as they come. */
+export function compareInOwnProcess(options) {
+  return new Promise((resolve, reject) => {
+    const { log: _log, ...args } = options;
+    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), JSON.stringify(args)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let result = null;
+    let rest = '';
+    child.stdout.on('data', (chunk) => {
+      const lines = (rest + chunk).split('\n');
+      rest = lines.pop();
+      for (const line of lines) {
+        if (line.startsWith('RESULT ')) result = JSON.parse(line.slice(7));
+        else options.log(line);
+      }
+    });
+    const stop = () => child.kill('SIGKILL'); // a bench that gives up on it (timeout) does not leave it running
+    process.once('exit', stop);
+    child.on('error', reject);
+    child.on('close', () => process.off('exit', stop));
+    child.on('close', (code) => (result ? resolve(result) : reject(new Error(`browser comparison exited with ${code}`))));
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const result = await compareInBrowsers({ ...JSON.parse(process.argv[2]), log: console.log });
+  console.log(`RESULT ${JSON.stringify(result)}`);
+  process.exit(0);
 }

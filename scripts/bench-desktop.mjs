@@ -7,7 +7,8 @@
 //   4. GET /api/agents/{id}/screenshot median, unchanged screen and after a change (budget < 50 ms)
 //   5. a scrolling terminal: bytes/s, frames/s and images per frame at the viewer
 //   6. in headless Chromium, the app's live view (our gateway) next to Debian's noVNC + websockify on the
-//      same Xvnc: input-to-pixel latency, idle and scrolling bytes/s (scripts/bench-desktop-browser.mjs),
+//      same Xvnc: input-to-pixel latency, idle and scrolling bytes/s (scripts/bench-desktop-browser.mjs, a
+//      process of its own),
 //      once as the machine is and once with one core kept busy
 // A real server (PGlite in memory, temporary DATA_DIR) with one Xvnc desktop running only a terminal.
 import { register } from 'node:module';
@@ -34,7 +35,7 @@ const { start } = await import('../server/start.ts');
 const { keysymsForText } = await import('../server/desktop/index.ts');
 const { GuacTestClient, diffPixels } = await import('../test/server/desktop-helpers.ts');
 const { ensureBuild } = await import('./bench-build.mjs');
-const { browserBenchAvailable, compareInBrowsers } = await import('./bench-desktop-browser.mjs');
+const { browserBenchAvailable, compareInOwnProcess } = await import('./bench-desktop-browser.mjs');
 
 const ADMIN = { email: 'bench-admin@example.test', password: 'bench-password-123' };
 const quiet = { info: () => {}, error: (m) => process.env.BENCH_VERBOSE && console.error(m) };
@@ -239,7 +240,7 @@ try {
         // Bounded: a stuck browser must not hold up `npm run bench`.
         let timer;
         const r = await Promise.race([
-          compareInBrowsers({ base, admin: ADMIN, agentId: agent.id, socketPath, log: console.log, condition }),
+          compareInOwnProcess({ base, admin: ADMIN, agentId: agent.id, socketPath, log: console.log, condition }),
           new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('browser comparison took over 4 minutes')), 240_000))),
         ]).finally(() => clearTimeout(timer));
         const name = (what) => `desktop: ${what} in Chromium, ours vs noVNC, ${condition}`;
