@@ -3,7 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cachedRead, mayWrite } from '../../server/db/read-cache.ts';
-import { testServer } from './helpers.ts';
+import { call, newAgent, newUser, testServer } from './helpers.ts';
 
 const cache = suite('read cache');
 
@@ -59,6 +59,39 @@ cache('on PostgreSQL another connection\'s commit is seen at once', async () => 
     await db.query('DROP TABLE read_cache_other');
   }
 });
+
+cache('a GET answered from memory still shows what another connection committed before it came', async () => {
+  const { services } = await testServer();
+  const db = services.db;
+  const user = await newUser('cache');
+  const agent = await newAgent(user.id, 'Before');
+  // On PostgreSQL the other connection stands for another instance; on PGlite it is the same process.
+  const other = db.engine === 'postgres' ? await otherConnection(db) : { query: (t: string, p: unknown[]) => db.query(t, p), end: async () => {} };
+  try {
+    for (let n = 1; n <= 15; n++) {
+      const before = await call('/api/agents/', { token: user.token });
+      assert.is(before.status, 200);
+      const again = await call('/api/agents/', { token: user.token, headers: { 'If-None-Match': before.headers.get('etag')! } });
+      assert.ok([200, 304].includes(again.status));
+      await other.query('UPDATE agents SET name = $2 WHERE id = $1', [agent.id, `Renamed ${n}`]);
+      const after = await call('/api/agents/', { token: user.token, headers: { 'If-None-Match': before.headers.get('etag')! } });
+      assert.is(after.status, 200, 'the list changed: no 304');
+      assert.is(after.body.find((a: { id: number }) => a.id === agent.id)?.name, `Renamed ${n}`);
+      const one = await call(`/api/agents/${agent.id}`, { token: user.token });
+      assert.is(one.body.name, `Renamed ${n}`);
+    }
+  } finally {
+    await other.end();
+  }
+});
+
+async function otherConnection(db: { query: (t: string) => Promise<{ searchPath: string }[]> }) {
+  const { default: pg } = await import('pg');
+  const [{ searchPath }] = await db.query('SELECT current_setting(\'search_path\') AS "searchPath"');
+  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL, options: `-c search_path=${searchPath}` });
+  await client.connect();
+  return client;
+}
 
 cache('keys are kept apart', async () => {
   const { services } = await testServer();
