@@ -1,6 +1,6 @@
 // The HTTP application: security headers, request log, /api routes, and the SPA for everything else;
 // `upgrade` resolves WebSocket upgrades against the same /api route table.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { Api } from './http/api.ts';
 import { HttpError, sendError } from './http/errors.ts';
 import type { AppResponse } from './http/response.ts';
