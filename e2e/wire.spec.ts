@@ -10,24 +10,35 @@ type Received = { url: string; status: number; encoding: string | undefined; byt
 
 /**
  * Collects every response of the page from CDP: bytes are encodedDataLength (headers included) or, for a
- * 304 handed to the page (Chromium reports it as loadingFailed, net::ERR_ABORTED), its header text.
+ * 304 handed to the page (Chromium reports it as loadingFailed, net::ERR_ABORTED), its header text. A
+ * response counts once both its end and its headers (ExtraInfo, which may come after the end) are in.
  */
 async function watch(page: Page): Promise<{ cdp: CDPSession; received: Received[] }> {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Network.enable');
-  const seen = new Map<string, { url: string; status: number; encoding?: string; headerBytes: number }>();
+  type Seen = { url: string; status: number; encoding?: string; headerBytes: number; headers: boolean; end?: number; counted?: boolean };
+  const seen = new Map<string, Seen>();
   const received: Received[] = [];
-  const entry = (id: string) => seen.get(id) ?? seen.set(id, { url: '', status: 0, headerBytes: 0 }).get(id)!;
+  const entry = (id: string) => seen.get(id) ?? seen.set(id, { url: '', status: 0, headerBytes: 0, headers: false }).get(id)!;
+  const settle = (r: Seen) => {
+    if (r.counted || !r.headers || r.end === undefined) return;
+    r.counted = true;
+    received.push({ url: r.url, status: r.status, encoding: r.encoding, bytes: r.end || r.headerBytes });
+  };
   cdp.on('Network.requestWillBeSent', (e) => void (entry(e.requestId).url = e.request.url));
   cdp.on('Network.responseReceivedExtraInfo', (e) => {
     const r = entry(e.requestId);
     r.status = e.statusCode;
     r.headerBytes = e.headersText?.length ?? 0;
     r.encoding = Object.entries(e.headers).find(([k]) => k.toLowerCase() === 'content-encoding')?.[1] as string | undefined;
+    r.headers = true;
+    settle(r);
   });
   const done = (id: string, bytes: number) => {
     const r = seen.get(id);
-    if (r) received.push({ url: r.url, status: r.status, encoding: r.encoding, bytes: bytes || r.headerBytes });
+    if (!r) return;
+    r.end = bytes;
+    settle(r);
   };
   cdp.on('Network.loadingFinished', (e) => done(e.requestId, e.encodedDataLength));
   cdp.on('Network.loadingFailed', (e) => done(e.requestId, 0));
