@@ -110,7 +110,8 @@ const INSTALL_TRACE = () => {
 
 /**
  * Input-to-pixel samples of several pages, taken in turns so that every page is measured under the same
- * load (other work on the machine changes over a run): each round, each page gets the same key.
+ * load (other work on the machine changes over a run): each round, each page gets the same key, and the
+ * page that goes first alternates.
  */
 async function latencies(targets, keys, rounds = 20) {
   const times = targets.map(() => []);
@@ -118,7 +119,9 @@ async function latencies(targets, keys, rounds = 20) {
   const missed = targets.map(() => 0);
   for (const { page } of targets) await page.evaluate(INSTALL_PROBE);
   for (let i = 0; i < rounds; i++) {
-    for (const [n, { page, selector }] of targets.entries()) {
+    // Each page goes first every other round: neither gains from always following the other's key.
+    const order = [...targets.entries()];
+    for (const [n, { page, selector }] of i % 2 ? order.reverse() : order) {
       await page.bringToFront();
       await sleep(250); // the previous key's echo has landed everywhere
       // Armed before the key is sent (a key that beats the probe to the page would count as missed).
@@ -218,6 +221,9 @@ export async function compareInBrowsers({ base, admin, agentId, socketPath, log,
       log(`   noVNC page latencies ${novncLatency.map((t) => t.toFixed(0)).join(' ')}`);
     }
 
+    // Ours in front from here on: a page in the background gets no animation frames, so our view would
+    // draw (and acknowledge) nothing, while noVNC draws as messages arrive wherever it is.
+    await ours.bringToFront();
     // Idle: both connected, nothing changes on the desktop.
     await sleep(1500);
     let [o, n] = [oursBytes.bytes, novncBytes.bytes];
