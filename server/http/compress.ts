@@ -95,12 +95,12 @@ const packedOf = new WeakMap<object, Partial<Record<Coding | 'identity', Buffer>
 export function writeText(res: ServerResponse, status: number, headers: Record<string, string | number>, text: string | Buffer, of?: object): void {
   let memo = of && packedOf.get(of);
   if (of && !memo) packedOf.set(of, (memo = {}));
-  // Its UTF-8 bytes kept: the socket gets them as they are, where a string is encoded again on every write.
-  const body = memo ? (memo.identity ??= Buffer.from(text)) : text;
-  const bytes = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  const bytes = memo?.identity?.length ?? (typeof text === 'string' ? Buffer.byteLength(text) : text.length);
   const coding = status === 204 || status === 304 ? null : codingFor(res, bytes);
   if (bytes >= COMPRESS_MIN_BYTES) varyOnEncoding(headers);
   if (!coding) {
+    // Sent plain again and again: its UTF-8 bytes are kept, where a string is encoded on every write.
+    const body = memo ? (memo.identity ??= Buffer.from(text)) : text;
     res.writeHead(status, { ...headers, 'Content-Length': bytes });
     return void res.end(body);
   }
