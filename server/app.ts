@@ -28,7 +28,7 @@ import { registerAdminAuditRoutes } from './routes/admin-audit.ts';
 import { registerAdminSpendRoutes } from './routes/admin-spend.ts';
 import { handleInternal, INTERNAL_PREFIX } from './routes/internal.ts';
 import { assignRequestId } from './ops/request-id.ts';
-import { withRequestContext, type RequestContext } from './ops/request-context.ts';
+import type { RequestContext } from './ops/request-context.ts';
 import type { Services } from './services.ts';
 
 export function createApp(services: Services) {
@@ -54,16 +54,13 @@ export function createApp(services: Services) {
   registerSchedulerRoutes(api);
   registerMetricsRoutes(api);
 
-  const handle = function handle(req: IncomingMessage, res: AppResponse): Promise<void> {
+  const handle = async function handle(req: IncomingMessage, res: AppResponse): Promise<void> {
+    const started = performance.now();
     // What the audit trail records of the request (its id, the client's address and agent; the users once signed in).
     const context: RequestContext = {
       requestId: assignRequestId(req), ip: req.socket.remoteAddress?.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '') ?? null,
       userAgent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'] : null, method: req.method ?? 'GET', recorded: 0,
     };
-    return withRequestContext(context, () => serve(req, res, context));
-  };
-  const serve = async function serve(req: IncomingMessage, res: AppResponse, context: RequestContext): Promise<void> {
-    const started = performance.now();
     const request_id = context.requestId;
     const path = req.url?.split('?')[0] ?? '/';
     const isApi = path === '/api' || path.startsWith('/api/');

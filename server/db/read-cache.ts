@@ -14,13 +14,15 @@ type Store<V> = { at: number | string | undefined; values: Map<string, V> };
 
 /** `load` for keys (strings naming all its inputs), answered from memory while the data is unchanged. */
 export function cachedRead<V>(load: (db: Queryable, key: string) => Promise<V>, max = 2000): CachedRead<V> {
-  const stores = new WeakMap<Queryable, Store<V>>();
+  // One store per database, under its version function: a request's view of the database (requestDb) shares it.
+  const stores = new WeakMap<object, Store<V>>();
   return async (db, key) => {
-    const version = (db as Partial<Db>).version?.();
-    if (version === undefined) return load(db, key);
+    const versionOf = (db as Partial<Db>).version;
+    if (!versionOf) return load(db, key);
+    const version = versionOf();
     const at = typeof version === 'number' ? version : await version;
-    let store = stores.get(db);
-    if (!store) stores.set(db, (store = { at, values: new Map() }));
+    let store = stores.get(versionOf);
+    if (!store) stores.set(versionOf, (store = { at, values: new Map() }));
     if (store.at === at) {
       const hit = store.values.get(key);
       if (hit !== undefined) return hit;

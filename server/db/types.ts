@@ -1,4 +1,5 @@
 // The query interface every module uses, whichever engine is behind it (db.ts opens one).
+import type { RequestContext } from '../ops/request-context.ts';
 
 export type Row = Record<string, any>;
 /** A hot query kept prepared under its name on each connection (see `prepared`). */
@@ -6,6 +7,8 @@ export type Statement = { readonly name: string; readonly text: string };
 export type Sql = string | Statement;
 export type Queryable = {
   query<T extends Row = Row>(sql: Sql, params?: unknown[]): Promise<T[]>;
+  /** In a transaction begun on a request's database (requestDb): whose request it serves. */
+  readonly context?: RequestContext;
 };
 export type Db = Queryable & {
   one<T extends Row = Row>(sql: Sql, params?: unknown[]): Promise<T | null>;

@@ -52,10 +52,11 @@ const LIST_AGENTS_OF_MANY = prepared('agents.list-many', `SELECT k.i, (${listOf(
   FROM unnest($1::int[], $2::text[]) WITH ORDINALITY AS k(owner_id, search, i)`);
 
 type ListKey = { ownerId: number; search: string };
-const listLoaders = new WeakMap<Queryable, (key: string) => Promise<string | undefined>>();
+// Under the database's query function: a request's view of the database (requestDb) shares the batch.
+const listLoaders = new WeakMap<object, (key: string) => Promise<string | undefined>>();
 
 function listLoader(db: Queryable) {
-  let loader = listLoaders.get(db);
+  let loader = listLoaders.get(db.query);
   if (!loader) {
     loader = batched<string, string>(async (keys) => {
       const asked: ListKey[] = keys.map((key) => JSON.parse(key));
@@ -66,7 +67,7 @@ function listLoader(db: Queryable) {
       const rows = await db.query<{ i: number; agents: string }>(LIST_AGENTS_OF_MANY, [asked.map((k) => k.ownerId), asked.map((k) => k.search)]);
       return new Map(rows.map((row) => [keys[Number(row.i) - 1], row.agents]));
     });
-    listLoaders.set(db, loader);
+    listLoaders.set(db.query, loader);
   }
   return loader;
 }

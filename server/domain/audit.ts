@@ -1,11 +1,11 @@
 // The audit trail's writing side: record() appends one event inside the caller's transaction (so a change
 // never lands without its event, and a refused or failed one leaves none), and the retention prune.
-// Who acted comes from the request context (server/ops/request-context.ts) unless the event names its actor.
+// Who acted comes from the request context, which a transaction begun on the request's database carries
+// (server/ops/request-context.ts), unless the event names its actor.
 // Call record() as the transaction's last statement: it locks the chain's head until the commit, so appends
 // from concurrent transactions queue there instead of taking other rows' locks in another order.
 import { hostname } from 'node:os';
 import { prepared, type Db, type Queryable } from '../db/db.ts';
-import { requestContext } from '../ops/request-context.ts';
 
 /** Which server wrote the event. */
 export const INSTANCE = `${hostname()}:${process.pid}`;
@@ -50,7 +50,7 @@ function clean(value: unknown): unknown {
 
 /** Appends the event in the caller's transaction; its id. */
 export async function record(q: Queryable, event: AuditEvent): Promise<number> {
-  const context = event.background ? undefined : requestContext();
+  const context = event.background ? undefined : q.context;
   const acting = context?.user;
   const real = context?.realUser;
   const actor: Actor = event.actor ?? (acting ? { type: 'user', id: acting.id, label: acting.email } : { type: 'system' });

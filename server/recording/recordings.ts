@@ -89,15 +89,18 @@ export class Recordings {
     }
   }
 
-  /** Starts recording the agent's desktop for the user; a recording of the agent still running ends first. */
-  async start(userId: number, agentId: number, threadId: number | null): Promise<RecordingRow> {
+  /**
+   * Starts recording the agent's desktop for the user; a recording of the agent still running ends first.
+   * `db`: the request's (requestDb), whose transactions name who started and stopped what.
+   */
+  async start(db: Db, userId: number, agentId: number, threadId: number | null): Promise<RecordingRow> {
     const previous = this.active.get(agentId);
     const row = previous && (await getRecording(this.o.db, previous.o.id));
-    if (row) await this.finish(row, false);
+    if (row) await this.finish(row, false, db);
     // Also one left open by a server that stopped meanwhile, or by a page that went away.
     let open: RecordingRow | null;
     while ((open = await openRecording(this.o.db, userId, agentId))) {
-      if ((await this.elsewhere(open, 'POST', `/internal/recordings/${open.session_id}/stop`)) === undefined) await this.finish(open, false);
+      if ((await this.elsewhere(open, 'POST', `/internal/recordings/${open.session_id}/stop`)) === undefined) await this.finish(open, false, db);
     }
 
     const sessionId = randomUUID();
@@ -105,7 +108,7 @@ export class Recordings {
     await ActiveRecording.prepare(dir);
     await this.o.warm?.(agentId).catch(() => {});
     const instanceId = this.o.fleet?.instanceId ?? null;
-    const created = await insertRecording(this.o.db, { sessionId, userId, agentId, threadId, startedAt: new Date(), instanceId });
+    const created = await insertRecording(db, { sessionId, userId, agentId, threadId, startedAt: new Date(), instanceId });
     const recording: ActiveRecording = new ActiveRecording({
       id: created.id, sessionId, agentId, userId, startedAt: new Date(created.started_at), dir,
       maxMs: this.maxSeconds * 1000,
@@ -121,15 +124,15 @@ export class Recordings {
     return created;
   }
 
-  /** Stops the user's recording of the agent: the one with that session id, else the open one. */
-  async stop(userId: number, agentId: number, sessionId?: string): Promise<RecordingRow> {
+  /** Stops the user's recording of the agent: the one with that session id, else the open one. `db`: as start's. */
+  async stop(db: Db, userId: number, agentId: number, sessionId?: string): Promise<RecordingRow> {
     const row = sessionId ? await ownRecording(this.o.db, userId, sessionId) : await openRecording(this.o.db, userId, agentId);
     if (!row || row.agent_id !== agentId) {
       throw sessionId ? new HttpError(404, 'Recording session not found') : new HttpError(409, 'No recording is running for this agent');
     }
     const elsewhere = await this.elsewhere(row, 'POST', `/internal/recordings/${row.session_id}/stop?${this.relay?.sentSoFar(agentId) ?? ''}`);
     if (elsewhere !== undefined) return elsewhere as RecordingRow;
-    return this.finish(row, false);
+    return this.finish(row, false, db);
   }
 
   /**
@@ -171,14 +174,14 @@ export class Recordings {
   }
 
   /** Marks it stopped (once) and writes its action log when this instance recorded it. */
-  private async finish(row: RecordingRow, auto: boolean): Promise<RecordingRow> {
+  private async finish(row: RecordingRow, auto: boolean, db = this.o.db): Promise<RecordingRow> {
     const recording = this.sessions.get(row.session_id);
     if (recording && this.active.get(row.agent_id) === recording) {
       this.active.delete(row.agent_id);
       this.relay?.announce(row.agent_id, false);
     }
     // One already stopped is not written again (audio may arrive while the database cannot write).
-    const stopped = row.stopped_at ? row : await markStopped(this.o.db, row.id, new Date(), auto);
+    const stopped = row.stopped_at ? row : await markStopped(db, row.id, new Date(), auto);
     await recording?.finish(new Date(stopped.stopped_at!));
     return stopped;
   }

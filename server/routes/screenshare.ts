@@ -17,7 +17,7 @@ export function registerScreenshareRoutes(api: Api) {
     const threadId = body.thread_id === undefined || body.thread_id === null
       ? null
       : await agentThread(ctx.services.db, agentId, idField(body.thread_id, 'thread_id', 'Thread not found'));
-    return present(await recordings(ctx).start(ctx.user.id, agentId, threadId));
+    return present(await recordings(ctx).start(ctx.services.db, ctx.user.id, agentId, threadId));
   });
 
   /** {agent_id, session_id?}: stops that session, else the caller's running recording of the agent. */
@@ -25,7 +25,7 @@ export function registerScreenshareRoutes(api: Api) {
     const body = await ctx.body();
     const agentId = await ownedAgent(ctx, body.agent_id);
     if (body.session_id !== undefined && typeof body.session_id !== 'string') throw invalid('session_id', 'session_id must be text');
-    return present(await recordings(ctx).stop(ctx.user.id, agentId, body.session_id || undefined));
+    return present(await recordings(ctx).stop(ctx.services.db, ctx.user.id, agentId, body.session_id || undefined));
   });
 
   api.post('/screenshare/audio-final', async (ctx) => {

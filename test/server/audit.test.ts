@@ -84,6 +84,7 @@ actions('schedules, uploads, threads, spend limit, name, recordings', async () =
   const agent = await newAgent(user.id);
   const admin = await adminToken();
   const rule = { frequency: 'interval', interval: 3600, message: 'Check the inbox' };
+  const first = await lastId();
   const [made] = await leaves(['schedule.create'], () => call(`/api/scheduler/${agent.id}`, { token: admin, headers: as(user.id), body: rule }));
   assert.is(made.actor_id, user.id);
   assert.ok(made.impersonator_id);
@@ -113,6 +114,10 @@ actions('schedules, uploads, threads, spend limit, name, recordings', async () =
   const [stop] = await leaves(['recording.stop'], () => call('/api/screenshare/stop-recording', { token: user.token, body: { agent_id: agent.id } }));
   assert.is(stop.target_id, start.target_id);
   assert.is(stop.detail.auto, false);
+  // Each was written by a service below the handler, and still names the request and a person, not the system.
+  for (const e of await eventsAfter(first)) {
+    assert.ok(e.actor_type === 'user' && e.request_id && e.ip, `${e.action}: ${e.actor_type}, request ${e.request_id}`);
+  }
 });
 
 actions('outbound mail: drafted by the agent, edited, approved, deleted, sent', async () => {
