@@ -77,7 +77,7 @@ function listLoader(db: Queryable) {
 const cachedList = cachedRead(async (db, key) => new JsonText((await listLoader(db)(key)) ?? '[]'));
 
 export async function listAgents(db: Queryable, ownerId: number, search: string): Promise<JsonText> {
-  const escaped = search.trim().toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c);
+  const escaped = search && search.trim().toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c);
   const key: ListKey = { ownerId, search: escaped };
   return cachedList(db, JSON.stringify(key));
 }

@@ -172,9 +172,12 @@ export class Api {
         // Only a JsonText is worth remembering things about: it is what read caches answer again.
         const of = result instanceof JsonText ? result : undefined;
         const etag = etagOf(text, of);
-        const vary: Record<string, string> = Buffer.byteLength(text) >= COMPRESS_MIN_BYTES ? { Vary: 'Accept-Encoding' } : {};
-        if (notModified(req, etag)) return sendNotModified(res, etag, vary);
-        return sendJsonText(res, 200, text, { ...ctx.headers, ETag: etag, 'Cache-Control': REVALIDATE }, of);
+        if (notModified(req, etag)) {
+          return sendNotModified(res, etag, Buffer.byteLength(text) >= COMPRESS_MIN_BYTES ? { Vary: 'Accept-Encoding' } : {});
+        }
+        ctx.headers.ETag = etag;
+        ctx.headers['Cache-Control'] = REVALIDATE;
+        return sendJsonText(res, 200, text, ctx.headers, of);
       }
       sendJsonText(res, ctx.status, text, ctx.headers, result instanceof JsonText ? result : undefined);
     } catch (err) {

@@ -91,6 +91,7 @@ const packedOf = new WeakMap<object, Partial<Record<Coding | 'identity', Buffer>
  * Writes a text answer, compressed when it pays (≥ COMPRESS_MIN_BYTES, accepted, not kept plain): small
  * bodies in one go with Content-Length, large ones through a compressing stream (chunked). `of`: the
  * answer object the text came from; an answer served again (a cached list) is encoded and compressed once.
+ * `headers` is the answer's own: this adds Vary and the length to it.
  */
 export function writeText(res: ServerResponse, status: number, headers: Record<string, string | number>, text: string | Buffer, of?: object): void {
   let memo = of && packedOf.get(of);
@@ -101,14 +102,17 @@ export function writeText(res: ServerResponse, status: number, headers: Record<s
   if (!coding) {
     // Sent plain again and again: its UTF-8 bytes are kept, where a string is encoded on every write.
     const body = memo ? (memo.identity ??= Buffer.from(text)) : text;
-    res.writeHead(status, { ...headers, 'Content-Length': bytes });
+    headers['Content-Length'] = bytes;
+    res.writeHead(status, headers);
     return void res.end(body);
   }
   const known = memo?.[coding];
   if (known || bytes < STREAM_FROM_BYTES || res.req?.method === 'HEAD') {
     const packed = known ?? compressSync(coding, text);
     if (memo) memo[coding] = packed;
-    res.writeHead(status, { ...headers, 'Content-Encoding': coding, 'Content-Length': packed.length });
+    headers['Content-Encoding'] = coding;
+    headers['Content-Length'] = packed.length;
+    res.writeHead(status, headers);
     return void res.end(packed);
   }
   const { 'Content-Length': _dropped, ...rest } = headers;

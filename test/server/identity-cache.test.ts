@@ -1,3 +1,4 @@
+import { Agent, request } from 'node:http';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { adminToken, call, newUser, testServer } from './helpers.ts';
@@ -34,6 +35,34 @@ cache('impersonation is cached apart from the admin acting alone', async () => {
   assert.is(alone.role, 'admin');
   assert.is(acting.id, other.id);
   assert.is((await call('/api/users/me', { token: admin })).body.id, alone.id);
+});
+
+cache('one keep-alive connection: each request is the token and impersonation it carries, and changes show', async () => {
+  const { url } = await testServer();
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const reused: boolean[] = [];
+  const me = (token: string, headers: Record<string, string> = {}) => new Promise<any>((resolve, reject) => {
+    const req = request(`${url}/api/users/me`, { agent, headers: { Authorization: `Bearer ${token}`, ...headers } }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d)).on('end', () => resolve({ status: res.statusCode, ...JSON.parse(text) }));
+    });
+    req.on('socket', () => reused.push(req.reusedSocket)).on('error', reject).end();
+  });
+  try {
+    const admin = await adminToken();
+    const a = await newUser();
+    const b = await newUser();
+    assert.is((await me(a.token)).id, a.id);
+    assert.is((await me(b.token)).id, b.id, 'another token on the same connection');
+    assert.is((await me(admin, { 'X-Impersonate-User-Id': String(a.id) })).id, a.id);
+    assert.is((await me(admin)).role, 'admin', 'the same token without the impersonation header');
+    assert.is((await me(a.token, { 'X-Impersonate-User-Id': String(b.id) })).status, 403, 'a user may not impersonate');
+    assert.is((await call('/api/users/me', { method: 'PUT', token: a.token, body: { name: 'Seen On This Connection' } })).status, 200);
+    assert.is((await me(a.token)).name, 'Seen On This Connection');
+    assert.ok(reused.slice(1).every(Boolean), `one connection throughout: ${reused}`);
+  } finally {
+    agent.destroy();
+  }
 });
 
 cache.run();
