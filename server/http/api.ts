@@ -14,7 +14,8 @@ import { HttpError, invalid, jsonText, sendError, sendJsonText } from './errors.
 import { JsonText } from './json-text.ts';
 import { Router, type Params } from './router.ts';
 import { databaseUnavailable } from '../db/unavailable.ts';
-import { requestDb, type RequestContext } from '../ops/request-context.ts';
+import type { RequestContext } from '../ops/request-context.ts';
+import { requestDb } from '../db/request-db.ts';
 import { record } from '../domain/audit.ts';
 
 export type AuthLevel = 'public' | 'user' | 'admin';

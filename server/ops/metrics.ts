@@ -3,24 +3,30 @@
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 type Histogram = { counts: number[]; sum: number; count: number };
+/** One method of one route: its labels (escaped once), answers by status, and durations. */
+type RouteStats = { labels: string; statuses: Map<number, number>; durations: Histogram };
 /** A value read when scraped; type 'counter' for one that only grows (kept by its owner). */
 export type Gauge = { name: string; help: string; type?: 'gauge' | 'counter'; read: () => number | Promise<number> };
 /** Several values of one metric, each with its labels, read when scraped. */
 export type Series = { name: string; help: string; type?: 'gauge' | 'counter'; read: () => Promise<{ labels: Record<string, string>; value: number }[]> };
 
 export class Metrics {
-  private requests = new Map<string, number>();
-  private durations = new Map<string, Histogram>();
+  /** By route, then method: both are fixed strings, so finding a request's stats builds no key (it runs per request). */
+  private routes = new Map<string, Map<string, RouteStats>>();
   private gauges: Gauge[] = [];
   private series: Series[] = [];
 
   /** One finished HTTP request; `route` is the pattern ('/agents/:id'), never the raw path. */
   observe(method: string, route: string, status: number, seconds: number): void {
-    const counter = `method="${method}",route="${escape(route)}",status="${status}"`;
-    this.requests.set(counter, (this.requests.get(counter) ?? 0) + 1);
-    const key = `method="${method}",route="${escape(route)}"`;
-    let h = this.durations.get(key);
-    if (!h) this.durations.set(key, (h = { counts: BUCKETS.map(() => 0), sum: 0, count: 0 }));
+    let methods = this.routes.get(route);
+    if (!methods) this.routes.set(route, (methods = new Map()));
+    let stats = methods.get(method);
+    if (!stats) {
+      const durations = { counts: BUCKETS.map(() => 0), sum: 0, count: 0 };
+      methods.set(method, (stats = { labels: `method="${escape(method)}",route="${escape(route)}"`, statuses: new Map(), durations }));
+    }
+    stats.statuses.set(status, (stats.statuses.get(status) ?? 0) + 1);
+    const h = stats.durations;
     for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]) h.counts[i]++;
     h.sum += seconds;
     h.count++;
@@ -41,10 +47,11 @@ export class Metrics {
       '# HELP aw_http_requests_total HTTP requests answered, by method, route pattern and status.',
       '# TYPE aw_http_requests_total counter',
     ];
-    for (const [labels, n] of this.requests) out.push(`aw_http_requests_total{${labels}} ${n}`);
+    const all = [...this.routes.values()].flatMap((methods) => [...methods.values()]);
+    for (const { labels, statuses } of all) for (const [status, n] of statuses) out.push(`aw_http_requests_total{${labels},status="${status}"} ${n}`);
     out.push('# HELP aw_http_request_duration_seconds Time from request to response end, by method and route pattern.');
     out.push('# TYPE aw_http_request_duration_seconds histogram');
-    for (const [labels, h] of this.durations) {
+    for (const { labels, durations: h } of all) {
       BUCKETS.forEach((le, i) => out.push(`aw_http_request_duration_seconds_bucket{${labels},le="${le}"} ${h.counts[i]}`));
       out.push(`aw_http_request_duration_seconds_bucket{${labels},le="+Inf"} ${h.count}`);
       out.push(`aw_http_request_duration_seconds_sum{${labels}} ${h.sum}`);

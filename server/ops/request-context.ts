@@ -1,10 +1,9 @@
 // What the request being served is, for code below the handler that records who did something (the audit
 // trail): its id, the client's address and user agent, and — once signed in — who acts and who is behind an
-// impersonation. It travels with the database the handlers are given (requestDb): a transaction begun on it
-// carries the context, and audit.record() reads it from there. Passed along rather than kept in an
+// impersonation. It travels with the database the handlers are given (server/db/request-db.ts): a
+// transaction begun on it carries the context, and audit.record() reads it there. Passed along, not kept in an
 // AsyncLocalStorage, whose hooks run for every promise and tick of every request: ~10 % of a hot GET.
 // Outside a request (runner, scheduler, mail) there is none and events name their actor themselves.
-import type { Db } from '../db/types.ts';
 
 export type Person = { id: number; email: string; role: string };
 
@@ -22,10 +21,3 @@ export type RequestContext = {
   recorded: number;
 };
 
-/**
- * The database as a request's handlers see it: the same connections and caches (read-cache.ts keys them by
- * the engine's own functions, which this shares), and transactions that carry the request's context.
- */
-export function requestDb(db: Db, context: RequestContext): Db {
-  return { ...db, tx: (fn) => db.tx((q) => fn({ query: q.query, context })) };
-}
