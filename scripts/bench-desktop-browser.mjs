@@ -23,11 +23,12 @@ export const browserBenchAvailable = () => existsSync(CHROMIUM) && existsSync(`$
 
 // Installed once in each page (so the comparison below is optimised code from the first sample on):
 // __armKeyProbe(selector) resolves with ms from the page's next keydown to the first frame whose canvas
-// differs, or null after 5 s. The canvas is read in the frame's rendering step, after every
-// animation-frame callback (a ResizeObserver callback, forced each frame by resizing a 1-pixel element):
-// a client that draws in requestAnimationFrame (Guacamole.Display) and one that draws as messages arrive
-// (noVNC) are then both seen in the frame that paints the change, whichever callback runs first. One read
-// and compare per frame (~4 ms at 1280x800) leaves the page time for its own work (image decoding).
+// differs, or null after 5 s. The canvas is read in the rendering step of each frame in which the page drew
+// on a canvas, after every animation-frame callback (a ResizeObserver callback, forced by resizing a 1-pixel
+// element when a draw happens): a client that draws in requestAnimationFrame (Guacamole.Display) and one
+// that draws as messages arrive (noVNC) are then both seen in the frame that paints the change, whichever
+// callback runs first. Frames without drawing are not read: a read every frame (~4 ms at 1280x800) and the
+// layout it forced kept the page's main thread busy, and messages waited for it longer on a larger page.
 const INSTALL_PROBE = () => {
   const same = (a, b) => {
     for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
@@ -36,7 +37,21 @@ const INSTALL_PROBE = () => {
   const probe = document.body.appendChild(document.createElement('div'));
   probe.style.cssText = 'position:fixed;left:0;top:0;width:1px;height:1px;pointer-events:none';
   let check = null;
-  new ResizeObserver(() => check?.()).observe(probe);
+  let pending = false; // a read is due in this frame's rendering step
+  new ResizeObserver(() => {
+    pending = false;
+    check?.();
+  }).observe(probe);
+  for (const name of ['drawImage', 'putImageData']) {
+    const draw = CanvasRenderingContext2D.prototype[name];
+    CanvasRenderingContext2D.prototype[name] = function (...args) {
+      if (check && !pending && this.canvas.isConnected) {
+        pending = true;
+        probe.style.width = probe.style.width === '1px' ? '2px' : '1px';
+      }
+      return draw.apply(this, args);
+    };
+  }
   window.__armKeyProbe = (selector) => new Promise((resolve) => {
     const canvas = document.querySelector(selector);
     const ctx = canvas.getContext('2d');
@@ -49,21 +64,19 @@ const INSTALL_PROBE = () => {
       resolve(value);
     };
     const timer = setTimeout(() => finish(null), 5000); // a key that never shows: counted as missed
-    const nextFrame = () => requestAnimationFrame(() => (probe.style.width = probe.style.width === '1px' ? '2px' : '1px'));
     check = () => {
       if (!t0) return;
       // The frame's time is taken before this probe reads the canvas: the read itself costs ~3 ms, more
       // when it must first rasterise drawing recorded in this frame (drawImage; putImageData writes at
       // once), which the browser would otherwise do after this point, when it paints.
       const at = performance.now();
-      if (same(pixels(), before)) return nextFrame();
+      if (same(pixels(), before)) return;
       clearTimeout(timer);
       finish(at - t0);
     };
     window.addEventListener('keydown', () => {
       t0 = performance.now();
       window.__keyAt = t0;
-      nextFrame();
     }, { capture: true, once: true });
   });
 };
@@ -221,8 +234,8 @@ export async function compareInBrowsers({ base, admin, agentId, socketPath, log,
       log(`   noVNC page latencies ${novncLatency.map((t) => t.toFixed(0)).join(' ')}`);
     }
 
-    // Ours in front from here on: a page in the background gets no animation frames, so our view would
-    // draw (and acknowledge) nothing, while noVNC draws as messages arrive wherever it is.
+    // Ours in front from here on, as the page a person watches would be (both draw as messages arrive, in
+    // front or not, but a page in the background gets no animation frames for anything else it does).
     await ours.bringToFront();
     // Idle: both connected, nothing changes on the desktop.
     await sleep(1500);

@@ -1,7 +1,7 @@
 import { reset } from '../setup/dom.ts';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type Guacamole from 'guacamole-common-js';
+import Guacamole from 'guacamole-common-js';
 import { drawImagesFromDataUris } from '../../src/screens/agent/live-desktop/display-images.ts';
 
 // An Image the test completes: like Chromium's, a data: image is complete after a microtask unless the
@@ -161,6 +161,34 @@ test('a raw RGB stream is put on a canvas at its end and its frame goes to the d
     assert.equal(flushed, ['frame']);
     assert.is(FakeImage.all.length, 0, 'no image element to wait for');
   } finally {
+    canvas.getContext = getContext;
+  }
+});
+
+test('with the real Guacamole.Display, a ready frame is drawn at once, not in the next animation frame', async () => {
+  // A focused page whose animation frames never come unless run: the library alone would wait for one.
+  let owner = Object.getPrototypeOf(document);
+  while (!Object.hasOwn(owner, 'hasFocus')) owner = Object.getPrototypeOf(owner);
+  const hasFocus = Object.getOwnPropertyDescriptor(owner, 'hasFocus')!;
+  owner.hasFocus = () => true;
+  const requestAnimationFrame = window.requestAnimationFrame;
+  const animationFrames: FrameRequestCallback[] = [];
+  window.requestAnimationFrame = (callback) => animationFrames.push(callback);
+  const canvas = HTMLCanvasElement.prototype as any;
+  const getContext = canvas.getContext;
+  canvas.getContext = () => new Proxy({}, { get: (_, name) => (name === 'getImageData' ? () => ({ data: [] }) : () => {}) });
+  try {
+    const display = new Guacamole.Display();
+    drawImagesFromDataUris(display);
+    const flushed: string[] = [];
+    display.flush(() => flushed.push('frame'));
+    await nextTask();
+    assert.equal(flushed, ['frame'], 'drawn without an animation frame');
+    assert.is(animationFrames.length, 0);
+    assert.is(document.hasFocus(), true, 'the page reports its focus as before');
+  } finally {
+    Object.defineProperty(owner, 'hasFocus', hasFocus);
+    window.requestAnimationFrame = requestAnimationFrame;
     canvas.getContext = getContext;
   }
 });
