@@ -1,7 +1,7 @@
 // The audit trail's writing side: record() appends one event inside the caller's transaction (so a change
 // never lands without its event, and a refused or failed one leaves none), and the retention prune.
 // Who acted comes from the request context, which a transaction begun on the request's database carries
-// (server/ops/request-context.ts), unless the event names its actor.
+// (server/db/request-db.ts), unless the event names its actor.
 // Call record() as the transaction's last statement: it locks the chain's head until the commit, so appends
 // from concurrent transactions queue there instead of taking other rows' locks in another order.
 import { hostname } from 'node:os';

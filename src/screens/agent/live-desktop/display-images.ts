@@ -9,8 +9,8 @@
 // Here each image is an Image from a data: URI (the base64 blobs are only joined: the gateway cuts them at
 // multiples of 4 characters), drawn by an ordinary display task, and a frame goes to the display once its
 // images are complete. Chromium completes a data: image within the task that set it, so the frame is
-// ready for the next animation frame, like a client that decodes as messages arrive (noVNC); other
-// browsers wait for the load events, as before. Small rectangles come as raw RGB, drawn with no decode.
+// drawn within that task, like a client that decodes as messages arrive (noVNC); other browsers wait for
+// the load events, as before. Small rectangles come as raw RGB, drawn with no decode.
 import Guacamole from 'guacamole-common-js';
 
 /** A transparent pixel: what a broken image becomes, since the canvas throws on a broken image. */
