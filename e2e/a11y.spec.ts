@@ -1,37 +1,8 @@
 // Accessibility: axe-core over every screen and modal, in light and in dark theme. A serious or
 // critical violation fails the test with its rule, its nodes and the screen it was found on.
-import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
+import { axeFindings } from './axe.ts';
 import { ADMIN, accessToken, screenshotBothThemes, signIn } from './fixtures.ts';
-
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-type Violation = { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] };
-
-/** Runs axe in both themes; returns the serious and critical violations as readable lines. */
-async function audit(page: Page, screen: string): Promise<string[]> {
-  // Evaluated through the debugging protocol, which the page's CSP does not govern (a script tag would be refused).
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
-  const found: string[] = [];
-  for (const theme of ['light', 'dark'] as const) {
-    await page.evaluate((t) => {
-      document.documentElement.dataset.theme = t;
-      document.documentElement.style.colorScheme = t;
-    }, theme);
-    // Colours are read from computed styles: wait for the theme's transitions to end.
-    await expect.poll(() => page.evaluate(() => document.getAnimations().length)).toBe(0);
-    const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run: (c: Document, o: object) => Promise<{ violations: Violation[] }> } }).axe;
-      return (await axe.run(document, { resultTypes: ['violations'] })).violations;
-    });
-    for (const v of violations) {
-      if (v.impact !== 'serious' && v.impact !== 'critical') continue;
-      found.push(`${screen} (${theme}): ${v.id} (${v.impact}) ${v.help}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    }
-  }
-  return found;
-}
 
 async function api(page: Page, method: 'GET' | 'POST', path: string, data?: object) {
   const token = await accessToken(page);
@@ -43,7 +14,7 @@ async function api(page: Page, method: 'GET' | 'POST', path: string, data?: obje
 test('every screen and modal is free of serious and critical axe violations, in both themes', async ({ page }) => {
   test.setTimeout(240_000);
   const found: string[] = [];
-  const check = async (screen: string) => found.push(...(await audit(page, screen)));
+  const check = async (screen: string) => found.push(...(await axeFindings(page, screen)));
 
   await page.goto('/');
   await expect(page.getByRole('button', { name: 'Sign in', exact: true })).toBeVisible();
