@@ -27,7 +27,7 @@ import { DesktopUnavailable } from '../errors.ts';
 import type { Desktop, DesktopInput, Desktops } from '../types.ts';
 import type { ControlEvent, GatewayOptions } from './ports.ts';
 
-export type { ActionEvent, ControlEvent, GatewayOptions } from './ports.ts';
+export type { ControlEvent, GatewayOptions } from './ports.ts';
 
 /** The tunnel's WebSocket route; the ticket is in the path because the client appends '?' + its data. */
 export const TUNNEL_ROUTE = '/desktop/tunnel/:ticket';

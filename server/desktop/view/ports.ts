@@ -17,9 +17,6 @@ export type GatewayOptions = {
   ticketTtl?: number;
 };
 
-/** A pointer or scroll the live view draws as a marker (published on `agent:<id>:actions`). */
-export type ActionEvent = { kind: string; x: number; y: number; source: 'user' | 'agent'; button?: string; direction?: string };
-
 /** Who holds control of a desktop: taken by a viewer, released on purpose, or a lease that ran out (session.ts). */
 export type ControlEvent = { userId: number; state: 'taken' | 'released' | 'expired' };
 

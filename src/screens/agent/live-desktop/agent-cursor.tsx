@@ -1,7 +1,7 @@
 // The agent's cursor over the live view: it moves to where the agent's last action hit the desktop
 // (action events on /api/actions/agent/{id}/ws: kind, x and y as fractions of the screen) and pulses on
-// clicks. The action socket retries 5 times, 2 s apart (spec §4, §9). Input from users is not drawn:
-// a user in control has the real pointer.
+// clicks. The action socket retries 5 times, 2 s apart (spec §4, §9). The server publishes only the
+// agent's actions there: a person in control has the real pointer.
 import { useEffect, useState } from 'react';
 import { onJson, openAgentFeed } from '../../../lib/feed-socket.ts';
 import { fixedDelay } from '../../../lib/socket.ts';
@@ -23,7 +23,7 @@ export function useAgentActions(agentId: number, options: { WebSocket?: typeof W
     });
     onJson(socket, 'action socket', (data) => {
       const event = data as ActionEvent;
-      if (!event || typeof event.x !== 'number' || typeof event.y !== 'number' || event.source === 'user') return;
+      if (!event || typeof event.x !== 'number' || typeof event.y !== 'number') return;
       setState((s) => ({ event, seq: s.seq + 1 }));
     }, (...args) => console.debug(...args));
     return () => socket.close();
