@@ -82,11 +82,17 @@ export class FramePump {
     this.cancel = null;
   }
 
-  /** Flushes after `delay` ms, or with none right after this turn of the event loop: the updates read from
-   * one socket chunk coalesce, without the ≥ 1 ms of a zero timer. */
+  /**
+   * Flushes after `delay` ms, or with none once the current callback and its promises are done: every
+   * update parsed from one socket chunk is in by then (the RFB reader parses a chunk in one run of
+   * promises), so they coalesce. Not setImmediate: that waits for every other I/O callback of this loop
+   * turn, and a zero timer for ≥ 1 ms.
+   */
   private schedule(delay: number): void {
     if (this.sink.closed() || this.cancel) return;
+    let cancelled = false;
     const run = () => {
+      if (cancelled) return;
       this.cancel = null;
       void this.flush();
     };
@@ -94,8 +100,8 @@ export class FramePump {
       const timer = setTimeout(run, delay);
       this.cancel = () => clearTimeout(timer);
     } else {
-      const immediate = setImmediate(run);
-      this.cancel = () => clearImmediate(immediate);
+      process.nextTick(run);
+      this.cancel = () => (cancelled = true);
     }
   }
 
