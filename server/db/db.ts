@@ -5,6 +5,7 @@ import { join } from 'node:path';
 
 import { batched } from './batch.ts';
 import { mayWrite } from './read-cache.ts';
+import { openSnapshotLine, type SnapshotLine } from './snapshot-line.ts';
 import type { Db, Queryable, Row, Sql, Statement } from './types.ts';
 
 export type { Db, Queryable, Row, Sql, Statement };
@@ -17,6 +18,8 @@ export function prepared(name: string, text: string): Statement {
   return { name, text };
 }
 const SNAPSHOT = prepared('db.snapshot', 'SELECT pg_current_snapshot()::text AS s');
+/** The snapshot line's application_name (pg_stat_activity shows whose it is). */
+export const SNAPSHOT_LINE_NAME = `agent-workspace snapshot ${process.pid}`;
 const textOf = (sql: Sql) => (typeof sql === 'string' ? sql : sql.text);
 
 export type DbOptions = { dataDir?: string | null; databaseUrl?: string | null; schema?: string };
@@ -80,7 +83,20 @@ async function openPostgres(url: string, schema?: string): Promise<Db> {
     (await (typeof sql === 'string' ? pool.query(sql, params as any[]) : pool.query({ name: sql.name, text: sql.text, values: params as any[] }))).rows as T[];
   // Two snapshots with the same text see the same committed transactions, so the same data (xids are
   // the cluster's: a write anywhere moves it on). Callers that arrive while one is read share the next.
-  const snapshot = batched<0, string>(async () => new Map([[0, (await query<{ s: string }>(SNAPSHOT))[0].s]]));
+  // Read on a line of their own (snapshot-line.ts); through the pool while that line is down.
+  let line: Promise<SnapshotLine> | null = null;
+  let lineRetryAt = 0;
+  const readSnapshot = async (): Promise<string> => {
+    if (!line && !closed && Date.now() >= lineRetryAt) line = openSnapshotLine(new pg.Client({ connectionString: url, application_name: SNAPSHOT_LINE_NAME }));
+    try {
+      if (line) return await (await line).read();
+    } catch {
+      line = null;
+      lineRetryAt = Date.now() + 1000;
+    }
+    return (await query<{ s: string }>(SNAPSHOT))[0].s;
+  };
+  const snapshot = batched<0, string>(async () => new Map([[0, await readSnapshot()]]));
   const listeners = new Set<InstanceType<typeof pg.Client>>();
   let closed = false;
   // A LISTEN connection that PostgreSQL drops (restart, failover) is opened again, with backoff, for as
@@ -144,6 +160,7 @@ async function openPostgres(url: string, schema?: string): Promise<Db> {
     },
     close: async () => {
       closed = true;
+      line?.then((l) => l.close(), () => {});
       await Promise.all([...listeners].map((c) => c.end().catch(() => {})));
       await pool.end();
     },
