@@ -1,6 +1,7 @@
 // API throughput (issue 12): wrk at 1, 16 and 64 connections against authenticated
 // GET /api/agents/ (10 agents) and GET /api/threads/{id}/steps?limit=500 (500 steps), over PGlite and
-// PostgreSQL, next to a bare node:http server answering a fixed JSON body in the same run.
+// PostgreSQL, next to a bare node:http server answering a fixed JSON body in the same run (for the agents
+// list, measured again right before it at the same connections).
 // Targets (issue 26): GET /api/agents/ ≥ 50 % of the bare server's requests/s at 16 connections and
 // ≥ 25 % at 1; the steps page ≥ 50 % of a bare server answering the same body. Those runs send no
 // Accept-Encoding (compression off, as the bare server); the steps page is also run with `br`, and the
@@ -8,7 +9,6 @@
 // Usage: node scripts/bench-api.mjs [seconds per run, default 3]
 import { register } from 'node:module';
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:http';
 import { existsSync } from 'node:fs';
 
 register('../test/setup/ts-loader.mjs', import.meta.url);
@@ -34,9 +34,12 @@ const PROFILE = [
   '  hooks ran for ~19 promises and ticks per request (~3 µs); the token parsed and hashed per request; metrics',
   '  keys built as strings per request. Fix: the context travels with the request\'s database (requestDb), a',
   '  connection\'s last identity is reused while its headers are the same, metrics are found by route and method.',
+  'Then (PostgreSQL): pg\'s Client spent ~60 µs more of this process\'s CPU per snapshot query than the round trip',
+  '  itself (query objects, result rows, type parsing). Fix: the snapshot is read on a line of its own that speaks',
+  '  the extended protocol for its one statement (server/db/snapshot-line.ts; pg opens and authenticates it).',
   'What is left at 16 connections: writev (the socket write, ~40 % of samples, with wrk on the same two cores),',
   '  node validating each of the ~10 answer headers (~20 % of what is not the write), the GC, and on PostgreSQL',
-  '  the snapshot query (~36 µs of node\'s CPU, shared by the requests that wait for it).',
+  '  the snapshot round trip (shared by the requests that wait for it).',
 ];
 const CONNECTIONS = [1, 16, 64];
 const WRK = '/usr/bin/wrk';
@@ -68,23 +71,49 @@ function wrk(url, connections, headers = {}, seconds = SECONDS) {
   });
 }
 
-/** A bare node:http server answering `body` (default: a one-item JSON list) at 1, 16 and 64 connections. */
-async function bare(body = JSON.stringify([{ id: 1, name: 'Bench', agent_running: false, updated_at: new Date().toISOString() }]), label = 'fixed JSON') {
-  const server = createServer((req, res) => {
+const FIXED_JSON = JSON.stringify([{ id: 1, name: 'Bench', agent_running: false, updated_at: new Date().toISOString() }]);
+
+// The bare server, in a process of its own (a small heap, nothing else on its event loop): it reads the body
+// from stdin, then prints its port.
+const BARE_SERVER = `let body = '';
+process.stdin.setEncoding('utf8').on('data', (d) => (body += d)).on('end', () => {
+  const server = require('node:http').createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
   });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${server.address().port}/`;
+  server.listen(0, '127.0.0.1', () => console.log(server.address().port));
+});`;
+
+/** A bare node:http server answering `body`; `measure(c)` runs wrk against it at c connections. */
+async function bareServer(body) {
+  const child = spawn(process.execPath, ['-e', BARE_SERVER], { stdio: ['pipe', 'pipe', 'inherit'] });
+  child.stdin.end(body);
+  const port = await new Promise((resolve, reject) => {
+    child.stdout.once('data', (d) => resolve(Number(String(d).trim())));
+    child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+  });
+  const url = `http://127.0.0.1:${port}/`;
   await wrk(url, 16, {}, 1); // warm-up
+  return {
+    measure: (c) => wrk(url, c),
+    close: () => new Promise((r) => {
+      child.once('exit', r);
+      child.kill();
+    }),
+  };
+}
+
+/** The bare server answering `body` (default: a one-item JSON list) at 1, 16 and 64 connections, printed. */
+async function bare(body = FIXED_JSON, label = 'fixed JSON') {
+  const server = await bareServer(body);
   const figures = {};
   for (const c of CONNECTIONS) {
-    figures[c] = await wrk(url, c);
+    figures[c] = await server.measure(c);
     const f = figures[c];
     console.log(`bare node:http ${label}, ${c} conn: ${f.rps.toFixed(0)} req/s, p50 ${f.p50.toFixed(2)} ms, p99 ${f.p99.toFixed(2)} ms`);
     benchResult(`api: bare node:http ${label}, ${c} conn`, f.rps, 'req/s', 'reference');
   }
-  await new Promise((r) => server.close(r));
+  await server.close();
   return figures;
 }
 
@@ -103,6 +132,9 @@ async function seed(db, base, token) {
 
 async function engineBench(engine, reference) {
   const { running, db, close } = await bootServer(engine, 'api');
+  // The agents list is compared with the fixed-JSON server measured right before it at the same connections:
+  // this machine's speed drifts over the minutes of a run, and a reference from the start would carry that.
+  const fixed = await bareServer(FIXED_JSON);
   await running.services.runner?.stop();
   const base = running.url.replace('localhost', '127.0.0.1');
   try {
@@ -127,9 +159,10 @@ async function engineBench(engine, reference) {
       await wrk(base + path, 16, sent, 1); // warm-up: JIT, caches, pool
       const steps = path.includes('/steps');
       for (const c of CONNECTIONS) {
+        const ref = steps ? reference.stepsBody[c] : await fixed.measure(c);
+        if (!steps) console.log(`bare node:http fixed JSON right before, ${c} conn: ${ref.rps.toFixed(0)} req/s`);
         const f = await wrk(base + path, c, sent);
         if (c === 1) p50[label] = f.p50;
-        const ref = steps ? reference.stepsBody[c] : reference[c];
         const share = (100 * f.rps) / ref.rps;
         const sameBody = steps ? '' : `, ${((100 * f.rps) / reference.agentsBody[c].rps).toFixed(1)} % of bare with the same body`;
         console.log(`${engine} ${label}, ${c} conn: ${f.rps.toFixed(0)} req/s (${share.toFixed(1)} % of bare${steps ? ' with the same body' : ''}`
@@ -144,6 +177,7 @@ async function engineBench(engine, reference) {
     console.log(`${engine} steps page: Brotli adds ${added.toFixed(2)} ms to the p50 at 1 connection (compressed once per version)`);
     benchResult(`api: steps page ${engine}, p50 added by Brotli (1 conn)`, added, 'ms', 'report');
   } finally {
+    await fixed.close();
     await api(base, '/api/health').catch(() => {}); // the backlog wrk left behind drains first
     await close();
   }
