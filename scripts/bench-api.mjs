@@ -1,7 +1,7 @@
 // API throughput (issue 12): wrk at 1, 16 and 64 connections against authenticated
 // GET /api/agents/ (10 agents) and GET /api/threads/{id}/steps?limit=500 (500 steps), over PGlite and
 // PostgreSQL, next to a bare node:http server answering a fixed JSON body in the same run (for the agents
-// list, measured again right before it at the same connections).
+// list, run in turns with it: pairedRuns).
 // Targets (issue 26): GET /api/agents/ ≥ 50 % of the bare server's requests/s at 16 connections and
 // ≥ 25 % at 1; the steps page ≥ 50 % of a bare server answering the same body. Those runs send no
 // Accept-Encoding (compression off, as the bare server); the steps page is also run with `br`, and the
@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 
 register('../test/setup/ts-loader.mjs', import.meta.url);
 const { ADMIN, PG_URL, api, bootServer, pgAvailable } = await import('./bench-server.mjs');
-const { benchResult } = await import('./bench-result.mjs');
+const { benchResult, median } = await import('./bench-result.mjs');
 
 const SECONDS = Number(process.argv[2]) || 3;
 
@@ -95,7 +95,7 @@ async function bareServer(body) {
   const url = `http://127.0.0.1:${port}/`;
   await wrk(url, 16, {}, 1); // warm-up
   return {
-    measure: (c) => wrk(url, c),
+    measure: (c, seconds) => wrk(url, c, {}, seconds),
     close: () => new Promise((r) => {
       child.once('exit', r);
       child.kill();
@@ -130,10 +130,23 @@ async function seed(db, base, token) {
   return thread.id;
 }
 
+const PAIRS = 5;
+
+/**
+ * The agents list against the fixed-JSON server in turns, 1 s each, PAIRS times: this VM's speed swings by
+ * half within a minute, and a reference taken at another moment would carry that swing into the ratio. The
+ * share is the median of the pairs' shares; the figures, medians of the runs.
+ */
+async function pairedRuns(fixed, ours, c) {
+  const runs = [];
+  for (let i = 0; i < PAIRS; i++) runs.push({ bare: await fixed.measure(c, 1), ours: await ours() });
+  const mid = (pick) => Object.fromEntries(['rps', 'p50', 'p99', 'bad'].map((k) => [k, median(runs.map((r) => pick(r)[k]))]));
+  return { bare: mid((r) => r.bare), ours: mid((r) => r.ours), shares: runs.map((r) => (100 * r.ours.rps) / r.bare.rps) };
+}
+
 async function engineBench(engine, reference) {
   const { running, db, close } = await bootServer(engine, 'api');
-  // The agents list is compared with the fixed-JSON server measured right before it at the same connections:
-  // this machine's speed drifts over the minutes of a run, and a reference from the start would carry that.
+  // The agents list is compared with the fixed-JSON server run in turns with it (pairedRuns).
   const fixed = await bareServer(FIXED_JSON);
   await running.services.runner?.stop();
   const base = running.url.replace('localhost', '127.0.0.1');
@@ -159,11 +172,13 @@ async function engineBench(engine, reference) {
       await wrk(base + path, 16, sent, 1); // warm-up: JIT, caches, pool
       const steps = path.includes('/steps');
       for (const c of CONNECTIONS) {
-        const ref = steps ? reference.stepsBody[c] : await fixed.measure(c);
-        if (!steps) console.log(`bare node:http fixed JSON right before, ${c} conn: ${ref.rps.toFixed(0)} req/s`);
-        const f = await wrk(base + path, c, sent);
+        const paired = steps ? null : await pairedRuns(fixed, () => wrk(base + path, c, sent, 1), c);
+        const ref = steps ? reference.stepsBody[c] : paired.bare;
+        const f = steps ? await wrk(base + path, c, sent) : paired.ours;
+        if (paired) console.log(`bare node:http fixed JSON in turns with it, ${c} conn: ${ref.rps.toFixed(0)} req/s (median); `
+          + `its share in each pair: ${paired.shares.map((s) => s.toFixed(0)).join(' ')} %`);
         if (c === 1) p50[label] = f.p50;
-        const share = (100 * f.rps) / ref.rps;
+        const share = steps ? (100 * f.rps) / ref.rps : median(paired.shares);
         const sameBody = steps ? '' : `, ${((100 * f.rps) / reference.agentsBody[c].rps).toFixed(1)} % of bare with the same body`;
         console.log(`${engine} ${label}, ${c} conn: ${f.rps.toFixed(0)} req/s (${share.toFixed(1)} % of bare${steps ? ' with the same body' : ''}`
           + `${sameBody}), p50 ${f.p50.toFixed(2)} ms, p99 ${f.p99.toFixed(2)} ms${f.bad ? `, ${f.bad} failed` : ''}`);
