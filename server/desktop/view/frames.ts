@@ -40,12 +40,16 @@ export class FramePump {
     return this.sink.session.desktop;
   }
 
-  /** Everything again, starting with the size (first frame, resize, a failed encode). */
+  /** Everything again, starting with the size (first frame, resize). */
   resized(): void {
+    this.redrawAll(0);
+  }
+
+  private redrawAll(delay: number): void {
     this.needsSize = true;
     this.copies = [];
     this.dirty = [{ x: 0, y: 0, w: this.desktop.width, h: this.desktop.height }];
-    this.schedule(0);
+    this.schedule(delay);
   }
 
   /**
@@ -130,7 +134,8 @@ export class FramePump {
     } catch (err) {
       this.sink.session.gateway.log(`desktop ${this.desktop.agentId}: frame encode failed: ${(err as Error).message}`);
       this.flushing = false;
-      this.resized();
+      // Not at once: a flush with no delay never yields to I/O, and an encode that keeps failing would spin.
+      this.redrawAll(this.options.frameInterval || 50);
       return;
     }
     if (this.sink.closed()) return;
