@@ -1,12 +1,15 @@
-// axe-core over the page as it is, in light and in dark theme: the serious and critical violations, as
-// readable lines naming the screen, the theme, the rule and the nodes.
+// axe-core over the page as it is, in light and in dark theme: every serious or critical violation, and
+// every violation of a WCAG 2 A/AA rule whatever its impact, as readable lines naming the screen, the
+// theme, the rule and the nodes.
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { expect, type Page } from '@playwright/test';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-type Violation = { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] };
+type Violation = { id: string; impact: string | null; tags: string[]; help: string; nodes: { target: unknown[] }[] };
+
+const WCAG2 = ['wcag2a', 'wcag2aa'];
 
 export async function axeFindings(page: Page, screen: string): Promise<string[]> {
   // Evaluated through the debugging protocol, which the page's CSP does not govern (a script tag would be refused).
@@ -24,7 +27,7 @@ export async function axeFindings(page: Page, screen: string): Promise<string[]>
       return (await axe.run(document, { resultTypes: ['violations'] })).violations;
     });
     for (const v of violations) {
-      if (v.impact !== 'serious' && v.impact !== 'critical') continue;
+      if (v.impact !== 'serious' && v.impact !== 'critical' && !v.tags.some((t) => WCAG2.includes(t))) continue;
       found.push(`${screen} (${theme}): ${v.id} (${v.impact}) ${v.help}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
     }
   }

@@ -81,6 +81,7 @@ async function openPostgres(url: string, schema?: string): Promise<Db> {
   pool.on('error', (err: Error) => console.error('postgres pool error:', err.message));
   const query = async <T extends Row>(sql: Sql, params?: unknown[]) =>
     (await (typeof sql === 'string' ? pool.query(sql, params as any[]) : pool.query({ name: sql.name, text: sql.text, values: params as any[] }))).rows as T[];
+  let closed = false;
   // Two snapshots with the same text see the same committed transactions, so the same data (xids are
   // the cluster's: a write anywhere moves it on). Callers that arrive while one is read share the next.
   // Read on a line of their own (snapshot-line.ts); through the pool while that line is down.
@@ -98,7 +99,6 @@ async function openPostgres(url: string, schema?: string): Promise<Db> {
   };
   const snapshot = batched<0, string>(async () => new Map([[0, await readSnapshot()]]));
   const listeners = new Set<InstanceType<typeof pg.Client>>();
-  let closed = false;
   // A LISTEN connection that PostgreSQL drops (restart, failover) is opened again, with backoff, for as
   // long as the pool lives; without that, other instances' events would stop arriving for good.
   const listen = async (channel: string, onPayload: (payload: string) => void, retryMs = 250): Promise<void> => {

@@ -12,7 +12,7 @@ const TEXT = 'SELECT pg_current_snapshot()::text';
 type Pending = { resolve: (s: string) => void; reject: (e: Error) => void; value: string | null; error: Error | null };
 type PgClient = { connect(): Promise<unknown>; end(): Promise<void>; on(e: 'error', f: (err: Error) => void): unknown; connection?: { stream?: unknown } };
 
-export type SnapshotLine = { read(): Promise<string>; close(): void; readonly broken: boolean };
+export type SnapshotLine = { read(): Promise<string>; close(): void };
 
 function message(type: string, ...parts: Buffer[]): Buffer {
   const body = Buffer.concat(parts);
@@ -97,9 +97,6 @@ export async function openSnapshotLine(client: PgClient): Promise<SnapshotLine> 
   return {
     read: () => send(ASK),
     close: () => fail(new Error('snapshot connection closed')),
-    get broken() {
-      return broken;
-    },
   };
 }
 

@@ -1,5 +1,5 @@
-// The PostgreSQL snapshot read on a line of its own (server/db/snapshot-line.ts): the same text the pool
-// reads, moved on by another connection's commit, answers in order when asked several at once, and a
+// The PostgreSQL snapshot read on a line of its own (server/db/snapshot-line.ts): pg_current_snapshot()'s
+// text, moved on by another connection's commit, an answer to each of several reads asked at once, and a
 // line that PostgreSQL ends is replaced (reads go through the pool meanwhile). PostgreSQL only.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -25,14 +25,12 @@ line('reads the current snapshot, in order, and sees another connection\'s commi
     await other.query('SELECT pg_current_xact_id()');
     await other.query('COMMIT');
     assert.is.not(await snapshots.read(), first);
-    // Several asked at once: one answer each, in order (the last is at least as new as the first).
+    // Several asked at once (pipelined): each gets a snapshot, the later ones none older than the first.
     const many = await Promise.all(Array.from({ length: 20 }, () => snapshots.read()));
-    assert.is(many.length, 20);
     for (const s of many) assert.match(s, SNAPSHOT);
     const xmax = (s: string) => Number(s.split(':')[1]);
-    assert.ok(xmax(many[19]) >= xmax(many[0]));
+    assert.ok(many.every((s) => xmax(s) >= xmax(many[0])));
     snapshots.close();
-    assert.ok(snapshots.broken);
     const refused = await snapshots.read().then(() => null, (err: Error) => err.message);
     assert.match(refused ?? '', /closed/);
   } finally {
