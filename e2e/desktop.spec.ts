@@ -15,6 +15,22 @@ async function waitForFile(path: string, content?: string, ms = 10_000) {
   await expect.poll(() => (existsSync(path) ? readFileSync(path, 'utf8') : null), { timeout: ms }).toBe(content ?? expect.anything());
 }
 
+/** Pixels of the live view's canvas that differ from a screenshot PNG of the desktop (-1: a smaller canvas). */
+function differingPixels(page: Page, png: Buffer): Promise<number> {
+  return page.locator('.live-display canvas').first().evaluate(async (canvas: HTMLCanvasElement, bytes) => {
+    const shot = await createImageBitmap(new Blob([new Uint8Array(bytes)], { type: 'image/png' }));
+    // The library sizes a layer's canvas in steps of 64 pixels: the desktop is its top-left part.
+    if (canvas.width < shot.width || canvas.height < shot.height) return -1;
+    const scratch = new OffscreenCanvas(shot.width, shot.height).getContext('2d')!;
+    scratch.drawImage(shot, 0, 0);
+    const want = scratch.getImageData(0, 0, shot.width, shot.height).data;
+    const got = canvas.getContext('2d')!.getImageData(0, 0, shot.width, shot.height).data;
+    let differing = 0;
+    for (let i = 0; i < want.length; i += 4) if (want[i] !== got[i] || want[i + 1] !== got[i + 1] || want[i + 2] !== got[i + 2]) differing++;
+    return differing;
+  }, [...png]);
+}
+
 /** Clicks the desktop at a point given in desktop pixels (1280x800), through the scaled view. */
 async function clickDesktop(page: Page, x: number, y: number) {
   const box = (await page.locator('.live-display').boundingBox())!;
@@ -89,6 +105,9 @@ test('live desktop: connect, take control, type, hand back, paste, drop files', 
   // What was typed shows in the server's screenshot too.
   const screenshot = async () => (await page.request.get(`/api/agents/${agent.id}/screenshot`, { headers: auth })).body();
   await expect.poll(async () => (await screenshot()).equals(before)).toBe(false);
+  // The page shows the desktop pixel for pixel: typed characters came as raw RGB put on the canvas, the
+  // rest as PNG (display-images.ts).
+  await expect.poll(async () => differingPixels(page, await screenshot()), { timeout: 10_000 }).toBe(0);
   await screenshotBothThemes(page, 'live-desktop-control');
 
   // Sound: a desktop program plays half a second of noise; the page's Guacamole client gets an audio

@@ -127,42 +127,74 @@ test('a broken image is drawn as a blank pixel (the canvas would throw on it) an
   assert.is(FakeImage.all[0].naturalWidth, 10);
 });
 
-test('a raw RGB stream is put on a canvas at its end and its frame goes to the display at once', async () => {
+test('a raw RGB stream becomes a display task at its end, which puts its pixels on the layer; its frame goes at once', async () => {
   FakeImage.hold = true; // were it an image, the frame would wait
-  const put: { width: number; height: number; data: number[] }[] = [];
-  const canvas = HTMLCanvasElement.prototype as any;
-  const getContext = canvas.getContext;
-  canvas.getContext = function () {
-    return {
-      createImageData: (width: number, height: number) => ({ width, height, data: new Uint8ClampedArray(width * height * 4) }),
-      putImageData: (pixels: { width: number; height: number; data: Uint8ClampedArray }) => put.push({ ...pixels, data: [...pixels.data] }),
-    };
+  const put: { x: number; y: number; width: number; height: number; data: number[] }[] = [];
+  const context = {
+    createImageData: (width: number, height: number) => ({ width, height, data: new Uint8ClampedArray(width * height * 4) }),
+    putImageData: (pixels: { width: number; height: number; data: Uint8ClampedArray }, x: number, y: number) =>
+      put.push({ x, y, width: pixels.width, height: pixels.height, data: [...pixels.data] }),
   };
-  try {
-    const drawn: unknown[] = [];
-    const display = {
-      drawImage: (_layer: unknown, x: number, y: number, source: HTMLCanvasElement) => drawn.push([x, y, source.width, source.height]),
-      flush: (callback?: () => void) => callback?.(),
-      drawStream: () => {},
-    } as unknown as Guacamole.Display;
-    drawImagesFromDataUris(display);
-    const stream: Stream = { onblob: null, onend: null };
-    display.drawStream({} as Guacamole.Layer, 3, 4, stream as unknown as Guacamole.InputStream, 'image/x-raw-rgb;width=2');
-    const rgb = Buffer.from([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]).toString('base64');
-    stream.onblob?.(rgb.slice(0, 8));
-    stream.onblob?.(rgb.slice(8));
-    assert.equal(put, [], 'nothing before the end of the stream');
-    stream.onend?.();
-    assert.equal(put, [{ width: 2, height: 2, data: [1, 2, 3, 255, 4, 5, 6, 255, 7, 8, 9, 255, 10, 11, 12, 255] }]);
-    assert.equal(drawn, [[3, 4, 2, 2]]);
-    const flushed: string[] = [];
-    display.flush(() => flushed.push('frame'));
-    await nextTask();
-    assert.equal(flushed, ['frame']);
-    assert.is(FakeImage.all.length, 0, 'no image element to wait for');
-  } finally {
-    canvas.getContext = getContext;
-  }
+  const drawnOnLayer: unknown[] = [];
+  const layer = {
+    width: 4, height: 4, autosize: false,
+    getCanvas: () => ({ getContext: () => context }),
+    resize: () => assert.unreachable('a layer that does not grow is not resized'),
+    drawImage: (x: number, y: number, image: unknown) => drawnOnLayer.push([x, y, image]),
+  } as unknown as Guacamole.Layer;
+  const tasks: unknown[][] = [];
+  const display = {
+    drawImage: (...task: unknown[]) => tasks.push(task),
+    flush: (callback?: () => void) => callback?.(),
+    drawStream: () => {},
+  } as unknown as Guacamole.Display;
+  drawImagesFromDataUris(display);
+  const stream: Stream = { onblob: null, onend: null };
+  display.drawStream(layer, 3, 1, stream as unknown as Guacamole.InputStream, 'image/x-raw-rgb;width=2');
+  const rgb = Buffer.from([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]).toString('base64');
+  stream.onblob?.(rgb.slice(0, 8));
+  stream.onblob?.(rgb.slice(8));
+  assert.equal(tasks, [], 'nothing before the end of the stream');
+  stream.onend?.();
+  assert.is(tasks.length, 1, 'one display task, in order with the rest of the frame');
+  assert.equal(put, [], 'nothing on the canvas before the display runs the task');
+  // The display's task, as Guacamole.Display runs it.
+  const [, x, y, pixels] = tasks[0] as [unknown, number, number, CanvasImageSource];
+  layer.drawImage(x, y, pixels);
+  assert.equal(put, [{ x: 3, y: 1, width: 2, height: 2, data: [1, 2, 3, 255, 4, 5, 6, 255, 7, 8, 9, 255, 10, 11, 12, 255] }]);
+  // Anything else the layer is asked to draw still goes to its own drawImage.
+  const other = {} as CanvasImageSource;
+  layer.drawImage(7, 8, other);
+  assert.equal(drawnOnLayer, [[7, 8, other]]);
+  const flushed: string[] = [];
+  display.flush(() => flushed.push('frame'));
+  await nextTask();
+  assert.equal(flushed, ['frame']);
+  assert.is(FakeImage.all.length, 0, 'no image element to wait for');
+});
+
+test('raw pixels beyond a growing layer\'s size grow it first', () => {
+  const sizes: number[][] = [];
+  const layer = {
+    width: 4, height: 4, autosize: true,
+    getCanvas: () => ({ getContext: () => ({
+      createImageData: (width: number, height: number) => ({ width, height, data: new Uint8ClampedArray(width * height * 4) }),
+      putImageData: (_: unknown, x: number, y: number) => sizes.push(['put', x, y] as never),
+    }) }),
+    resize(width: number, height: number) {
+      sizes.push([width, height]);
+    },
+    drawImage: () => {},
+  } as unknown as Guacamole.Layer;
+  let task: unknown[] = [];
+  const display = { drawImage: (...t: unknown[]) => (task = t), flush: () => {}, drawStream: () => {} } as unknown as Guacamole.Display;
+  drawImagesFromDataUris(display);
+  const stream: Stream = { onblob: null, onend: null };
+  display.drawStream(layer, 3, 3, stream as unknown as Guacamole.InputStream, 'image/x-raw-rgb;width=2');
+  stream.onblob?.(Buffer.alloc(12).toString('base64'));
+  stream.onend?.();
+  layer.drawImage(task[1] as number, task[2] as number, task[3] as CanvasImageSource);
+  assert.equal(sizes, [[5, 5], ['put', 3, 3]]);
 });
 
 test('with the real Guacamole.Display, a ready frame is drawn at once, not in the next animation frame', async () => {

@@ -10,7 +10,7 @@
 // multiples of 4 characters), drawn by an ordinary display task, and a frame goes to the display once its
 // images are complete. Chromium completes a data: image within the task that set it, so the frame is
 // drawn within that task, like a client that decodes as messages arrive (noVNC); other browsers wait for
-// the load events, as before. Small rectangles come as raw RGB, drawn with no decode.
+// the load events, as before. Small rectangles come as raw RGB, put on the layer with no decode.
 import Guacamole from 'guacamole-common-js';
 
 /** A transparent pixel: what a broken image becomes, since the canvas throws on a broken image. */
@@ -64,31 +64,63 @@ function drawAtOnce(flush: () => void): void {
   }
 }
 
-/** Small rectangles come as raw RGB (server/desktop/view/raw-rgb.ts): on a canvas at once, no decode to wait for. */
+/** Small rectangles come as raw RGB (server/desktop/view/raw-rgb.ts): no decode to wait for. */
 const RAW_RGB = /^image\/x-raw-rgb;width=(\d+)$/;
 
+/**
+ * Queues the pixels as a display task like any image, so that they land in order with the frame's other
+ * drawing; the layer's task then puts them on its canvas with putImageData. Not through a canvas of their
+ * own: a new canvas per rectangle (its context, its first put, then drawImage from it) cost a typed
+ * character ~0.25 ms in headless Chromium here, against ~0.05 ms for putImageData on the layer.
+ */
 function drawRawRgb(display: Guacamole.Display, layer: Guacamole.Layer, x: number, y: number, stream: Guacamole.InputStream, width: number) {
   const chunks: string[] = [];
   stream.onblob = (data) => chunks.push(data);
   stream.onend = () => {
-    const bytes = atob(chunks.join(''));
+    const bytes = fromBase64(chunks.join(''));
     const height = Math.floor(bytes.length / 3 / width);
     if (!width || !height) return;
-    const canvas = document.createElement('canvas');
-    canvas.width = width;
-    canvas.height = height;
-    const context = canvas.getContext('2d')!;
-    const pixels = context.createImageData(width, height);
+    const pixels = layer.getCanvas().getContext('2d')!.createImageData(width, height);
     const out = pixels.data;
     for (let i = 0, o = 0; o < out.length; i += 3, o += 4) {
-      out[o] = bytes.charCodeAt(i);
-      out[o + 1] = bytes.charCodeAt(i + 1);
-      out[o + 2] = bytes.charCodeAt(i + 2);
+      out[o] = bytes[i];
+      out[o + 1] = bytes[i + 1];
+      out[o + 2] = bytes[i + 2];
       out[o + 3] = 255;
     }
-    context.putImageData(pixels, 0, 0);
-    display.drawImage(layer, x, y, canvas);
+    putsRawPixels(layer);
+    rawPixels.add(pixels);
+    display.drawImage(layer, x, y, pixels as unknown as CanvasImageSource);
   };
+}
+
+const rawPixels = new WeakSet<object>();
+const putting = new WeakSet<Guacamole.Layer>();
+
+/**
+ * Teaches the layer's drawImage (what the display's task calls) to put raw pixels. They are opaque, so
+ * putImageData gives what drawImage would over them (the `img` instruction's mask is "over").
+ */
+function putsRawPixels(layer: Guacamole.Layer): void {
+  if (putting.has(layer)) return;
+  putting.add(layer);
+  const draw = layer.drawImage;
+  layer.drawImage = (x, y, image) => {
+    if (!rawPixels.has(image)) return draw(x, y, image);
+    const pixels = image as unknown as ImageData;
+    if (layer.autosize) layer.resize(Math.max(layer.width, x + pixels.width), Math.max(layer.height, y + pixels.height));
+    layer.getCanvas().getContext('2d')!.putImageData(pixels, x, y);
+  };
+}
+
+/** Base64 to bytes: natively where the browser can (Chromium 140+, Firefox 133+, Safari 18.2+). */
+function fromBase64(text: string): Uint8Array {
+  const native = (Uint8Array as { fromBase64?: (text: string) => Uint8Array }).fromBase64;
+  if (native) return native(text);
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
 }
 
 const drawable = (image: HTMLImageElement) => image.complete && image.naturalWidth > 0;

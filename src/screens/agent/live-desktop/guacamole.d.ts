@@ -55,7 +55,16 @@ declare module 'guacamole-common-js' {
     }
 
     /** A layer of the display; only passed through here. */
-    class Layer {}
+    class Layer {
+      width: number;
+      height: number;
+      /** Whether a draw beyond its size grows it. */
+      autosize: boolean;
+      getCanvas(): HTMLCanvasElement;
+      resize(width: number, height: number): void;
+      /** What a display's drawImage task calls (an instance property: replaceable per layer). */
+      drawImage(x: number, y: number, image: CanvasImageSource): void;
+    }
 
     class Display {
       getElement(): HTMLElement;
