@@ -290,7 +290,9 @@ export class RfbClient extends EventEmitter {
     this.requestOutstanding = false;
     if (resized) this.emit('resize', this.width, this.height);
     if (ops.length) this.emit('update', ops);
-    this.schedule(!resized);
+    // After the frames the update's listeners send (they flush with process.nextTick): the request wakes
+    // Xvnc, which on a busy core can run before this process gets to send them.
+    process.nextTick(() => this.schedule(!resized));
   }
 
   private async readCutText(): Promise<void> {

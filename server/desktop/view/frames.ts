@@ -130,7 +130,8 @@ export class FramePump {
     const pending = rects.map((r, i) => (raw[i] ? rawRgb(fb, r) : this.sink.session.png(r)));
     let images: string[];
     try {
-      images = await Promise.all(pending);
+      // Raw rectangles are ready now: a frame of only those goes out without yielding (see schedule).
+      images = pending.every((p) => typeof p === 'string') ? (pending as string[]) : await Promise.all(pending);
     } catch (err) {
       this.sink.session.gateway.log(`desktop ${this.desktop.agentId}: frame encode failed: ${(err as Error).message}`);
       this.flushing = false;
