@@ -86,43 +86,79 @@ test('an img stream becomes a display task drawing its joined base64 as a data: 
 
 test('a frame whose images complete within the task is handed to the display before any other task runs', async () => {
   const { display, log } = fakeDisplay();
-  const order: string[] = [];
-  setTimeout(() => order.push('next task'), 0);
+  setTimeout(() => log.push('next task'), 0);
   image(display, 0, ['AAAA']);
-  display.flush(() => order.push('frame flushed'));
+  display.flush(() => {});
   await nextTask();
-  assert.equal(order, ['frame flushed', 'next task']);
-  assert.equal(log, ['draw 0,0 data:image/png;base64,AAAA', 'flush']);
+  assert.equal(log, ['draw 0,0 data:image/png;base64,AAAA', 'flush', 'next task']);
 });
 
 test('a frame waits for its images to load, and frames stay in order behind it', async () => {
   FakeImage.hold = true;
-  const { display } = fakeDisplay();
-  const flushed: string[] = [];
+  const { display, log } = fakeDisplay();
   image(display, 0, ['AAAA']);
-  display.flush(() => flushed.push('first'));
+  display.flush(() => {});
   image(display, 1, ['BBBB']);
-  display.flush(() => flushed.push('second'));
+  display.flush(() => {});
   await nextTask();
-  assert.equal(flushed, []);
+  assert.not.ok(log.includes('flush'));
   // The second image joins the first frame when it is flushed, so the first frame waits for it too.
   FakeImage.all[0].finish(true);
   await nextTask();
-  assert.equal(flushed, []);
+  assert.not.ok(log.includes('flush'));
   FakeImage.all[1].finish(true);
   await nextTask();
-  assert.equal(flushed, ['first', 'second']);
+  assert.equal(log.filter((l) => l === 'flush').length, 2);
+});
+
+test('the frame\'s sync answer goes once the page has painted it: in a task after the next animation frame', async () => {
+  const requestAnimationFrame = window.requestAnimationFrame;
+  const animationFrames: FrameRequestCallback[] = [];
+  window.requestAnimationFrame = (callback) => animationFrames.push(callback);
+  try {
+    const { display, log } = fakeDisplay();
+    image(display, 0, ['AAAA']);
+    display.flush(() => log.push('sync answer'));
+    await nextTask();
+    assert.equal(log, ['draw 0,0 data:image/png;base64,AAAA', 'flush'], 'drawn, not answered before the paint');
+    assert.is(animationFrames.length, 1);
+    animationFrames[0](performance.now());
+    assert.not.ok(log.includes('sync answer'), 'not within the animation frame either');
+    await nextTask();
+    assert.equal(log.filter((l) => l === 'sync answer'), ['sync answer']);
+  } finally {
+    window.requestAnimationFrame = requestAnimationFrame;
+  }
+});
+
+test('in a page that gets no animation frames (hidden), the sync answer goes after 100 ms, once', async () => {
+  const requestAnimationFrame = window.requestAnimationFrame;
+  const animationFrames: FrameRequestCallback[] = [];
+  window.requestAnimationFrame = (callback) => animationFrames.push(callback);
+  try {
+    const { display, log } = fakeDisplay();
+    image(display, 0, ['AAAA']);
+    display.flush(() => log.push('sync answer'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.not.ok(log.includes('sync answer'));
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    assert.equal(log.filter((l) => l === 'sync answer'), ['sync answer']);
+    animationFrames[0](performance.now()); // the page shows again
+    await nextTask();
+    assert.equal(log.filter((l) => l === 'sync answer'), ['sync answer'], 'not answered twice');
+  } finally {
+    window.requestAnimationFrame = requestAnimationFrame;
+  }
 });
 
 test('a broken image is drawn as a blank pixel (the canvas would throw on it) and its frame completes', async () => {
   FakeImage.hold = true;
-  const { display } = fakeDisplay();
-  const flushed: string[] = [];
+  const { display, log } = fakeDisplay();
   image(display, 0, ['!!!!']);
-  display.flush(() => flushed.push('frame'));
+  display.flush(() => {});
   FakeImage.all[0].finish(false);
   await nextTask();
-  assert.equal(flushed, ['frame']);
+  assert.ok(log.includes('flush'));
   assert.match(FakeImage.all[0].src, /^data:image\/gif;base64,/);
   assert.is(FakeImage.all[0].naturalWidth, 10);
 });
@@ -143,9 +179,10 @@ test('a raw RGB stream becomes a display task at its end, which puts its pixels 
     drawImage: (x: number, y: number, image: unknown) => drawnOnLayer.push([x, y, image]),
   } as unknown as Guacamole.Layer;
   const tasks: unknown[][] = [];
+  const flushed: string[] = [];
   const display = {
     drawImage: (...task: unknown[]) => tasks.push(task),
-    flush: (callback?: () => void) => callback?.(),
+    flush: () => flushed.push('frame'),
     drawStream: () => {},
   } as unknown as Guacamole.Display;
   drawImagesFromDataUris(display);
@@ -166,8 +203,7 @@ test('a raw RGB stream becomes a display task at its end, which puts its pixels 
   const other = {} as CanvasImageSource;
   layer.drawImage(7, 8, other);
   assert.equal(drawnOnLayer, [[7, 8, other]]);
-  const flushed: string[] = [];
-  display.flush(() => flushed.push('frame'));
+  display.flush(() => {});
   await nextTask();
   assert.equal(flushed, ['frame']);
   assert.is(FakeImage.all.length, 0, 'no image element to wait for');
@@ -208,16 +244,26 @@ test('with the real Guacamole.Display, a ready frame is drawn at once, not in th
   window.requestAnimationFrame = (callback) => animationFrames.push(callback);
   const canvas = HTMLCanvasElement.prototype as any;
   const getContext = canvas.getContext;
-  canvas.getContext = () => new Proxy({}, { get: (_, name) => (name === 'getImageData' ? () => ({ data: [] }) : () => {}) });
+  const drawn: string[] = [];
+  canvas.getContext = () => new Proxy({}, {
+    get: (_, name) => (name === 'getImageData' ? () => ({ data: [] }) : name === 'drawImage' ? () => drawn.push('drawn') : () => {}),
+  });
   try {
     const display = new Guacamole.Display();
     drawImagesFromDataUris(display);
-    const flushed: string[] = [];
-    display.flush(() => flushed.push('frame'));
+    const source = document.createElement('canvas');
+    display.drawImage(display.getDefaultLayer(), 0, 0, source);
+    const answered: string[] = [];
+    display.flush(() => answered.push('sync answer'));
     await nextTask();
-    assert.equal(flushed, ['frame'], 'drawn without an animation frame');
-    assert.is(animationFrames.length, 0);
+    assert.equal(drawn, ['drawn'], 'drawn without an animation frame');
     assert.is(document.hasFocus(), true, 'the page reports its focus as before');
+    // The one animation frame asked for is the sync answer's, after the paint.
+    assert.equal(answered, []);
+    assert.is(animationFrames.length, 1);
+    animationFrames[0](performance.now());
+    await nextTask();
+    assert.equal(answered, ['sync answer']);
   } finally {
     Object.defineProperty(owner, 'hasFocus', hasFocus);
     window.requestAnimationFrame = requestAnimationFrame;

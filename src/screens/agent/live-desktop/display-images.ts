@@ -42,7 +42,7 @@ export function drawImagesFromDataUris(display: Guacamole.Display): void {
         // Waiting lets later instructions queue too; they join this frame, so their images count as well.
         for (let waiting; (waiting = queued.filter((image) => !drawable(image))).length; ) await Promise.all(waiting.map(loadOf));
         queued = [];
-        drawAtOnce(() => flush(callback, timestamp, frames));
+        drawAtOnce(() => flush(callback && (() => afterPaint(callback)), timestamp, frames));
       })
       .catch((error) => console.error('desktop frame not drawn', error));
   };
@@ -62,6 +62,23 @@ function drawAtOnce(flush: () => void): void {
   } finally {
     delete (document as { hasFocus?: unknown }).hasFocus; // Document.prototype's again
   }
+}
+
+/**
+ * Runs `fn` (the frame's sync answer) once the browser has painted what was drawn: in a task queued from the
+ * next animation frame, or after 100 ms in a page that gets none (hidden). Sent before, the answer's
+ * WebSocket send came between the draw and the paint.
+ */
+function afterPaint(fn: () => void): void {
+  let done = false;
+  const run = () => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    fn();
+  };
+  const timer = setTimeout(run, 100);
+  requestAnimationFrame(() => setTimeout(run, 0));
 }
 
 /** Small rectangles come as raw RGB (server/desktop/view/raw-rgb.ts): no decode to wait for. */

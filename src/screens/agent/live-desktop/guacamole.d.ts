@@ -68,6 +68,7 @@ declare module 'guacamole-common-js' {
 
     class Display {
       getElement(): HTMLElement;
+      getDefaultLayer(): Layer;
       /** Queues drawing an image, which must have loaded by the time its frame is flushed. */
       drawImage(layer: Layer, x: number, y: number, image: CanvasImageSource): void;
       /** Called for each `img` stream; replaceable per display. */
