@@ -116,12 +116,14 @@ const putting = new WeakSet<Guacamole.Layer>();
 
 /**
  * Teaches the layer's drawImage (what the display's task calls) to put raw pixels. They are opaque, so
- * putImageData gives what drawImage would over them (the `img` instruction's mask is "over").
+ * putImageData gives what drawImage would over them (the `img` instruction's mask is "over"). The library
+ * does not learn that the layer is no longer empty, which matters only to a resize keeping its picture:
+ * the gateway sends the whole screen, as PNG, first and after every resize.
  */
 function putsRawPixels(layer: Guacamole.Layer): void {
   if (putting.has(layer)) return;
   putting.add(layer);
-  const draw = layer.drawImage;
+  const draw = layer.drawImage.bind(layer);
   layer.drawImage = (x, y, image) => {
     if (!rawPixels.has(image)) return draw(x, y, image);
     const pixels = image as unknown as ImageData;
