@@ -131,8 +131,10 @@ if (!READY) {
     writeFileSync(join(home, 'hog.sh'), 'head -c 2000000000 /dev/zero | tail > /dev/null; echo "hog=$?" > ~/hog.txt\n', { mode: 0o644 });
     writeFileSync(join(home, 'bomb.sh'), 'end=$(($(date +%s) + 8)); b() { [ "$(date +%s)" -lt $end ] && { b | b & }; }; b; sleep 9; touch ~/bomb.done\n');
     await bomb.typeText('bash ~/hog.sh; bash ~/bomb.sh &\n');
-    await until(() => existsSync(join(home, 'hog.txt')), 120_000, 'the hog to be stopped'); // half a core, on a loaded machine
-    assert.is(readFileSync(join(home, 'hog.txt'), 'utf8').trim(), 'hog=137', 'tail killed (SIGKILL) by the memory limit of its group');
+    // Until its line is whole: the shell creates the file before it writes the line.
+    const hogLine = () => (existsSync(join(home, 'hog.txt')) ? readFileSync(join(home, 'hog.txt'), 'utf8') : '');
+    await until(() => hogLine().endsWith('\n'), 120_000, 'the hog to be stopped'); // half a core, on a loaded machine
+    assert.is(hogLine().trim(), 'hog=137', 'tail killed (SIGKILL) by the memory limit of its group');
 
     const slowest = { ms: 0 };
     let frames = 0;
