@@ -9,6 +9,10 @@ import { createCipheriv } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { connect as netConnect, type Socket } from 'node:net';
 import * as zlib from 'node:zlib';
+import { Bytes } from './bytes.ts';
+import { ENCODING, MAX_CUT_TEXT, MessageCutter, RfbError, type RfbOp, type ServerMessage, type UpdateStep } from './messages.ts';
+
+export { RfbError, type RfbOp } from './messages.ts';
 
 export type RfbTarget = { path: string } | { host: string; port: number };
 /**
@@ -16,10 +20,6 @@ export type RfbTarget = { path: string } | { host: string; port: number };
  * relayed over a WebSocket, server/desktop/place/relay.ts). Events 'data' (Buffer), 'error', 'close'.
  */
 export type RfbTransport = Pick<Socket, 'on' | 'write' | 'destroy' | 'destroyed'>;
-/** One change of an update, in the order the server sent it. */
-export type RfbOp =
-  | { kind: 'rect'; x: number; y: number; w: number; h: number }
-  | { kind: 'copy'; x: number; y: number; w: number; h: number; sx: number; sy: number };
 
 export type RfbOptions = {
   /** VNC authentication password (only the first 8 characters count, as in every VNC server). */
@@ -30,64 +30,8 @@ export type RfbOptions = {
   timeout?: number;
 };
 
-export class RfbError extends Error {
-  override name = 'RfbError';
-}
-
-const ENCODING = { raw: 0, copyRect: 1, desktopSize: -223, lastRect: -224, extendedClipboard: 0xc0a1e5ce | 0 };
 const CLIP = { text: 1, caps: 1 << 24, request: 1 << 25, peek: 1 << 26, notify: 1 << 27, provide: 1 << 28 };
-const MAX_CUT_TEXT = 10 * 1024 * 1024;
 const CLIENT_CLIPBOARD_LIMIT = 1024 * 1024;
-
-/** Bytes from the socket, read by exact counts (the protocol has no framing). */
-class Reader {
-  private chunks: Buffer[] = [];
-  private available = 0;
-  private wake: (() => void) | null = null;
-  private error: Error | null = null;
-
-  push(chunk: Buffer): void {
-    this.chunks.push(chunk);
-    this.available += chunk.length;
-    this.wake?.();
-  }
-
-  fail(error: Error): void {
-    this.error ??= error;
-    this.wake?.();
-  }
-
-  private async need(n: number): Promise<void> {
-    while (this.available < n) {
-      if (this.error) throw this.error;
-      await new Promise<void>((resolve) => (this.wake = resolve));
-      this.wake = null;
-    }
-  }
-
-  async read(n: number): Promise<Buffer> {
-    if (this.available < n) await this.need(n);
-    this.available -= n;
-    const head = this.chunks[0];
-    if (head.length >= n) {
-      const out = head.subarray(0, n);
-      if (head.length === n) this.chunks.shift();
-      else this.chunks[0] = head.subarray(n);
-      return out;
-    }
-    const out = Buffer.allocUnsafe(n);
-    let filled = 0;
-    while (filled < n) {
-      const c = this.chunks[0];
-      const take = Math.min(c.length, n - filled);
-      c.copy(out, filled, 0, take);
-      filled += take;
-      if (take === c.length) this.chunks.shift();
-      else this.chunks[0] = c.subarray(take);
-    }
-    return out;
-  }
-}
 
 /**
  * Events: 'update' (ops: RfbOp[]) after each FramebufferUpdate has been applied to `fb`;
@@ -106,7 +50,9 @@ export class RfbClient extends EventEmitter {
   /** True once the server offered TigerVNC's Extended Clipboard (UTF-8 both ways). */
   extendedClipboard = false;
 
-  private reader = new Reader();
+  private bytes = new Bytes();
+  /** Set once the handshake is done: from then on the socket's data is cut into messages as it comes. */
+  private messages: MessageCutter | null = null;
   private version = 8;
   private frameInterval: number;
   private requestTimer: NodeJS.Timeout | null = null;
@@ -121,7 +67,10 @@ export class RfbClient extends EventEmitter {
   private constructor(private socket: RfbTransport, private options: RfbOptions) {
     super();
     this.frameInterval = options.frameInterval ?? 66;
-    socket.on('data', (chunk: Buffer) => this.reader.push(chunk));
+    socket.on('data', (chunk: Buffer) => {
+      this.bytes.push(chunk);
+      if (this.messages) this.drain();
+    });
     socket.on('error', (err) => this.finish(err));
     socket.on('close', () => this.finish(new RfbError('connection closed by the server')));
   }
@@ -150,12 +99,13 @@ export class RfbClient extends EventEmitter {
     } finally {
       clearTimeout(timer);
     }
-    void client.loop();
+    client.messages = new MessageCutter(client.bytes, () => client);
+    client.drain(); // what came with the handshake's last bytes
     return client;
   }
 
   private async handshake(): Promise<void> {
-    const r = this.reader;
+    const r = this.bytes;
     const banner = (await r.read(12)).toString('latin1');
     const m = /^RFB (\d{3})\.(\d{3})\n$/.exec(banner);
     if (!m || Number(m[1]) !== 3) throw new RfbError(`not an RFB server (got ${JSON.stringify(banner)})`);
@@ -211,65 +161,32 @@ export class RfbClient extends EventEmitter {
   }
 
   private async reason(): Promise<string> {
-    const len = (await this.reader.read(4)).readUInt32BE(0);
-    return (await this.reader.read(Math.min(len, 4096))).toString('utf8');
+    const len = (await this.bytes.read(4)).readUInt32BE(0);
+    return (await this.bytes.read(Math.min(len, 4096))).toString('utf8');
   }
 
-  private async loop(): Promise<void> {
-    const r = this.reader;
+  /** Handles every whole message buffered, in order; what is left waits for the rest of its bytes. */
+  private drain(): void {
     try {
-      for (;;) {
-        const type = (await r.read(1))[0];
-        if (type === 0) await this.readUpdate();
-        else if (type === 1) {
-          const head = await r.read(5);
-          await r.read(head.readUInt16BE(3) * 6); // SetColourMapEntries: not used in true colour
-        } else if (type === 2) this.emit('bell');
-        else if (type === 3) await this.readCutText();
-        else throw new RfbError(`unexpected server message type ${type}`);
-      }
+      for (let m: ServerMessage | null; !this.closed && (m = this.messages!.next()); ) this.handle(m);
     } catch (err) {
       this.finish(err as Error);
     }
   }
 
-  /**
-   * Reads a whole FramebufferUpdate first and applies it in one synchronous step, so that anyone looking
-   * at `fb` between events (viewers, screenshots) never sees half an update.
-   */
-  private async readUpdate(): Promise<void> {
-    const r = this.reader;
-    const count = (await r.read(3)).readUInt16BE(1);
-    type Step = { op: RfbOp; data?: Buffer } | { size: [number, number] };
-    const steps: Step[] = [];
-    let width = this.width;
-    let height = this.height;
-    for (let i = 0; i < count; i++) {
-      const h = await r.read(12);
-      const x = h.readUInt16BE(0);
-      const y = h.readUInt16BE(2);
-      const w = h.readUInt16BE(4);
-      const ht = h.readUInt16BE(6);
-      const encoding = h.readInt32BE(8);
-      if (encoding === ENCODING.lastRect) break;
-      if (encoding === ENCODING.desktopSize) {
-        steps.push({ size: [w, ht] });
-        width = w;
-        height = ht;
-        continue;
-      }
-      if (x + w > width || y + ht > height) throw new RfbError(`rect ${w}x${ht}+${x}+${y} outside the ${width}x${height} screen`);
-      if (encoding === ENCODING.raw) {
-        steps.push({ op: { kind: 'rect', x, y, w, h: ht }, data: await r.read(w * ht * 4) });
-      } else if (encoding === ENCODING.copyRect) {
-        const src = await r.read(4);
-        const sx = src.readUInt16BE(0);
-        const sy = src.readUInt16BE(2);
-        if (sx + w > width || sy + ht > height) throw new RfbError('CopyRect source outside the screen');
-        steps.push({ op: { kind: 'copy', x, y, w, h: ht, sx, sy } });
-      } else throw new RfbError(`unsupported encoding ${encoding}`);
-    }
+  private handle(m: ServerMessage): void {
+    if (m.kind === 'update') this.applyUpdate(m.steps);
+    else if (m.kind === 'bell') this.emit('bell');
+    else if (m.kind === 'cut-text') {
+      if (!this.extendedClipboard) this.emit('clipboard', m.latin1.toString('latin1').replace(/\r\n/g, '\n'));
+    } else if (m.kind === 'extended-clipboard') this.onExtendedClipboard(m.data);
+  }
 
+  /**
+   * Applies a whole FramebufferUpdate in one synchronous step, so that anyone looking at `fb` between
+   * events (viewers, screenshots) never sees half an update.
+   */
+  private applyUpdate(steps: UpdateStep[]): void {
     let ops: RfbOp[] = [];
     let resized = false;
     for (const step of steps) {
@@ -293,20 +210,6 @@ export class RfbClient extends EventEmitter {
     // After the frames the update's listeners send (they flush with process.nextTick): the request wakes
     // Xvnc, which on a busy core can run before this process gets to send them.
     process.nextTick(() => this.schedule(!resized));
-  }
-
-  private async readCutText(): Promise<void> {
-    const head = await this.reader.read(7);
-    const length = head.readInt32BE(3);
-    if (length >= 0) {
-      if (length > MAX_CUT_TEXT) throw new RfbError('ServerCutText too long');
-      const text = (await this.reader.read(length)).toString('latin1');
-      if (!this.extendedClipboard) this.emit('clipboard', text.replace(/\r\n/g, '\n'));
-      return;
-    }
-    const size = -length;
-    if (size < 4 || size > MAX_CUT_TEXT) throw new RfbError('bad extended clipboard message');
-    this.onExtendedClipboard(Buffer.from(await this.reader.read(size)));
   }
 
   /** TigerVNC's Extended Clipboard: caps, then notify → request → provide in either direction. */
@@ -453,7 +356,7 @@ export class RfbClient extends EventEmitter {
     if (this.closed) return;
     this.closed = true;
     if (this.requestTimer) clearTimeout(this.requestTimer);
-    this.reader.fail(error ?? new RfbError('closed'));
+    this.bytes.fail(error ?? new RfbError('closed'));
     this.socket.destroy();
     this.emit('close', error);
   }

@@ -88,8 +88,8 @@ export class FramePump {
 
   /**
    * Flushes after `delay` ms, or with none once the current callback and its promises are done: every
-   * update parsed from one socket chunk is in by then (the RFB reader parses a chunk in one run of
-   * promises), so they coalesce. Not setImmediate: that waits for every other I/O callback of this loop
+   * update parsed from one socket chunk is in by then (the RFB client parses a chunk within its data
+   * event), so they coalesce. Not setImmediate: that waits for every other I/O callback of this loop
    * turn, and a zero timer for ≥ 1 ms.
    */
   private schedule(delay: number): void {

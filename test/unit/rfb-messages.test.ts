@@ -1,0 +1,79 @@
+// The RFB client cuts the server's messages from its socket's data as it comes: a message is handled in the
+// data event that completes it (no promise in between: the key-to-echo path), whole and in order, and a
+// malformed one ends the connection before the client waits for bytes it announced.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { RfbClient, type RfbTransport } from '../../server/desktop/rfb/client.ts';
+import { rawUpdate, rectHeader, serverHello, u16, u32, update, Wire } from './helpers/rfb-wire.ts';
+
+const test = suite('rfb messages');
+
+async function connected(width = 8, height = 4) {
+  const wire = new Wire();
+  const connecting = RfbClient.over(wire as unknown as RfbTransport, { frameInterval: 0 });
+  wire.emit('data', serverHello(width, height));
+  const client = await connecting;
+  const events: string[] = [];
+  client.on('update', (ops) => events.push(`update ${JSON.stringify(ops)}`));
+  client.on('resize', (w, h) => events.push(`resize ${w}x${h}`));
+  client.on('bell', () => events.push('bell'));
+  client.on('clipboard', (text) => events.push(`clipboard ${text}`));
+  let closedWith: Error | undefined;
+  client.on('close', (err) => (closedWith = err));
+  return { wire, client, events, closed: () => closedWith };
+}
+
+const pixel = (client: RfbClient, x: number, y: number) => [...client.fb.subarray((y * client.width + x) * 4, (y * client.width + x) * 4 + 4)];
+
+test('an update that comes a byte at a time is applied once, within the data event that completes it', async () => {
+  const { wire, client, events } = await connected();
+  const bytes = rawUpdate(1, 1, 2, 2, 0x40);
+  for (const byte of bytes.subarray(0, -1)) wire.emit('data', Buffer.from([byte]));
+  assert.equal(events, []);
+  assert.equal(pixel(client, 1, 1), [0, 0, 0, 255]);
+  wire.emit('data', bytes.subarray(-1));
+  assert.equal(events, ['update [{"kind":"rect","x":1,"y":1,"w":2,"h":2}]']);
+  assert.equal(pixel(client, 2, 2), [0x40, 0x40, 0x40, 255]);
+  assert.equal(pixel(client, 3, 3), [0, 0, 0, 255]);
+  client.close();
+});
+
+test('messages that share a chunk are handled in the order they came', async () => {
+  const { wire, client, events } = await connected();
+  const cutText = Buffer.concat([Buffer.from([3, 0, 0, 0]), u32(2), Buffer.from('hé', 'latin1')]);
+  wire.emit('data', Buffer.concat([rawUpdate(0, 0, 1, 1), Buffer.from([2]), cutText, rawUpdate(7, 3, 1, 1)]));
+  assert.equal(events, [
+    'update [{"kind":"rect","x":0,"y":0,"w":1,"h":1}]',
+    'bell',
+    'clipboard hé',
+    'update [{"kind":"rect","x":7,"y":3,"w":1,"h":1}]',
+  ]);
+  client.close();
+});
+
+test('a DesktopSize sets the bounds of the rectangles after it, and LastRect ends an update of unknown length', async () => {
+  const { wire, client, events } = await connected();
+  const lastRect = rectHeader(0, 0, 0, 0, -224);
+  const body = Buffer.concat([rectHeader(0, 0, 16, 8, -223), rectHeader(14, 6, 2, 2, 0), Buffer.alloc(16, 9), lastRect]);
+  wire.emit('data', Buffer.concat([Buffer.from([0, 0]), u16(0xffff), body, Buffer.from([2])]));
+  assert.equal(events, ['resize 16x8', 'update [{"kind":"rect","x":14,"y":6,"w":2,"h":2}]', 'bell']);
+  assert.equal(pixel(client, 15, 7), [9, 9, 9, 255]);
+  client.close();
+});
+
+test('a rectangle outside the screen ends the connection before its pixels are waited for', async () => {
+  const { wire, events, closed } = await connected();
+  wire.emit('data', update([rectHeader(0, 0, 9, 1, 0)]));
+  assert.match(String(closed()), /RfbError: rect 9x1\+0\+0 outside the 8x4 screen/);
+  assert.ok(wire.destroyed);
+  assert.equal(events, []);
+});
+
+test('a message type the protocol does not have ends the connection', async () => {
+  const { wire, closed } = await connected();
+  wire.emit('data', Buffer.from([9]));
+  assert.match(String(closed()), /unexpected server message type 9/);
+  assert.ok(wire.destroyed);
+});
+
+test.run();
