@@ -35,8 +35,9 @@ export class Bytes {
 
   /** n bytes from `offset` on, left in place; the caller has checked that they are here. */
   peek(offset: number, n: number): Buffer {
-    for (const c of this.chunks) {
-      if (offset < c.length) return offset + n <= c.length ? c.subarray(offset, offset + n) : this.gather(c, offset, n);
+    for (let i = 0; i < this.chunks.length; i++) {
+      const c = this.chunks[i];
+      if (offset < c.length) return offset + n <= c.length ? c.subarray(offset, offset + n) : this.gather(i, offset, n);
       offset -= c.length;
     }
     throw new RangeError('peek past the buffered bytes');
@@ -65,10 +66,10 @@ export class Bytes {
   }
 
   /** A copy of n bytes that start `offset` into chunk `first` and run on into the chunks after it. */
-  private gather(first: Buffer, offset: number, n: number): Buffer {
+  private gather(first: number, offset: number, n: number): Buffer {
     const out = Buffer.allocUnsafe(n);
-    let filled = first.copy(out, 0, offset);
-    for (let i = this.chunks.indexOf(first) + 1; filled < n; i++) filled += this.chunks[i].copy(out, filled, 0, n - filled);
+    let filled = this.chunks[first].copy(out, 0, offset);
+    for (let i = first + 1; filled < n; i++) filled += this.chunks[i].copy(out, filled, 0, n - filled);
     return out;
   }
 }
