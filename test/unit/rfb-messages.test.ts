@@ -61,6 +61,17 @@ test('a DesktopSize sets the bounds of the rectangles after it, and LastRect end
   client.close();
 });
 
+test('a CopyRect copies within the framebuffer, and one whose source is off the screen ends the connection', async () => {
+  const { wire, client, events, closed } = await connected();
+  const copy = (sx: number, sy: number) => [rectHeader(4, 0, 2, 2, 1), Buffer.concat([u16(sx), u16(sy)])];
+  wire.emit('data', Buffer.concat([rawUpdate(0, 0, 2, 2, 0x55), update(copy(0, 0))]));
+  assert.equal(events[1], 'update [{"kind":"copy","x":4,"y":0,"w":2,"h":2,"sx":0,"sy":0}]');
+  assert.equal(pixel(client, 5, 1), [0x55, 0x55, 0x55, 255]);
+  wire.emit('data', update(copy(7, 0)));
+  assert.match(String(closed()), /CopyRect source outside the screen/);
+  assert.equal(events.length, 2);
+});
+
 test('a rectangle outside the screen ends the connection before its pixels are waited for', async () => {
   const { wire, events, closed } = await connected();
   wire.emit('data', update([rectHeader(0, 0, 9, 1, 0)]));

@@ -30,8 +30,11 @@ export type ServerMessage =
 export const ENCODING = { raw: 0, copyRect: 1, desktopSize: -223, lastRect: -224, extendedClipboard: 0xc0a1e5ce | 0 };
 export const MAX_CUT_TEXT = 10 * 1024 * 1024;
 
-/** How far the length of the update at the head of the bytes is known. */
-type Walk = { count: number; index: number; at: number; width: number; height: number };
+/** A rectangle header read by the walk, with the screen size in force where it stands. */
+type Head = { x: number; y: number; w: number; h: number; encoding: number; width: number; height: number };
+
+/** How far the update at the head of the bytes has been walked: its headers so far, and where the next one starts. */
+type Walk = { count: number; heads: Head[]; at: number; width: number; height: number };
 
 export class MessageCutter {
   private walk: Walk | null = null;
@@ -78,15 +81,16 @@ export class MessageCutter {
     if (!this.walk) {
       if (b.size < 4) return null;
       const { width, height } = this.screen();
-      this.walk = { count: b.peek(2, 2).readUInt16BE(0), index: 0, at: 4, width, height };
+      this.walk = { count: b.peek(2, 2).readUInt16BE(0), heads: [], at: 4, width, height };
     }
     const walk = this.walk;
-    while (walk.index < walk.count) {
+    while (walk.heads.length < walk.count) {
       if (b.size < walk.at + 12) return null;
       const h = b.peek(walk.at, 12);
-      const [x, y, w, ht, encoding] = [h.readUInt16BE(0), h.readUInt16BE(2), h.readUInt16BE(4), h.readUInt16BE(6), h.readInt32BE(8)];
+      const head = { x: h.readUInt16BE(0), y: h.readUInt16BE(2), w: h.readUInt16BE(4), h: h.readUInt16BE(6), encoding: h.readInt32BE(8) };
+      const { x, y, w, h: ht, encoding } = head;
+      walk.heads.push({ ...head, width: walk.width, height: walk.height });
       walk.at += 12;
-      walk.index++;
       if (encoding === ENCODING.lastRect) break;
       if (encoding === ENCODING.desktopSize) {
         [walk.width, walk.height] = [w, ht];
@@ -100,28 +104,22 @@ export class MessageCutter {
     return walk.at;
   }
 
-  /** Takes the update whose length updateLength found, all of it here. */
+  /** Takes the walked update, all of it here: the headers are skipped, the bodies taken. */
   private update(): ServerMessage {
     const b = this.bytes;
-    const count = this.walk!.index;
-    let { width, height } = this.screen();
+    const heads = this.walk!.heads;
     this.walk = null;
     b.take(4);
     const steps: UpdateStep[] = [];
-    for (let i = 0; i < count; i++) {
-      const h = b.take(12);
-      const [x, y, w, ht, encoding] = [h.readUInt16BE(0), h.readUInt16BE(2), h.readUInt16BE(4), h.readUInt16BE(6), h.readInt32BE(8)];
-      if (encoding === ENCODING.lastRect) break;
-      if (encoding === ENCODING.desktopSize) {
-        steps.push({ size: [w, ht] });
-        [width, height] = [w, ht];
-      } else if (encoding === ENCODING.raw) {
-        steps.push({ op: { kind: 'rect', x, y, w, h: ht }, data: b.take(w * ht * 4) });
-      } else {
+    for (const { x, y, w, h, encoding, width, height } of heads) {
+      b.take(12);
+      if (encoding === ENCODING.desktopSize) steps.push({ size: [w, h] });
+      else if (encoding === ENCODING.raw) steps.push({ op: { kind: 'rect', x, y, w, h }, data: b.take(w * h * 4) });
+      else if (encoding === ENCODING.copyRect) {
         const src = b.take(4);
         const [sx, sy] = [src.readUInt16BE(0), src.readUInt16BE(2)];
-        if (sx + w > width || sy + ht > height) throw new RfbError('CopyRect source outside the screen');
-        steps.push({ op: { kind: 'copy', x, y, w, h: ht, sx, sy } });
+        if (sx + w > width || sy + h > height) throw new RfbError('CopyRect source outside the screen');
+        steps.push({ op: { kind: 'copy', x, y, w, h, sx, sy } });
       }
     }
     return { kind: 'update', steps };
