@@ -1,7 +1,7 @@
 // Security in the browser: a Markdown XSS corpus rendered in the chat (the offline model echoes what it
 // did not understand, as Markdown) fires no handler, runs no script and loads nothing; and the
 // Content-Security-Policy stops an inline script that got into the page some other way.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page, type Response } from '@playwright/test';
 import { accessToken, ADMIN, screenshotBothThemes, signUp } from './fixtures.ts';
 
 // Each payload would call xss(n) (or alert) or fetch an "xss-probe" URL if it got through. Quoted with
@@ -137,6 +137,8 @@ test('a Markdown XSS corpus in the chat fires no handler, runs no script and loa
 
 test('the Content-Security-Policy blocks inline scripts and inline handlers that get into the page (and allows no eval)', async ({ page }) => {
   await arm(page);
+  const assets: Response[] = [];
+  page.on('response', (r) => new URL(r.url()).pathname.startsWith('/assets/') && assets.push(r));
   const response = await page.goto('/');
   const csp = response!.headers()['content-security-policy'] ?? '';
   expect(csp).toContain("script-src 'self'");
@@ -145,6 +147,15 @@ test('the Content-Security-Policy blocks inline scripts and inline handlers that
   expect(csp).toContain("frame-ancestors 'none'");
   expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|\*/);
   await expect(page.getByRole('button', { name: 'Sign in', exact: true })).toBeVisible();
+  // The built scripts and styles are no documents: nosniff and the referrer policy, not the document's headers.
+  expect(assets.map((a) => new URL(a.url()).pathname)).toEqual(expect.arrayContaining([expect.stringMatching(/\.js$/), expect.stringMatching(/\.css$/)]));
+  for (const asset of assets) {
+    const headers = await asset.allHeaders();
+    expect(headers['x-content-type-options'], asset.url()).toBe('nosniff');
+    expect(headers['referrer-policy'], asset.url()).toBe('strict-origin-when-cross-origin');
+    expect(headers['content-security-policy'], asset.url()).toBeUndefined();
+    expect(headers['x-frame-options'], asset.url()).toBeUndefined();
+  }
 
   const result = await page.evaluate(async () => {
     const w = window as any;

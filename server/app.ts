@@ -4,7 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import { Api } from './http/api.ts';
 import { HttpError, sendError } from './http/errors.ts';
 import type { AppResponse } from './http/response.ts';
-import { standingHeaders } from './http/security.ts';
+import { answerKind, standingHeaders } from './http/security.ts';
 import { serveStatic } from './http/static.ts';
 import { registerAuthRoutes } from './auth/routes.ts';
 import { registerHealthRoutes } from './routes/health.ts';
@@ -63,8 +63,9 @@ export function createApp(services: Services) {
     };
     const request_id = context.requestId;
     const path = req.url?.split('?')[0] ?? '/';
-    const isApi = path === '/api' || path.startsWith('/api/');
-    res.standing = standingHeaders(isApi, request_id);
+    const kind = answerKind(path);
+    const isApi = kind === 'api';
+    res.standing = standingHeaders(kind, request_id);
     res.on('finish', () => {
       const seconds = (performance.now() - started) / 1000;
       // Unmatched API paths share one label, so scanners cannot grow the series without bound.

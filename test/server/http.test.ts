@@ -82,4 +82,21 @@ shapes('every response carries the security headers: the page policy outside /ap
   assert.is(api.headers.get('referrer-policy'), 'no-referrer');
 });
 
+shapes('built scripts, styles and maps under /assets carry nosniff and the referrer policy, not the document headers', async () => {
+  // No build here: each is a 404, with the standing headers of its kind.
+  for (const path of ['/assets/main-ABC123.js', '/assets/chunks/screen-ABC123.js', '/assets/main-ABC123.css', '/assets/main-ABC123.js.map']) {
+    const res = await call(path);
+    assert.is(res.headers.get('x-content-type-options'), 'nosniff', path);
+    assert.is(res.headers.get('referrer-policy'), 'strict-origin-when-cross-origin', path);
+    assert.is(res.headers.get('content-security-policy'), null, path);
+    assert.is(res.headers.get('x-frame-options'), null, path);
+  }
+  // An SVG opened on its own is a document that can run script; so is anything outside /assets.
+  for (const path of ['/assets/logo-ABC123.svg', '/favicon.svg', '/main-ABC123.js', '/agent/1']) {
+    const res = await call(path);
+    assert.match(res.headers.get('content-security-policy') ?? '', /script-src 'self'/, path);
+    assert.is(res.headers.get('x-frame-options'), 'DENY', path);
+  }
+});
+
 shapes.run();
