@@ -5,7 +5,7 @@
 // the desktop.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page, type Response } from '@playwright/test';
 import { ADMIN, newUserWithAgent, screenshotBothThemes, terminalDrawn } from './fixtures.ts';
 
 const DATA_DIR = process.env.E2E_DATA_DIR!;
@@ -59,10 +59,13 @@ test('live desktop: connect, take control, type, hand back, paste, drop files', 
 
   const { agent, token } = await newUserWithAgent(page, request, `Desk ${Date.now().toString(36)}`);
   const auth = { Authorization: `Bearer ${token}` };
+  const screenshotsFetched: string[] = [];
+  page.on('request', (r) => new URL(r.url()).pathname === `/api/agents/${agent.id}/screenshot` && screenshotsFetched.push(r.url()));
   await page.goto(`/agent/${agent.id}`);
   const frame = page.locator('.live-frame');
   await expect(frame).toHaveAttribute('data-state', 'connected', { timeout: 30_000 });
   const connectedAt = Date.now();
+  const fetchedBeforeConnect = screenshotsFetched.length;
   expect(errors).toEqual([]);
   expect(tunnels.length).toBe(1);
   // The tunnel URL carries its ticket in the path: the client appends '?' itself.
@@ -109,6 +112,17 @@ test('live desktop: connect, take control, type, hand back, paste, drop files', 
   // rest as PNG (display-images.ts).
   await expect.poll(async () => differingPixels(page, await screenshot()), { timeout: 10_000 }).toBe(0);
   await screenshotBothThemes(page, 'live-desktop-control');
+
+  // The stored screenshot moves on as the desktop changes (a live one asked for is stored, at most every
+  // 10 s), and the open agent refreshes every 3 s with its new address; behind the live view the page
+  // does not fetch it.
+  const agentNow = async () => (await (await page.request.get(`/api/agents/${agent.id}`, { headers: auth })).json()).screenshot_url;
+  const storedAtConnect = await agentNow();
+  await expect.poll(async () => (await screenshot(), agentNow()), { timeout: 30_000, intervals: [1000] }).not.toBe(storedAtConnect);
+  const refreshed = (r: Response) => r.request().method() === 'GET' && new URL(r.url()).pathname === `/api/agents/${agent.id}`;
+  await page.waitForResponse(refreshed); // the page has the new address
+  await page.waitForResponse(refreshed); // and one refresh later, whatever it would have fetched has been asked
+  expect(screenshotsFetched.length).toBe(fetchedBeforeConnect);
 
   // Sound: a desktop program plays half a second of noise; the page's Guacamole client gets an audio
   // stream of raw PCM and accepts it (it answers OK only when it has a player for the type).

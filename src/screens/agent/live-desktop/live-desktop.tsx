@@ -31,7 +31,6 @@ export type LiveDesktopProps = {
 };
 
 export function LiveDesktop({ agent, threadId = null, controlMode, onControlModeChange, takeControlRequest = 0 }: LiveDesktopProps) {
-  const screenshot = useScreenshot(agent.screenshot_url);
   const [state, setState] = useState<ViewerState>('IDLE');
   const [client, setClient] = useState<Guacamole.Client | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
@@ -67,6 +66,8 @@ export function LiveDesktop({ agent, threadId = null, controlMode, onControlMode
   }, [controlMode, session]);
 
   const connected = state === 'CONNECTED';
+  // Shown only until the live view connects; held (not fetched anew) while the live view covers it.
+  const screenshot = useScreenshot(agent.screenshot_url, connected);
 
   const takeControl = async () => {
     setTaking(true);
