@@ -32,14 +32,19 @@ function screenshotApi() {
 
 const v = (n: number) => `/api/agents/7/screenshot?v=${n}`;
 
+/** Renders the probe at v=1 until its image shows; returns what the API was asked and that image's src. */
+async function shownFirst() {
+  const { api, asked } = screenshotApi();
+  await renderScreen(api, <Probe initial={{ url: v(1), hold: false }} />);
+  await waitFor(() => shot()?.startsWith('blob:') ?? false, 'the first image');
+  return { asked, first: shot() };
+}
+
 const hook = suite('useScreenshot');
 hook.after.each(cleanup);
 
 hook('fetches each new address and shows it as a blob: URL', async () => {
-  const { api, asked } = screenshotApi();
-  await renderScreen(api, <Probe initial={{ url: v(1), hold: false }} />);
-  await waitFor(() => shot()?.startsWith('blob:') ?? false, 'the first image');
-  const first = shot();
+  const { asked, first } = await shownFirst();
   await update({ url: v(2), hold: false });
   await waitFor(() => shot() !== first, 'the second image');
   assert.ok(shot()!.startsWith('blob:'));
@@ -47,10 +52,7 @@ hook('fetches each new address and shows it as a blob: URL', async () => {
 });
 
 hook('held, the image stays and new addresses are not fetched; let go, only the latest is', async () => {
-  const { api, asked } = screenshotApi();
-  await renderScreen(api, <Probe initial={{ url: v(1), hold: false }} />);
-  await waitFor(() => shot()?.startsWith('blob:') ?? false, 'the first image');
-  const first = shot();
+  const { asked, first } = await shownFirst();
 
   await update({ url: v(1), hold: true });
   await update({ url: v(2), hold: true });
@@ -65,10 +67,7 @@ hook('held, the image stays and new addresses are not fetched; let go, only the 
 });
 
 hook('let go with the address unchanged, nothing is fetched again', async () => {
-  const { api, asked } = screenshotApi();
-  await renderScreen(api, <Probe initial={{ url: v(1), hold: false }} />);
-  await waitFor(() => shot()?.startsWith('blob:') ?? false, 'the first image');
-  const first = shot();
+  const { asked, first } = await shownFirst();
   await update({ url: v(1), hold: true });
   await update({ url: v(1), hold: false });
   await settle();
@@ -77,9 +76,7 @@ hook('let go with the address unchanged, nothing is fetched again', async () => 
 });
 
 hook('no address and not held: no image', async () => {
-  const { api, asked } = screenshotApi();
-  await renderScreen(api, <Probe initial={{ url: v(1), hold: false }} />);
-  await waitFor(() => shot()?.startsWith('blob:') ?? false, 'the first image');
+  const { asked } = await shownFirst();
   await update({ url: null, hold: false });
   await settle();
   assert.is(shot(), null);
