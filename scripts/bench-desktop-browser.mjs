@@ -8,6 +8,8 @@
 //     pages connected, taking turns key for key (Xvnc then serves noVNC, its newest connection, first);
 //     and each page alone, in turns of 16 keys, the other closed (the budget's figure)
 //   - bytes/s each page's WebSocket receives while the desktop is idle and while a terminal scrolls
+// Both pages share Xvnc's part of a key's time: ~8 ms of it is TigerVNC's frame clock, which after a quiet
+// spell holds the first change for half a frame (1000/60/2 ms) before any client gets it.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
