@@ -1,55 +1,45 @@
 // Screenshot addresses point into the API, which wants the Bearer token that an <img> cannot send,
 // so the image is fetched through request() and shown from a blob: URL (the CSP allows blob: images).
 // Addresses outside the API are used as they are.
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { normalizeError, request } from './http.ts';
 
 const API_PREFIX = '/api/';
 
 /**
  * An image source for the screenshot, or null while there is none (or it could not be loaded). While
- * `hold` is true the image shown stays and a new address is not fetched: the agent screen holds it while the
- * live view covers it (the address changes as the desktop does, and each new one costs the server a PNG of
- * the whole screen, on the event loop that relays the person's keys).
+ * `hold` is true the address last taken stays in use, so the image shown stays and a new address is not
+ * fetched: the agent screen holds it while the live view covers it (the address changes as the desktop does,
+ * and each new one costs the server a PNG of the whole screen, on the event loop that relays the person's keys).
  */
 export function useScreenshot(url: string | null, hold = false): string | null {
-  const direct = url && !url.startsWith(API_PREFIX) ? url : null;
+  const [held, setHeld] = useState(url);
+  if (!hold && held !== url) setHeld(url); // React re-renders at once with the address taken
+  const source = hold ? held : url;
+  const direct = source && !source.startsWith(API_PREFIX) ? source : null;
   const [blobUrl, setBlobUrl] = useState<string | null>(null);
-  const asked = useRef<string | null>(null);
 
   useEffect(() => {
-    if (hold) return;
-    if (!url || direct) {
-      asked.current = null;
+    if (!source || direct) {
       setBlobUrl(null);
       return;
     }
-    if (asked.current === url) return; // held, and let go with the address unchanged
-    asked.current = url;
     let cancelled = false;
-    let answered = false;
     // request() adds the '/api' base itself; the previous image stays up until this one arrives.
-    request<Blob>(url.slice(API_PREFIX.length - 1), { parse: 'blob' }).then(
-      (blob) => {
-        answered = true;
-        if (!cancelled) setBlobUrl(URL.createObjectURL(blob));
-      },
-      (error) => {
-        answered = true;
-        console.debug('screenshot not loaded', normalizeError(error));
-      },
+    request<Blob>(source.slice(API_PREFIX.length - 1), { parse: 'blob' }).then(
+      (blob) => !cancelled && setBlobUrl(URL.createObjectURL(blob)),
+      (error) => console.debug('screenshot not loaded', normalizeError(error)),
     );
     return () => {
       cancelled = true;
-      if (!answered && asked.current === url) asked.current = null; // dropped unanswered: asked again when next wanted
     };
-  }, [url, direct, hold]);
+  }, [source, direct]);
 
   // Each blob: URL pins its image in memory until revoked: drop one once it is replaced or unmounted.
   useEffect(() => () => {
     if (blobUrl) URL.revokeObjectURL(blobUrl);
   }, [blobUrl]);
 
-  if (!url && !hold) return null;
+  if (!source) return null;
   return direct ?? blobUrl;
 }
