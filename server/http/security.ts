@@ -42,7 +42,7 @@ const API_HEADERS: Readonly<Record<string, string>> = {
 
 const ASSET_HEADERS: Readonly<Record<string, string>> = {
   'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'strict-origin-when-cross-origin',
+  'Referrer-Policy': PAGE_HEADERS['Referrer-Policy'],
 };
 
 /** What an answer is, for its headers: API data, a built script, style, map or image, or a page. */
