@@ -450,6 +450,22 @@ if (!HAVE_XVNC) {
     }
   });
 
+  xvnc('the window under a click: xwininfo\'s shell on the desktop answers, with no program started per lookup', async () => {
+    const d = (await desktop()) as RfbDesktop;
+    const box = sandbox();
+    const spawn = box.spawn;
+    const started: string[] = [];
+    box.spawn = (command, args, options) => (started.push(command), spawn.call(box, command, args, options));
+    try {
+      assert.is(await d.windowAt(200, 300), 'Terminal');
+      assert.is(await d.windowAt(1000, 400), null, 'the background');
+      assert.equal(await Promise.all([d.windowAt(100, 100), d.windowAt(600, 700)]), ['Terminal', 'Terminal']);
+      assert.equal(started, [], 'the shell was started with the desktop');
+    } finally {
+      box.spawn = spawn;
+    }
+  });
+
   xvnc('sound: what a desktop program plays reaches the viewer as raw PCM; silence sends nothing', async () => {
     const d = (await desktop()) as RfbDesktop;
     if (!d.sound) {

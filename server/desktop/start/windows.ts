@@ -2,6 +2,13 @@
 // tree as `xwininfo -root -tree` prints it (x11-utils), run on the desktop as its apps run. Children are
 // listed bottom to top, so of the named windows that contain the point the last one listed is on top; an
 // unmapped one (a hidden browser window) is skipped by asking `xwininfo -id` for its map state.
+//
+// A lookup comes with every click of a person in control, so xwininfo runs from one shell kept on the desktop
+// (WindowLookup), not as a program started per lookup: each start passes through the sandbox (namespaces, the
+// agent's uid, bwrap: 50-110 ms of a click's lookup), and each fork of the server copies its page tables while
+// its event loop waits (11-58 ms at 855 MB resident, measured in the desktop bench's server), which held up the
+// very picture of the click. The shell's answers are the desktop's, so untrusted: length-framed, bounded, timed.
+import type { ChildProcess } from 'node:child_process';
 import type { Sandbox } from '../contain/sandbox.ts';
 
 export type WindowBox = { id: string; name: string; x: number; y: number; width: number; height: number };
@@ -22,26 +29,116 @@ export function windowsUnder(tree: string, x: number, y: number): WindowBox[] {
 }
 
 const MAX_TITLE = 80;
+/** A tree of ten thousand windows: an answer past it is not xwininfo's. */
+const MAX_ANSWER = 1024 * 1024;
+const WINDOW_ID = /^0x[0-9a-f]{1,8}$/;
 
-/** The title of the topmost viewable window under (x, y) on the desktop, or null (the background, or no xwininfo). */
-export async function windowAt(sandbox: Sandbox, env: NodeJS.ProcessEnv, x: number, y: number): Promise<string | null> {
-  if (!sandbox.which('xwininfo')) return null;
-  const tree = await output(sandbox, env, ['-root', '-tree']);
-  for (const w of windowsUnder(tree, x, y).slice(0, 3)) {
-    if (/Map State:\s+IsViewable/.test(await output(sandbox, env, ['-id', w.id]))) {
-      return w.name.length > MAX_TITLE ? w.name.slice(0, MAX_TITLE - 1) + '…' : w.name;
-    }
+// One request per line ("tree" or a window id); each answer is its length in bytes, a newline, then itself.
+const SHELL = `while read -r request; do
+  case $request in
+    tree) out=$(xwininfo -root -tree 2>/dev/null) ;;
+    0x*) out=$(xwininfo -id "$request" 2>/dev/null) ;;
+    *) out= ;;
+  esac
+  printf '%s\\n%s' "$(printf %s "$out" | wc -c)" "$out"
+done`;
+
+/** The desktop's windows, asked of one xwininfo shell on it (started by open or the first lookup, again if it dies). */
+export class WindowLookup {
+  private shell: ChildProcess | null = null;
+  private received = Buffer.alloc(0);
+  private answer: ((text: string | null) => void) | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private sandbox: Pick<Sandbox, 'spawn' | 'which'>,
+    private env: NodeJS.ProcessEnv,
+    /** How long an answer may take before the shell is replaced. */
+    private answerMs = 3000,
+  ) {}
+
+  /** Starts the shell now, so that the first click does not wait for it (nothing without xwininfo). */
+  open(): void {
+    if (!this.shell && this.sandbox.which('xwininfo')) this.start();
   }
-  return null;
-}
 
-function output(sandbox: Sandbox, env: NodeJS.ProcessEnv, args: string[]): Promise<string> {
-  return new Promise((resolve) => {
-    const child = sandbox.spawn('xwininfo', args, { env, stdio: ['ignore', 'pipe', 'ignore'] });
-    let out = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
-    child.stdout!.on('data', (d) => (out += d));
-    child.once('error', () => resolve(''));
-    child.once('close', () => (clearTimeout(timer), resolve(out)));
-  });
+  /** The title of the topmost viewable window under (x, y), or null (the background, no xwininfo, no answer). */
+  async at(x: number, y: number): Promise<string | null> {
+    if (!this.sandbox.which('xwininfo')) return null;
+    const tree = await this.ask('tree');
+    for (const w of windowsUnder(tree ?? '', x, y).slice(0, 3)) {
+      if (/Map State:\s+IsViewable/.test((await this.ask(w.id)) ?? '')) {
+        return w.name.length > MAX_TITLE ? w.name.slice(0, MAX_TITLE - 1) + '…' : w.name;
+      }
+    }
+    return null;
+  }
+
+  /** Ends the shell (the desktop stops). */
+  close(): void {
+    this.end();
+  }
+
+  /** One request at a time: answers come back in order on the one pipe. */
+  private ask(request: string): Promise<string | null> {
+    if (request !== 'tree' && !WINDOW_ID.test(request)) return Promise.resolve(null);
+    const next = this.queue.then(() => this.exchange(request)).catch(() => null);
+    this.queue = next;
+    return next;
+  }
+
+  private exchange(request: string): Promise<string | null> {
+    const shell = this.shell ?? this.start();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.end(), this.answerMs); // a shell that hangs is replaced
+      this.answer = (text) => {
+        clearTimeout(timer);
+        this.answer = null;
+        resolve(text);
+      };
+      shell.stdin!.write(`${request}\n`);
+    });
+  }
+
+  private start(): ChildProcess {
+    const shell = this.sandbox.spawn('/bin/sh', ['-c', SHELL], { env: this.env, stdio: ['pipe', 'pipe', 'ignore'] });
+    this.shell = shell;
+    this.received = Buffer.alloc(0);
+    // What a replaced shell still had on its way is not an answer to the next one's requests.
+    shell.stdout!.on('data', (chunk: Buffer) => shell === this.shell && this.receive(chunk));
+    shell.stdin!.on('error', () => this.end(shell));
+    shell.once('error', () => this.end(shell));
+    shell.once('exit', () => this.end(shell));
+    return shell;
+  }
+
+  /** Bytes from the shell: the answer once all of it is here; anything malformed ends the shell. */
+  private receive(chunk: Buffer): void {
+    this.received = Buffer.concat([this.received, chunk]);
+    const newline = this.received.indexOf(10);
+    if (newline < 0) {
+      if (this.received.length > 16) this.end();
+      return;
+    }
+    const head = this.received.subarray(0, newline).toString('latin1').trim();
+    const length = /^\d{1,8}$/.test(head) ? Number(head) : NaN;
+    if (!(length <= MAX_ANSWER) || !this.answer) return this.end(); // not a length, too long, or unasked
+    const end = newline + 1 + length;
+    if (this.received.length < end) return;
+    if (this.received.length > end) return this.end(); // more than the answer: out of step
+    const text = this.received.subarray(newline + 1, end).toString('utf8');
+    this.received = Buffer.alloc(0);
+    this.answer(text);
+  }
+
+  /** Kills the shell (when it is still `shell`) and answers a pending request with nothing. */
+  private end(shell: ChildProcess | null = this.shell): void {
+    if (!shell || shell !== this.shell) return;
+    this.shell = null;
+    this.received = Buffer.alloc(0);
+    shell.stdin!.destroy();
+    shell.stdout!.destroy();
+    shell.kill('SIGKILL');
+    this.answer?.(null);
+  }
 }

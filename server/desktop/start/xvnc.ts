@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Log } from '../../ops/log.ts';
 import type { Containment, Sandbox } from '../contain/index.ts';
 import { JAIL_DISPLAY } from '../contain/sandbox.ts';
-import { windowAt } from './windows.ts';
+import { WindowLookup } from './windows.ts';
 import { startDesktopApps, type DesktopApp } from './apps.ts';
 import { RfbClient } from '../rfb/client.ts';
 import { RfbDesktop } from '../rfb/desktop.ts';
@@ -119,9 +119,11 @@ export class XvncProvider {
     let sound: DesktopSound | null = null;
     let desktop: RfbDesktop | null = null;
     const env: NodeJS.ProcessEnv = { DISPLAY: `:${display}` };
+    const windows = new WindowLookup(sandbox, env);
     let stopped: Promise<void> | null = null;
     const stopAll = () => (stopped ??= this.track(agentId, (async () => {
       sound?.close();
+      windows.close();
       for (const child of children.slice(1)) signal(child, 'SIGTERM');
       await stopProcess(xvnc);
       for (const child of children) LIVE.delete(child);
@@ -150,6 +152,7 @@ export class XvncProvider {
       }
       const apps = await startDesktopApps(this.apps, { sandbox, env, width: this.width, height: this.height, log: this.options.log });
       for (const child of apps) (children.push(child), LIVE.add(child));
+      windows.open();
       const rfb = await RfbClient.connect({ path: hostSock }, { timeout: 5000 });
       this.sandboxes.set(agentId, sandbox);
       desktop = new RfbDesktop(agentId, rfb, {
@@ -157,7 +160,7 @@ export class XvncProvider {
         stop: stopAll,
         frameInterval: this.options.frameInterval,
         sound,
-        windowAt: (x, y) => windowAt(sandbox, env, x, y),
+        windowAt: (x, y) => windows.at(x, y),
         target: { path: hostSock },
       });
       // The pointer starts over the terminal: evilwm's focus follows it, so typing goes there first.
