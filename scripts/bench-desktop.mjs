@@ -10,6 +10,8 @@
 //      same Xvnc: input-to-pixel latency, idle and scrolling bytes/s (scripts/bench-desktop-browser.mjs, a
 //      process of its own),
 //      once as the machine is and once with one core kept busy
+//   7. the window under a click (a take-over's action log names it): how long a lookup takes and how long the
+//      server's event loop stalls meanwhile, with the server's resident size (a fork stalls it in proportion)
 // A real server (PGlite in memory, temporary DATA_DIR) with one Xvnc desktop running only a terminal.
 import { register } from 'node:module';
 import { spawn } from 'node:child_process';
@@ -260,6 +262,32 @@ try {
         spinner?.kill('SIGKILL');
       }
     }
+  }
+
+  // 7. the window under a click
+  {
+    const lookups = [];
+    const stalls = [];
+    for (let i = 0; i < 20; i++) {
+      let last = performance.now();
+      let stall = 0;
+      const ticker = setInterval(() => {
+        const now = performance.now();
+        stall = Math.max(stall, now - last);
+        last = now;
+      }, 1);
+      const t = performance.now();
+      const title = await desktop.windowAt(300, 400);
+      lookups.push(performance.now() - t);
+      clearInterval(ticker);
+      stalls.push(stall);
+      if (title !== 'Terminal') throw new Error(`window under the terminal: ${title}`);
+    }
+    benchResult('desktop: window under a click, lookup (median)', median(lookups), 'ms', 'report');
+    benchResult('desktop: window under a click, event-loop stall (max)', Math.max(...stalls), 'ms', 'report');
+    console.log(`7. the window under a click: lookup median ${ms(median(lookups))}, max ${ms(Math.max(...lookups))}; ` +
+      `the server's event loop meanwhile: longest stall median ${ms(median(stalls))}, max ${ms(Math.max(...stalls))} ` +
+      `(a 1 ms timer; resident ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB)`);
   }
 } finally {
   client?.close();
