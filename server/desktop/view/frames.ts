@@ -1,7 +1,10 @@
 // Flow control of one viewer's picture: changes only grow the viewer's dirty region, and the next frame
 // (coalesced dirty rectangles as PNG, or raw RGB when small; replayable CopyRects as copy; closed by sync)
-// waits for the viewer's sync ack, a minimum interval (not after the viewer's own key or click: an answer
-// to input goes at once) and a drained socket. A slow viewer gets fewer, coalesced frames, not a queue.
+// waits for the viewer's sync ack, a minimum interval and a drained socket. A slow viewer gets fewer,
+// coalesced frames, not a queue. For a while after the viewer's own input (INPUT_ANSWER_MS), what answers it
+// skips the interval, and a second frame may go before the first is acked: a click's answer is often two
+// updates (the pointer's shape at once, a menu ~10 ms later), and the second waited 4-16 ms for the first's ack,
+// which the page sends once it has painted.
 import { encode } from './codec.ts';
 import { RAW_MAX_PIXELS, rawRgb, rawRgbMimetype } from './raw-rgb.ts';
 import type { SessionPort } from './ports.ts';
@@ -22,12 +25,14 @@ export class FramePump {
   private dirty: Rect[] = [];
   private copies: Copy[] = [];
   private needsSize = true;
-  /** The sync timestamp of the frame in flight, until the viewer acks it. */
-  private awaiting: string | null = null;
+  /** The sync timestamps of the frames in flight, oldest first, until the viewer acks them. */
+  private awaiting: string[] = [];
   private flushing = false;
   /** Cancels the scheduled flush, if one is. */
   private cancel: (() => void) | null = null;
   private lastFrameAt = 0;
+  /** Until when frames answer the viewer's input and skip the interval. */
+  private answeringUntil = 0;
   private lastTs = 0;
 
   constructor(private sink: FrameSink) {}
@@ -66,16 +71,17 @@ export class FramePump {
     this.schedule(0);
   }
 
-  /** The viewer's `sync` answer: the frame it names has been drawn. */
+  /** The viewer's `sync` answer: the frame it names, and those before it, have been drawn. */
   ack(ts: string | undefined): void {
-    if (ts !== this.awaiting) return;
-    this.awaiting = null;
+    const at = this.awaiting.indexOf(ts ?? '');
+    if (at < 0) return;
+    this.awaiting.splice(0, at + 1);
     this.schedule(0);
   }
 
-  /** The viewer's input reached the desktop: the next frame goes without waiting out the frame interval. */
+  /** The viewer's input reached the desktop: for a while, frames go without waiting out the frame interval. */
   hurry(): void {
-    this.lastFrameAt = 0;
+    this.answeringUntil = Date.now() + this.options.answerWindow;
     this.cancel?.();
     this.cancel = null;
     this.schedule(0);
@@ -110,10 +116,11 @@ export class FramePump {
   }
 
   private async flush(): Promise<void> {
-    if (this.sink.closed() || this.flushing || this.awaiting !== null) return;
+    const answering = Date.now() < this.answeringUntil;
+    if (this.sink.closed() || this.flushing || this.awaiting.length >= (answering ? 2 : 1)) return;
     if (!this.needsSize && !this.copies.length && !this.dirty.length) return;
     if (this.sink.buffered() > this.options.maxBuffered) return this.schedule(50);
-    const wait = this.lastFrameAt + this.options.frameInterval - Date.now();
+    const wait = answering ? 0 : this.lastFrameAt + this.options.frameInterval - Date.now();
     if (wait > 0) return this.schedule(wait);
 
     this.flushing = true;
@@ -154,7 +161,7 @@ export class FramePump {
     const ts = Math.max(Date.now(), this.lastTs + 1);
     this.lastTs = ts;
     parts.push(encode('sync', ts));
-    this.awaiting = String(ts);
+    this.awaiting.push(String(ts));
     this.lastFrameAt = Date.now();
     this.flushing = false;
     this.sink.send(parts.join(''));

@@ -24,6 +24,7 @@ import { HttpError } from '../../http/errors.ts';
 import { DesktopSession } from './session.ts';
 import { Viewer, type Ticket } from './viewer.ts';
 import { DesktopUnavailable } from '../errors.ts';
+import { INPUT_ANSWER_MS } from '../rfb/client.ts';
 import type { Desktop, DesktopInput, Desktops } from '../types.ts';
 import type { ControlEvent, GatewayOptions } from './ports.ts';
 
@@ -61,6 +62,7 @@ export class GuacGateway extends EventEmitter<{ input: [agentId: number, input: 
     super();
     this.options = {
       frameInterval: options.frameInterval ?? 66,
+      answerWindow: options.answerWindow ?? INPUT_ANSWER_MS,
       nopInterval: options.nopInterval ?? 5000,
       maxBuffered: options.maxBuffered ?? 1024 * 1024,
       blobChars: options.blobChars ?? 8064,

@@ -6,7 +6,7 @@ import { GuacProtocolError } from './codec.ts';
 import type { SessionPort } from './ports.ts';
 
 export class InputGate {
-  /** Buttons held, as the last mouse instruction said. */
+  /** Buttons held, as the last mouse instruction said (released when the viewer leaves). */
   private mask = 0;
 
   constructor(private session: SessionPort, private userId: number, private hasControl: () => boolean) {}
@@ -15,14 +15,13 @@ export class InputGate {
     return this.session.desktop;
   }
 
-  /** True when a button changed: the person waits to see what it does. */
+  /** True when the mouse reached the desktop. */
   mouse(x: number, y: number, mask: number): boolean {
     if (!this.hasControl()) return false;
-    const buttons = mask !== this.mask;
     this.mask = mask;
     this.desktop.pointer(x, y, mask);
     this.session.gateway.emit('input', this.desktop.agentId, { kind: 'mouse', x, y, mask, at: Date.now(), userId: this.userId });
-    return buttons;
+    return true;
   }
 
   /** True when the key reached the desktop. */

@@ -7,6 +7,8 @@ import type { Desktop, DesktopInput, Rect } from '../types.ts';
 export type GatewayOptions = {
   /** Minimum ms between frames to one viewer. @default 66 (≈15 fps) */
   frameInterval?: number;
+  /** How long after the viewer's input frames skip that interval. @default INPUT_ANSWER_MS (250) */
+  answerWindow?: number;
   /** Send `nop` after this many ms without an instruction. @default 5000 */
   nopInterval?: number;
   /** Hold frames while the socket has more than this many bytes unsent. @default 1 MiB */

@@ -124,7 +124,7 @@ export class Viewer implements ViewerPort {
         return;
       case 'sync':
         return this.frames.ack(args[0]);
-      // A key or a button that reached the desktop: the picture it causes need not wait for the frame interval.
+      // Input that reached the desktop: the pictures it causes need not wait for the frame interval.
       case 'mouse':
         if (this.input.mouse(int(args[0]), int(args[1]), int(args[2]))) this.frames.hurry();
         return;
