@@ -7,6 +7,9 @@
 //     shows it — from the page's own keydown to the first frame whose canvas differs. Twice: with both
 //     pages connected, taking turns key for key (Xvnc then serves noVNC, its newest connection, first);
 //     and each page alone, in turns of 16 keys, the other closed (the budget's figure)
+//   - click-to-pixel, each alone in the same turns: a Ctrl+click on the terminal, which opens xterm's menu,
+//     from the page's mousedown to the first frame that shows the menu (a click reaches our server's
+//     take-over log too, which looks up the window under it)
 //   - bytes/s each page's WebSocket receives while the desktop is idle and while a terminal scrolls
 // Both pages share Xvnc's part of a key's time: ~8 ms of it is TigerVNC's frame clock, which after a quiet
 // spell holds the first change for half a frame (1000/60/2 ms) before any client gets it.
@@ -25,17 +28,18 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 export const browserBenchAvailable = () => existsSync(CHROMIUM) && existsSync(`${NOVNC}/vnc_lite.html`) && existsSync('/usr/bin/websockify');
 
 // Installed once in each page (so the comparison below is optimised code from the first sample on):
-// __armKeyProbe(selector) resolves with ms from the page's next keydown to the first frame whose canvas
-// differs, or null after 5 s. The canvas is read in the rendering step of each frame in which the page drew
-// on a canvas, after every animation-frame callback (a ResizeObserver callback, forced by resizing a 1-pixel
-// element when a draw happens): a client that draws in requestAnimationFrame (Guacamole.Display) and one
-// that draws as messages arrive (noVNC) are then both seen in the frame that paints the change, whichever
-// callback runs first. Frames without drawing are not read: a read every frame (~4 ms at 1280x800) and the
+// __armProbe(selector, event, pixels) resolves with ms from the page's next `event` (keydown, mousedown) to the
+// first frame whose canvas differs in at least `pixels` pixels, or null after 5 s. The canvas is read in the
+// rendering step of each frame in which the page drew on a canvas, after every animation-frame callback (a
+// ResizeObserver callback, forced by resizing a 1-pixel element when a draw happens): a client that draws in
+// requestAnimationFrame (Guacamole.Display) and one that draws as messages arrive (noVNC) are then both seen
+// in the frame that paints the change, whichever callback runs first. Frames without drawing are not read: a read every frame (~4 ms at 1280x800) and the
 // layout it forced kept the page's main thread busy, and messages waited for it longer on a larger page.
 const INSTALL_PROBE = () => {
-  const same = (a, b) => {
-    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-    return true;
+  if (window.__armProbe) return;
+  const differ = (a, b, atLeast) => {
+    for (let i = 0, n = 0; i < a.length; i++) if (a[i] !== b[i] && ++n >= atLeast) return true;
+    return false;
   };
   const probe = document.body.appendChild(document.createElement('div'));
   probe.style.cssText = 'position:fixed;left:0;top:0;width:1px;height:1px;pointer-events:none';
@@ -55,31 +59,31 @@ const INSTALL_PROBE = () => {
       return draw.apply(this, args);
     };
   }
-  window.__armKeyProbe = (selector) => new Promise((resolve) => {
+  window.__armProbe = (selector, event, atLeast) => new Promise((resolve) => {
     const canvas = document.querySelector(selector);
     const ctx = canvas.getContext('2d');
     const pixels = () => new Uint32Array(ctx.getImageData(0, 0, canvas.width, canvas.height).data.buffer);
     const before = pixels();
-    same(before, before);
+    differ(before, before, atLeast);
     let t0 = 0;
     const finish = (value) => {
       check = null;
       resolve(value);
     };
-    const timer = setTimeout(() => finish(null), 5000); // a key that never shows: counted as missed
+    const timer = setTimeout(() => finish(null), 5000); // input that never shows: counted as missed
     check = () => {
       if (!t0) return;
       // The frame's time is taken before this probe reads the canvas: the read itself costs ~3 ms, more
       // when it must first rasterise drawing recorded in this frame (drawImage; putImageData writes at
       // once), which the browser would otherwise do after this point, when it paints.
       const at = performance.now();
-      if (same(pixels(), before)) return;
+      if (!differ(pixels(), before, atLeast)) return;
       clearTimeout(timer);
       finish(at - t0);
     };
-    window.addEventListener('keydown', () => {
+    window.addEventListener(event, () => {
       t0 = performance.now();
-      window.__keyAt = t0;
+      if (event === 'keydown') window.__keyAt = t0;
     }, { capture: true, once: true });
   });
 };
@@ -124,12 +128,37 @@ const INSTALL_TRACE = () => {
   }
 };
 
+/** Input for latencies: which page event starts the clock, and how the page gets it. */
+const typing = (keys) => ({
+  event: 'keydown',
+  pixels: 1,
+  send: (page, i) => page.keyboard.press(keys[i % keys.length]),
+});
+// Ctrl+click on the terminal: xterm opens its main menu while the button is held, and closes it on release.
+// Seen once 1000 pixels differ (the menu is ~8500): in our picture Xvnc draws the pointer, whose shape changes
+// too (~50 pixels), while noVNC draws it on a canvas of its own.
+const ctrlClicks = {
+  event: 'mousedown',
+  pixels: 1000,
+  before: async (page, selector) => {
+    const box = await page.locator(selector).first().boundingBox();
+    await page.mouse.move(box.x + box.width * 0.25, box.y + box.height * 0.4);
+    await page.keyboard.down('Control');
+  },
+  send: (page) => page.mouse.down(),
+  after: async (page) => {
+    await page.mouse.up();
+    await page.keyboard.up('Control');
+    await sleep(250); // the menu has gone again
+  },
+};
+
 /**
  * Input-to-pixel samples of several pages, taken in turns so that every page is measured under the same
- * load (other work on the machine changes over a run): each round, each page gets the same key, and the
+ * load (other work on the machine changes over a run): each round, each page gets the same input, and the
  * page that goes first alternates.
  */
-async function latencies(targets, keys, rounds = 20) {
+async function latencies(targets, input, rounds = 20) {
   const times = targets.map(() => []);
   const traces = targets.map(() => []);
   const missed = targets.map(() => 0);
@@ -139,14 +168,16 @@ async function latencies(targets, keys, rounds = 20) {
     const order = [...targets.entries()];
     for (const [n, { page, selector }] of i % 2 ? order.reverse() : order) {
       await page.bringToFront();
-      await sleep(250); // the previous key's echo has landed everywhere
-      // Armed before the key is sent (a key that beats the probe to the page would count as missed).
-      await page.evaluate((s) => void (window.__keyProbe = window.__armKeyProbe(s)), selector);
-      await page.keyboard.press(keys[i % keys.length]);
-      const t = await page.evaluate(() => window.__keyProbe);
+      await input.before?.(page, selector);
+      await sleep(250); // the previous input's echo has landed everywhere
+      // Armed before the input is sent (input that beats the probe to the page would count as missed).
+      await page.evaluate(([s, e, p]) => void (window.__probe = window.__armProbe(s, e, p)), [selector, input.event, input.pixels]);
+      await input.send(page, i);
+      const t = await page.evaluate(() => window.__probe);
+      await input.after?.(page);
       if (t === null) missed[n]++;
       else times[n].push(t);
-      if (process.env.BENCH_VERBOSE && t !== null) traces[n].push(await page.evaluate(() => window.__takeTrace?.()));
+      if (process.env.BENCH_VERBOSE && t !== null && input.event === 'keydown') traces[n].push(await page.evaluate(() => window.__takeTrace?.()));
     }
   }
   if (process.env.BENCH_VERBOSE) {
@@ -157,7 +188,7 @@ async function latencies(targets, keys, rounds = 20) {
         + `first draw ${median(got.map((g) => g.draw)).toFixed(1)} ms, on screen ${median(times[n]).toFixed(1)} ms (medians)`);
     });
   }
-  targets.forEach(({ name }, n) => missed[n] && console.log(`   ${name}: ${missed[n]} of ${rounds} keys never showed within 5 s`));
+  targets.forEach(({ name }, n) => missed[n] && console.log(`   ${name}: ${missed[n]} of ${rounds} ${input.event} events never showed within 5 s`));
   return times;
 }
 
@@ -238,7 +269,7 @@ export async function compareInBrowsers({ base, admin, agentId, socketPath, log,
     await openOurs();
     await openNoVnc();
     await sleep(500);
-    const [oursTogether, novncTogether] = await latencies([targets.ours, targets.novnc], keys);
+    const [oursTogether, novncTogether] = await latencies([targets.ours, targets.novnc], typing(keys));
     if (trace.length) {
       const gaps = [];
       trace.forEach(([kind, t], i) => kind === 'key' && trace[i + 1]?.[0] === 'img' && gaps.push(trace[i + 1][1] - t));
@@ -251,6 +282,7 @@ export async function compareInBrowsers({ base, admin, agentId, socketPath, log,
     // newest viewer connection. The server's own RFB connection stays, as it does for any running desktop
     // (screenshots, the agent), and is served after noVNC's.
     const alone = { ours: [], novnc: [] };
+    const clicks = { ours: [], novnc: [] };
     let open = { ours: true, novnc: true };
     for (const which of ['ours', 'novnc', 'ours', 'novnc']) {
       const other = which === 'ours' ? 'novnc' : 'ours';
@@ -258,11 +290,14 @@ export async function compareInBrowsers({ base, admin, agentId, socketPath, log,
       if (!open[which]) await (which === 'ours' ? openOurs() : openNoVnc());
       open = { [which]: true, [other]: false };
       await sleep(1000);
-      const [times] = await latencies([targets[which]], keys, 16);
+      const [times] = await latencies([targets[which]], typing(keys), 16);
       alone[which].push(...times);
+      clicks[which].push(...(await latencies([targets[which]], ctrlClicks, 8))[0]);
     }
     const list = (times) => times.map((t) => t.toFixed(0)).join(' ');
-    if (process.env.BENCH_VERBOSE) log(`   alone: ours ${list(alone.ours)}; noVNC ${list(alone.novnc)}`);
+    if (process.env.BENCH_VERBOSE) {
+      log(`   alone: ours ${list(alone.ours)}; noVNC ${list(alone.novnc)}; clicks: ours ${list(clicks.ours)}; noVNC ${list(clicks.novnc)}`);
+    }
     await openOurs(); // both again, for the traffic figures
 
     // Ours in front from here on, as the page a person watches would be (both draw as messages arrive, in
@@ -290,12 +325,14 @@ export async function compareInBrowsers({ base, admin, agentId, socketPath, log,
     }
 
     const result = {
-      ours: { latency: median(alone.ours), together: median(oursTogether), idle: idle.ours, scrolling: scrolling.ours },
-      novnc: { latency: median(alone.novnc), together: median(novncTogether), idle: idle.novnc, scrolling: scrolling.novnc },
+      ours: { latency: median(alone.ours), click: median(clicks.ours), together: median(oursTogether), idle: idle.ours, scrolling: scrolling.ours },
+      novnc: { latency: median(alone.novnc), click: median(clicks.novnc), together: median(novncTogether), idle: idle.novnc, scrolling: scrolling.novnc },
     };
     const where = `6. in Chromium, same Xvnc${condition ? `, ${condition}` : ''}`;
     log(`${where} — input-to-pixel median, each alone in turns: ours ${result.ours.latency.toFixed(1)} ms, noVNC ${result.novnc.latency.toFixed(1)} ms ` +
       `(both connected, noVNC served first: ours ${result.ours.together.toFixed(1)} ms, noVNC ${result.novnc.together.toFixed(1)} ms); ` +
+      `click-to-pixel (Ctrl+click, xterm's menu) median, each alone in turns: ` +
+      `ours ${result.ours.click.toFixed(1)} ms, noVNC ${result.novnc.click.toFixed(1)} ms; ` +
       `idle: ours ${result.ours.idle.toFixed(0)} B/s, noVNC ${result.novnc.idle.toFixed(0)} B/s; ` +
       `scrolling terminal: ours ${(result.ours.scrolling / 1024).toFixed(1)} KiB/s, noVNC ${(result.novnc.scrolling / 1024).toFixed(1)} KiB/s`);
     return result;

@@ -256,6 +256,7 @@ try {
         const name = (what) => `desktop: ${what} in Chromium, ours vs noVNC, ${condition}`;
         benchResult(name('input-to-pixel') + ', each alone in turns (median)', r.ours.latency, 'ms', '≤ noVNC', r.novnc.latency);
         benchResult(name('input-to-pixel') + ', both connected, noVNC served first (median)', r.ours.together, 'ms', 'report', r.novnc.together);
+        benchResult(name('click-to-pixel') + ', each alone in turns (median)', r.ours.click, 'ms', '≤ noVNC', r.novnc.click);
         benchResult(name('idle traffic'), r.ours.idle, 'B/s', 'keep-alives only', r.novnc.idle);
         benchResult(name('scrolling terminal'), r.ours.scrolling / 1024, 'KiB/s', 'report', r.novnc.scrolling / 1024);
       } finally {
