@@ -34,7 +34,7 @@ export type RfbOptions = {
 
 /**
  * How long after input (a key, a click, a move) updates are not held by the frame cap: what answers input often
- * comes as several updates (a click: the pointer's shape, then the menu it opens, ~20 ms later), and the cap
+ * comes as several updates (a click: the pointer's shape, then the menu it opens, ~10 ms later), and the cap
  * held every one after the first for a whole frame interval (a Ctrl+click's xterm menu: 78 ms against noVNC's 23
  * in the desktop bench). The cap is for a screen that keeps changing while nobody acts on it.
  */

@@ -5,8 +5,8 @@
 //
 // A lookup comes with every click of a person in control, so xwininfo runs from one shell kept on the desktop
 // (WindowLookup), not as a program started per lookup: each start passes through the sandbox (namespaces, the
-// agent's uid, bwrap: 50-110 ms of a click's lookup), and each fork of the server copies its page tables while
-// its event loop waits (11-58 ms at 855 MB resident, measured in the desktop bench's server), which held up the
+// agent's uid, bwrap: 60-100 ms of a click's lookup), and each fork of the server copies its page tables while
+// its event loop waits (12-16 ms at 530-575 MB resident, a server like the desktop bench's), which held up the
 // very picture of the click. The shell's answers are the desktop's, so untrusted: length-framed, bounded, timed.
 import type { ChildProcess } from 'node:child_process';
 import type { Sandbox } from '../contain/sandbox.ts';
