@@ -236,9 +236,10 @@ export async function compareInBrowsers({ base, admin, agentId, socketPath, log,
       await ours.goto(`${base}/agent/${agentId}`);
       await ours.waitForSelector('.live-frame[data-state="connected"]', { timeout: 30_000 });
       await ours.locator('.live-frame').hover();
-      // Coming back, the page may get control back by itself (the server still holds it for this person).
+      // Coming back, the page may get control back by itself (the server still holds it for this person). The
+      // view's data-control says so: the "You have control" badge shows for 3 s only, and may be gone already.
       const take = ours.getByRole('button', { name: 'Take control' });
-      const hasControl = ours.getByText('You have control');
+      const hasControl = ours.locator('.live-view[data-control]');
       await take.or(hasControl).first().waitFor();
       if (await take.isVisible()) await take.click();
       await hasControl.waitFor();
