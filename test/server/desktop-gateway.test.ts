@@ -295,6 +295,34 @@ flow('for a while after the controller\'s input, frames skip the interval, and a
   await until(() => syncs(ws).length === 5);
 });
 
+flow('a PNG that answers input is deflated for speed, one that does not for size', async () => {
+  const { viewer, desktop, gw } = setup({ answerWindow: 60_000 });
+  desktop.width = 128;
+  desktop.height = 64;
+  desktop.data = Buffer.alloc(128 * 64 * 4, 255);
+  const { ws, sessionId } = await viewer();
+  await until(() => syncs(ws).length === 1);
+  gw.setControl(7, sessionId, 1, true);
+  /** The newest frame's PNG (all of the screen) and the FLEVEL of its zlib header: 0 for level 1, 2 for level 6. */
+  const newest = () => {
+    const all = ws.instructions();
+    const frame = all.slice(all.findLastIndex((i, k) => i.opcode === 'sync' && k < all.length - 1) + 1);
+    const img = frame.find((i) => i.opcode === 'img')!;
+    assert.is(img.args[3], 'image/png');
+    const png = Buffer.from(frame.filter((i) => i.opcode === 'blob' && i.args[0] === img.args[0]).map((b) => b.args[1]).join(''), 'base64');
+    return { pixel: [...decodeOwnPng(png).data.subarray(0, 3)], level: png[png.indexOf('IDAT') + 5] >> 6 };
+  };
+  ack(ws);
+  desktop.paint({ x: 0, y: 0, w: 128, h: 64 }, [5, 6, 7]); // nobody has acted: a screen that changes by itself
+  await until(() => syncs(ws).length === 2);
+  assert.equal(newest(), { pixel: [5, 6, 7], level: 2 });
+  ack(ws);
+  ws.client(encode('key', 0x61, 1));
+  desktop.paint({ x: 0, y: 0, w: 128, h: 64 }, [8, 9, 10]); // what the key opened (a menu, a page)
+  await until(() => syncs(ws).length === 3);
+  assert.equal(newest(), { pixel: [8, 9, 10], level: 0 });
+});
+
 flow('a socket with too much unsent data gets no frames until it drains', async () => {
   const { viewer, desktop } = setup({ maxBuffered: 1000 });
   const { ws } = await viewer();

@@ -79,9 +79,13 @@ export function encodePng(fb: Framebuffer, rect: Rect = { x: 0, y: 0, w: fb.widt
   return pngFile(rect.w, rect.h, zlib.deflateSync(raw, { level: options.level ?? 6 }));
 }
 
-/** Scanlines up to this size are deflated inline: well under a millisecond, less than the hop through the
- * thread pool and back, which a busy machine makes late (a typed glyph is a few hundred bytes). */
-const INLINE_BYTES = 64 * 1024;
+/**
+ * Scanlines up to this size are deflated inline: less than the hop through the thread pool and back, which a
+ * loaded machine makes late. At level 6, 64 KB (well under a millisecond; a typed glyph is a few hundred bytes);
+ * at level 1, which deflates ~4x faster, 512 KB (a menu of 205x440 pixels, 270 KB: ~2 ms inline against ~8 at
+ * level 6; with one core busy the round trip through the pool cost such an answer more than the deflate).
+ */
+const inlineBytes = (level: number) => (level <= 1 ? 512 * 1024 : 64 * 1024);
 
 /**
  * Encodes off the main thread: the pixels are copied synchronously (so later framebuffer updates do not
@@ -90,7 +94,7 @@ const INLINE_BYTES = 64 * 1024;
 export async function encodePngAsync(fb: Framebuffer, rect: Rect = { x: 0, y: 0, w: fb.width, h: fb.height }, options: PngOptions = {}): Promise<Buffer> {
   const raw = scanlines(fb, rect, options.filter);
   const level = options.level ?? 6;
-  return pngFile(rect.w, rect.h, raw.length <= INLINE_BYTES ? zlib.deflateSync(raw, { level }) : await deflate(raw, { level }));
+  return pngFile(rect.w, rect.h, raw.length <= inlineBytes(level) ? zlib.deflateSync(raw, { level }) : await deflate(raw, { level }));
 }
 
 function chunk(type: string, data: Buffer): Buffer {

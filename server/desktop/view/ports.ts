@@ -46,6 +46,6 @@ export interface SessionPort {
   readonly desktop: Desktop;
   readonly controller: ViewerPort | null;
   /** Base64 PNG of a rectangle of the current framebuffer. */
-  png(rect: Rect): Promise<string>;
+  png(rect: Rect, fast?: boolean): Promise<string>;
   remove(viewer: ViewerPort): void;
 }

@@ -80,12 +80,16 @@ export class DesktopSession<V extends ViewerPort = ViewerPort> implements Sessio
     this.pngs.clear();
   }
 
-  /** Base64 PNG of a rectangle of the current framebuffer; the pixels are copied before this returns. */
-  png(rect: Rect): Promise<string> {
+  /**
+   * Base64 PNG of a rectangle of the current framebuffer; the pixels are copied before this returns. `fast`:
+   * it answers input, deflated at level 1 rather than 6 (~4x faster, ~40% larger). The first viewer to ask
+   * decides; the others share it.
+   */
+  png(rect: Rect, fast = false): Promise<string> {
     const key = `${rect.x},${rect.y},${rect.w},${rect.h}`;
     let p = this.pngs.get(key);
     if (!p) {
-      p = encodePngAsync(this.desktop.framebuffer(), rect).then((b) => b.toString('base64'));
+      p = encodePngAsync(this.desktop.framebuffer(), rect, { level: fast ? 1 : 6 }).then((b) => b.toString('base64'));
       this.pngs.set(key, p);
       p.catch(() => this.pngs.delete(key));
     }
