@@ -6,11 +6,12 @@
 //   - input-to-pixel: a key pressed in the page (take-control mode for ours) until the page's canvas
 //     shows it — from the page's own keydown to the first frame whose canvas differs. Twice: with both
 //     pages connected, taking turns key for key (Xvnc then serves noVNC, its newest connection, first);
-//     and each page alone, in turns of 16 keys, the other closed (the budget's figure)
+//     and each page alone, in turns of 24 keys, the other closed (the budget's figure)
 //   - click-to-pixel, each alone in the same turns: a Ctrl+click on the terminal, which opens xterm's menu,
 //     from the page's mousedown to the first frame that shows the menu (a click reaches our server's
 //     take-over log too, which looks up the window under it)
 //   - bytes/s each page's WebSocket receives while the desktop is idle and while a terminal scrolls
+// With each ratio of medians goes a 95% bootstrap interval: a few dozen inputs a page leave it a few % wide.
 // Both pages share Xvnc's part of a key's time: ~8 ms of it is TigerVNC's frame clock, which after a quiet
 // spell holds the first change for half a frame (1000/60/2 ms) before any client gets it.
 import { spawn } from 'node:child_process';
@@ -18,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import { chromium } from '@playwright/test';
 import { freePort } from './bench-build.mjs';
-import { median } from './bench-result.mjs';
+import { median, ratioInterval } from './bench-result.mjs';
 
 const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -291,7 +292,7 @@ export async function compareInBrowsers({ base, admin, agentId, socketPath, log,
       if (!open[which]) await (which === 'ours' ? openOurs() : openNoVnc());
       open = { [which]: true, [other]: false };
       await sleep(1000);
-      const [times] = await latencies([targets[which]], typing(keys), 16);
+      const [times] = await latencies([targets[which]], typing(keys), 24);
       alone[which].push(...times);
       clicks[which].push(...(await latencies([targets[which]], ctrlClicks, 8))[0]);
     }
@@ -328,6 +329,8 @@ export async function compareInBrowsers({ base, admin, agentId, socketPath, log,
     const result = {
       ours: { latency: median(alone.ours), click: median(clicks.ours), together: median(oursTogether), idle: idle.ours, scrolling: scrolling.ours },
       novnc: { latency: median(alone.novnc), click: median(clicks.novnc), together: median(novncTogether), idle: idle.novnc, scrolling: scrolling.novnc },
+      // Each median is of a few dozen inputs: how far their ratio can be trusted.
+      interval: { latency: ratioInterval(alone.ours, alone.novnc), click: ratioInterval(clicks.ours, clicks.novnc) },
     };
     const where = `6. in Chromium, same Xvnc${condition ? `, ${condition}` : ''}`;
     log(`${where} — input-to-pixel median, each alone in turns: ours ${result.ours.latency.toFixed(1)} ms, noVNC ${result.novnc.latency.toFixed(1)} ms ` +

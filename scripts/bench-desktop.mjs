@@ -257,6 +257,8 @@ try {
         benchResult(name('input-to-pixel') + ', each alone in turns (median)', r.ours.latency, 'ms', '≤ noVNC', r.novnc.latency);
         benchResult(name('input-to-pixel') + ', both connected, noVNC served first (median)', r.ours.together, 'ms', 'report', r.novnc.together);
         benchResult(name('click-to-pixel') + ', each alone in turns (median)', r.ours.click, 'ms', '≤ noVNC', r.novnc.click);
+        const ratio = (what) => `${(r.ours[what] / r.novnc[what]).toFixed(2)}x (95% bootstrap interval ${r.interval[what].map((v) => v.toFixed(2)).join('-')})`;
+        console.log(`   ours/noVNC, ${condition}: keys ${ratio('latency')}, clicks ${ratio('click')}`);
         benchResult(name('idle traffic'), r.ours.idle, 'B/s', 'keep-alives only', r.novnc.idle);
         benchResult(name('scrolling terminal'), r.ours.scrolling / 1024, 'KiB/s', 'report', r.novnc.scrolling / 1024);
       } finally {
