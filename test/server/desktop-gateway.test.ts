@@ -295,17 +295,19 @@ flow('for a while after the controller\'s input, frames skip the interval, and a
   await until(() => syncs(ws).length === 5);
 });
 
-flow('a PNG that answers input is deflated for speed, one that does not for size', async () => {
+flow('a PNG that answers input is deflated for speed, one that does not for size, for every viewer', async () => {
   const { viewer, desktop, gw } = setup({ answerWindow: 60_000 });
   desktop.width = 128;
   desktop.height = 64;
   desktop.data = Buffer.alloc(128 * 64 * 4, 255);
+  // A watcher connected first: its frame asks for the encode before the controller's does.
+  const { ws: watcher } = await viewer(2);
   const { ws, sessionId } = await viewer();
-  await until(() => syncs(ws).length === 1);
+  await until(() => syncs(ws).length === 1 && syncs(watcher).length === 1);
   gw.setControl(7, sessionId, 1, true);
   /** The newest frame's PNG (all of the screen) and the FLEVEL of its zlib header: 0 for level 1, 2 for level 6. */
-  const newest = () => {
-    const all = ws.instructions();
+  const newest = (socket: FakeSocket) => {
+    const all = socket.instructions();
     const frame = all.slice(all.findLastIndex((i, k) => i.opcode === 'sync' && k < all.length - 1) + 1);
     const img = frame.find((i) => i.opcode === 'img')!;
     assert.is(img.args[3], 'image/png');
@@ -313,14 +315,18 @@ flow('a PNG that answers input is deflated for speed, one that does not for size
     return { pixel: [...decodeOwnPng(png).data.subarray(0, 3)], level: png[png.indexOf('IDAT') + 5] >> 6 };
   };
   ack(ws);
+  ack(watcher);
   desktop.paint({ x: 0, y: 0, w: 128, h: 64 }, [5, 6, 7]); // nobody has acted: a screen that changes by itself
-  await until(() => syncs(ws).length === 2);
-  assert.equal(newest(), { pixel: [5, 6, 7], level: 2 });
+  await until(() => syncs(ws).length === 2 && syncs(watcher).length === 2);
+  assert.equal(newest(ws), { pixel: [5, 6, 7], level: 2 });
+  assert.equal(newest(watcher), { pixel: [5, 6, 7], level: 2 });
   ack(ws);
+  ack(watcher);
   ws.client(encode('key', 0x61, 1));
   desktop.paint({ x: 0, y: 0, w: 128, h: 64 }, [8, 9, 10]); // what the key opened (a menu, a page)
-  await until(() => syncs(ws).length === 3);
-  assert.equal(newest(), { pixel: [8, 9, 10], level: 0 });
+  await until(() => syncs(ws).length === 3 && syncs(watcher).length === 3);
+  assert.equal(newest(ws), { pixel: [8, 9, 10], level: 0 });
+  assert.equal(newest(watcher), { pixel: [8, 9, 10], level: 0 }, 'one encode, shared');
 });
 
 flow('a socket with too much unsent data gets no frames until it drains', async () => {

@@ -4,8 +4,8 @@
 // coalesced frames, not a queue. For a while after the viewer's own input (INPUT_ANSWER_MS), what answers it
 // skips the interval, and a second frame may go before the first is acked: a click's answer is often two
 // updates (the pointer's shape at once, a menu ~10 ms later), and the second waited 4-16 ms for the first's ack,
-// which the page sends once it has painted. Its PNGs are deflated for speed (session.png's `fast`): a Ctrl+click's
-// xterm menu took 3-6 ms from the update to the frame at level 6.
+// which the page sends once it has painted. Meanwhile the session deflates PNGs for speed (session.png): a
+// Ctrl+click's xterm menu took 3-6 ms from the update to the frame at level 6.
 import { encode } from './codec.ts';
 import { RAW_MAX_PIXELS, rawRgb, rawRgbMimetype } from './raw-rgb.ts';
 import type { SessionPort } from './ports.ts';
@@ -83,6 +83,7 @@ export class FramePump {
   /** The viewer's input reached the desktop: for a while, frames go without waiting out the frame interval. */
   hurry(): void {
     this.answeringUntil = Date.now() + this.options.answerWindow;
+    this.sink.session.answering();
     this.cancel?.();
     this.cancel = null;
     this.schedule(0);
@@ -135,7 +136,7 @@ export class FramePump {
     // Start every encode now: each copies its pixels synchronously, so the frame is one consistent moment.
     const fb = this.desktop.framebuffer();
     const raw = rects.map((r) => r.w * r.h <= RAW_MAX_PIXELS);
-    const pending = rects.map((r, i) => (raw[i] ? rawRgb(fb, r) : this.sink.session.png(r, answering)));
+    const pending = rects.map((r, i) => (raw[i] ? rawRgb(fb, r) : this.sink.session.png(r)));
     let images: string[];
     try {
       // Raw rectangles are ready now: a frame of only those goes out without yielding (see schedule).

@@ -46,6 +46,8 @@ export interface SessionPort {
   readonly desktop: Desktop;
   readonly controller: ViewerPort | null;
   /** Base64 PNG of a rectangle of the current framebuffer. */
-  png(rect: Rect, fast?: boolean): Promise<string>;
+  png(rect: Rect): Promise<string>;
+  /** The controller's input reached the desktop: what the viewers are sent for a while answers it. */
+  answering(): void;
   remove(viewer: ViewerPort): void;
 }

@@ -31,6 +31,8 @@ export class DesktopSession<V extends ViewerPort = ViewerPort> implements Sessio
   /** Counts framebuffer changes; encodes are shared between viewers for the same version. */
   version = 0;
   private pngs = new Map<string, Promise<string>>();
+  /** Until when the pictures answer the controller's input (see png). */
+  private answeringUntil = 0;
   private release: (() => void) | null = null;
   private off: () => void;
 
@@ -80,16 +82,22 @@ export class DesktopSession<V extends ViewerPort = ViewerPort> implements Sessio
     this.pngs.clear();
   }
 
+  /** The controller's input reached the desktop (the answer window starts again). */
+  answering(): void {
+    this.answeringUntil = Date.now() + this.gateway.options.answerWindow;
+  }
+
   /**
-   * Base64 PNG of a rectangle of the current framebuffer; the pixels are copied before this returns. `fast`:
-   * it answers input, deflated at level 1 rather than 6 (~4x faster, ~40% larger). The first viewer to ask
-   * decides; the others share it.
+   * Base64 PNG of a rectangle of the current framebuffer; the pixels are copied before this returns. While it
+   * answers the controller's input, deflated at level 1 rather than 6 (~4x faster, ~40% larger), for every
+   * viewer: one encode they all share, whichever of them asks first.
    */
-  png(rect: Rect, fast = false): Promise<string> {
+  png(rect: Rect): Promise<string> {
     const key = `${rect.x},${rect.y},${rect.w},${rect.h}`;
     let p = this.pngs.get(key);
     if (!p) {
-      p = encodePngAsync(this.desktop.framebuffer(), rect, { level: fast ? 1 : 6 }).then((b) => b.toString('base64'));
+      const level = Date.now() < this.answeringUntil ? 1 : 6;
+      p = encodePngAsync(this.desktop.framebuffer(), rect, { level }).then((b) => b.toString('base64'));
       this.pngs.set(key, p);
       p.catch(() => this.pngs.delete(key));
     }
