@@ -15,6 +15,7 @@ import {
 } from '../../server/desktop/index.ts';
 import type { Services } from '../../server/services.ts';
 import { AGENT_UID_BASE, diffPixels, GuacTestClient, testDesktops, testXvnc } from './desktop-helpers.ts';
+import { rawScreen } from './raw-viewer.ts';
 import { adminToken, call, newAgent, newUser, testServer } from './helpers.ts';
 
 const HAVE_XVNC = !!findBinary('Xvnc', process.env.PATH ?? '');
@@ -176,6 +177,29 @@ if (!HAVE_XVNC) {
     let opaque = true;
     for (let i = 3; i < fb.data.length; i += 4) if (fb.data[i] !== 255) opaque = false;
     assert.ok(opaque, 'alpha is 255 everywhere');
+  });
+
+  xvnc('Hextile: our framebuffer equals a Raw viewer\'s pixel for pixel, from a fraction of its bytes', async () => {
+    const d = (await desktop()) as RfbDesktop;
+    let last = '';
+    await until(async () => {
+      await d.settle(200, 2000);
+      const raw = await rawScreen(rfbSocket());
+      const sock = connect(rfbSocket());
+      let bytes = 0;
+      sock.on('data', (chunk) => (bytes += chunk.length));
+      const ours = await RfbClient.over(sock, { frameInterval: 60_000 });
+      try {
+        await until(() => ours.updates >= 1, 5000, 'the first update');
+        const differ = diffPixels(ours.fb, raw.data);
+        last = `${differ} pixels differ; ${bytes} bytes against Raw's ${raw.bytes}`;
+        return differ === 0 && bytes < raw.bytes / 10;
+      } finally {
+        ours.close();
+      }
+    }, 15_000, 'the same screen from both').catch((err) => {
+      throw new Error(`${err.message}: ${last}`);
+    });
   });
 
   xvnc('the terminal shows up by itself: the window manager is up before apps start', async () => {

@@ -80,6 +80,48 @@ test('a rectangle outside the screen ends the connection before its pixels are w
   assert.equal(events, []);
 });
 
+// --- Hextile
+
+const px = (r: number, g: number, b: number) => Buffer.from([r, g, b, 0]);
+/** A subrectangle inside its tile: position and size, as Hextile packs them. */
+const sub = (x: number, y: number, w: number, h: number) => Buffer.from([(x << 4) | y, ((w - 1) << 4) | (h - 1)]);
+
+test('a Hextile rectangle is applied as its tiles say: raw, background, subrectangles, colours carried over', async () => {
+  const { wire, client, events } = await connected(24, 20);
+  // 20×18 at (2,1): tiles 16×16, 4×16, 16×2, 4×2.
+  const tiles = Buffer.concat([
+    Buffer.from([2 | 4 | 8]), px(10, 10, 10), px(200, 0, 0), Buffer.from([2]), sub(0, 0, 1, 1), sub(15, 15, 1, 1),
+    Buffer.from([1]), Buffer.concat(Array.from({ length: 4 * 16 }, (_, i) => px(i, 1, 2))),
+    Buffer.from([8]), Buffer.from([1]), sub(3, 1, 2, 1), // background and foreground from the first tile
+    Buffer.from([8 | 16]), Buffer.from([1]), px(0, 0, 250), sub(0, 0, 4, 2),
+  ]);
+  const bytes = update([rectHeader(2, 1, 20, 18, 5), tiles]);
+  for (const byte of bytes.subarray(0, -1)) wire.emit('data', Buffer.from([byte]));
+  assert.equal(events, []);
+  wire.emit('data', bytes.subarray(-1));
+  assert.equal(events, ['update [{"kind":"rect","x":2,"y":1,"w":20,"h":18}]']);
+  assert.equal(pixel(client, 2, 1), [200, 0, 0, 255], 'first subrectangle');
+  assert.equal(pixel(client, 3, 1), [10, 10, 10, 255], 'background');
+  assert.equal(pixel(client, 17, 16), [200, 0, 0, 255], 'the tile\'s last pixel');
+  assert.equal(pixel(client, 18, 1), [0, 1, 2, 255], 'raw tile, first pixel');
+  assert.equal(pixel(client, 21, 16), [63, 1, 2, 255], 'raw tile, last pixel');
+  assert.equal(pixel(client, 5, 18), [200, 0, 0, 255], 'foreground carried over');
+  assert.equal(pixel(client, 4, 18), [10, 10, 10, 255], 'background carried over');
+  assert.equal(pixel(client, 18, 17), [0, 0, 250, 255], 'a coloured subrectangle');
+  assert.equal(pixel(client, 1, 1), [0, 0, 0, 255], 'outside the rectangle');
+  assert.equal(pixel(client, 22, 19), [0, 0, 0, 255], 'outside the rectangle');
+  client.close();
+});
+
+test('a Hextile subrectangle that leaves its tile ends the connection', async () => {
+  const { wire, events, closed } = await connected(24, 20);
+  const tiles = Buffer.concat([Buffer.from([2 | 4 | 8]), px(1, 1, 1), px(2, 2, 2), Buffer.from([1]), sub(3, 0, 2, 1)]);
+  wire.emit('data', update([rectHeader(0, 0, 4, 4, 5), tiles]));
+  assert.match(String(closed()), /RfbError: Hextile subrectangle 2x1\+3\+0 outside its 4x4 tile/);
+  assert.ok(wire.destroyed);
+  assert.equal(events, []);
+});
+
 test('a message type the protocol does not have ends the connection', async () => {
   const { wire, closed } = await connected();
   wire.emit('data', Buffer.from([9]));

@@ -43,6 +43,15 @@ export class Bytes {
     throw new RangeError('peek past the buffered bytes');
   }
 
+  /** The byte at `offset`, left in place; the caller has checked that it is here. */
+  byte(offset: number): number {
+    for (const c of this.chunks) {
+      if (offset < c.length) return c[offset];
+      offset -= c.length;
+    }
+    throw new RangeError('peek past the buffered bytes');
+  }
+
   /** The next n bytes, used up; the caller has checked that they are here. */
   take(n: number): Buffer {
     this.available -= n;

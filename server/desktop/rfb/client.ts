@@ -1,15 +1,17 @@
 // Our RFB 3.8 client (RFC 6143, also speaking 3.7/3.3 to older servers): security None or VNC
 // authentication, 32-bit true colour as [R,G,B,X] bytes copied straight into an RGBA framebuffer,
-// CopyRect + Raw + DesktopSize, exactly one outstanding incremental update request paced by a frame cap,
-// pointer and key events, and the clipboard — TigerVNC's Extended Clipboard (UTF-8) when the server has
-// it, Latin-1 ClientCutText/ServerCutText otherwise. Leaves out compressed encodings (loopback is fast
-// enough for Raw), the Cursor pseudo-encoding (Xvnc paints the cursor into the framebuffer, which is what
-// screenshots want) and client-side resizing.
+// CopyRect + Hextile + Raw + DesktopSize, exactly one outstanding incremental update request paced by a
+// frame cap, pointer and key events, and the clipboard — TigerVNC's Extended Clipboard (UTF-8) when the
+// server has it, Latin-1 ClientCutText/ServerCutText otherwise. Leaves out the zlib encodings (Tight and
+// ZRLE keep compression streams across rectangles; Hextile already cuts a menu's bytes ~50×, hextile.ts),
+// the Cursor pseudo-encoding (Xvnc paints the cursor into the framebuffer, which is what screenshots want)
+// and client-side resizing.
 import { createCipheriv } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { connect as netConnect, type Socket } from 'node:net';
 import * as zlib from 'node:zlib';
 import { Bytes } from './bytes.ts';
+import { drawHextile } from './hextile.ts';
 import { ENCODING, MAX_CUT_TEXT, MessageCutter, RfbError, type RfbOp, type ServerMessage, type UpdateStep } from './messages.ts';
 
 export { RfbError, type RfbOp } from './messages.ts';
@@ -53,6 +55,8 @@ export class RfbClient extends EventEmitter {
   name = '';
   /** RGBA, 4 bytes per pixel, alpha 255. Replaced (not resized) on DesktopSize. */
   fb: Buffer = Buffer.alloc(0);
+  /** The same memory as 32-bit words, one a pixel. */
+  private words: Int32Array = new Int32Array(0);
   /** Count of updates applied so far; changes whenever fb does. */
   updates = 0;
   lastUpdateAt = 0;
@@ -164,7 +168,7 @@ export class RfbClient extends EventEmitter {
     // SetPixelFormat: 32 bpp, depth 24, little-endian, true colour, R at bits 0-7, G 8-15, B 16-23, so each
     // pixel arrives as the bytes [R, G, B, X] (the server's native R16/G8/B0 would swap red and blue).
     this.write(Buffer.from([0, 0, 0, 0, 32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 0, 8, 16, 0, 0, 0]));
-    const encodings = [ENCODING.copyRect, ENCODING.raw, ENCODING.desktopSize, ENCODING.lastRect, ENCODING.extendedClipboard];
+    const encodings = [ENCODING.copyRect, ENCODING.hextile, ENCODING.raw, ENCODING.desktopSize, ENCODING.lastRect, ENCODING.extendedClipboard];
     const set = Buffer.alloc(4 + encodings.length * 4);
     set[0] = 2;
     set.writeUInt16BE(encodings.length, 2);
@@ -211,7 +215,8 @@ export class RfbClient extends EventEmitter {
       }
       const { op } = step;
       if (!op.w || !op.h) continue;
-      if (op.kind === 'rect') blit(this.fb, this.width, step.data!, op.x, op.y, op.w, op.h);
+      if (step.hextile) drawHextile(step.hextile, this.words, this.width, op.x, op.y, op.w, op.h);
+      else if (op.kind === 'rect') blit(this.fb, this.width, step.raw!, op.x, op.y, op.w, op.h);
       else copyWithin(this.fb, this.width, op.sx, op.sy, op.x, op.y, op.w, op.h);
       ops.push(op);
     }
@@ -364,6 +369,7 @@ export class RfbClient extends EventEmitter {
     this.width = width;
     this.height = height;
     this.fb = Buffer.alloc(width * height * 4, OPAQUE_BLACK);
+    this.words = new Int32Array(this.fb.buffer, this.fb.byteOffset, width * height);
   }
 
   private finish(error?: Error): void {

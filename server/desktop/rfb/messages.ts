@@ -6,17 +6,18 @@
 // rectangle headers, resumed as more bytes come, and a rectangle outside the screen is refused before its
 // pixels are waited for (the desktop is untrusted).
 import type { Bytes } from './bytes.ts';
+import { RfbError } from './error.ts';
+import { walkTiles, type TileWalk } from './hextile.ts';
 
-export class RfbError extends Error {
-  override name = 'RfbError';
-}
+export { RfbError };
 
 /** One change of an update, in the order the server sent it. */
 export type RfbOp =
   | { kind: 'rect'; x: number; y: number; w: number; h: number }
   | { kind: 'copy'; x: number; y: number; w: number; h: number; sx: number; sy: number };
 
-export type UpdateStep = { op: RfbOp; data?: Buffer } | { size: [number, number] };
+/** A rectangle's pixels come as Raw ([R,G,B,X] rows) or as the Hextile body that draws them (hextile.ts). */
+export type UpdateStep = { op: RfbOp; raw?: Buffer; hextile?: Buffer } | { size: [number, number] };
 
 export type ServerMessage =
   | { kind: 'update'; steps: UpdateStep[] }
@@ -27,14 +28,17 @@ export type ServerMessage =
   /** ServerCutText with a negative length: TigerVNC's Extended Clipboard. */
   | { kind: 'extended-clipboard'; data: Buffer };
 
-export const ENCODING = { raw: 0, copyRect: 1, desktopSize: -223, lastRect: -224, extendedClipboard: 0xc0a1e5ce | 0 };
+export const ENCODING = { raw: 0, copyRect: 1, hextile: 5, desktopSize: -223, lastRect: -224, extendedClipboard: 0xc0a1e5ce | 0 };
 export const MAX_CUT_TEXT = 10 * 1024 * 1024;
 
-/** A rectangle header read by the walk, with the screen size in force where it stands. */
-type Head = { x: number; y: number; w: number; h: number; encoding: number; width: number; height: number };
+/** A rectangle header read by the walk, with the screen size in force where it stands and its body's length. */
+type Head = { x: number; y: number; w: number; h: number; encoding: number; width: number; height: number; body: number };
 
-/** How far the update at the head of the bytes has been walked: its headers so far, and where the next one starts. */
-type Walk = { count: number; heads: Head[]; at: number; width: number; height: number };
+/**
+ * How far the update at the head of the bytes has been walked: its headers so far, where the next one starts,
+ * and the tiles of a Hextile rectangle whose body has not all come yet.
+ */
+type Walk = { count: number; heads: Head[]; at: number; width: number; height: number; tiles: TileWalk | null };
 
 export class MessageCutter {
   private walk: Walk | null = null;
@@ -81,15 +85,22 @@ export class MessageCutter {
     if (!this.walk) {
       if (b.size < 4) return null;
       const { width, height } = this.screen();
-      this.walk = { count: b.peek(2, 2).readUInt16BE(0), heads: [], at: 4, width, height };
+      this.walk = { count: b.peek(2, 2).readUInt16BE(0), heads: [], at: 4, width, height, tiles: null };
     }
     const walk = this.walk;
-    while (walk.heads.length < walk.count) {
+    while (walk.heads.length < walk.count || walk.tiles) {
+      if (walk.tiles) {
+        if (!walkTiles(b, walk.tiles)) return null;
+        walk.heads.at(-1)!.body = walk.tiles.at - walk.at;
+        walk.at = walk.tiles.at;
+        walk.tiles = null;
+        continue;
+      }
       if (b.size < walk.at + 12) return null;
       const h = b.peek(walk.at, 12);
       const head = { x: h.readUInt16BE(0), y: h.readUInt16BE(2), w: h.readUInt16BE(4), h: h.readUInt16BE(6), encoding: h.readInt32BE(8) };
       const { x, y, w, h: ht, encoding } = head;
-      walk.heads.push({ ...head, width: walk.width, height: walk.height });
+      walk.heads.push({ ...head, width: walk.width, height: walk.height, body: 0 });
       walk.at += 12;
       if (encoding === ENCODING.lastRect) break;
       if (encoding === ENCODING.desktopSize) {
@@ -99,6 +110,7 @@ export class MessageCutter {
       if (x + w > walk.width || y + ht > walk.height) throw new RfbError(`rect ${w}x${ht}+${x}+${y} outside the ${walk.width}x${walk.height} screen`);
       if (encoding === ENCODING.raw) walk.at += w * ht * 4;
       else if (encoding === ENCODING.copyRect) walk.at += 4;
+      else if (encoding === ENCODING.hextile) walk.tiles = { w, h: ht, tile: 0, at: walk.at };
       else throw new RfbError(`unsupported encoding ${encoding}`);
     }
     return walk.at;
@@ -111,10 +123,11 @@ export class MessageCutter {
     this.walk = null;
     b.take(4);
     const steps: UpdateStep[] = [];
-    for (const { x, y, w, h, encoding, width, height } of heads) {
+    for (const { x, y, w, h, encoding, width, height, body } of heads) {
       b.take(12);
       if (encoding === ENCODING.desktopSize) steps.push({ size: [w, h] });
-      else if (encoding === ENCODING.raw) steps.push({ op: { kind: 'rect', x, y, w, h }, data: b.take(w * h * 4) });
+      else if (encoding === ENCODING.raw) steps.push({ op: { kind: 'rect', x, y, w, h }, raw: b.take(w * h * 4) });
+      else if (encoding === ENCODING.hextile) steps.push({ op: { kind: 'rect', x, y, w, h }, hextile: b.take(body) });
       else if (encoding === ENCODING.copyRect) {
         const src = b.take(4);
         const [sx, sy] = [src.readUInt16BE(0), src.readUInt16BE(2)];
