@@ -34,8 +34,12 @@ export const browserBenchAvailable = () => existsSync(CHROMIUM) && existsSync(`$
 // rendering step of each frame in which the page drew on a canvas, after every animation-frame callback (a
 // ResizeObserver callback, forced by resizing a 1-pixel element when a draw happens): a client that draws in
 // requestAnimationFrame (Guacamole.Display) and one that draws as messages arrive (noVNC) are then both seen
-// in the frame that paints the change, whichever callback runs first. Frames without drawing are not read: a read every frame (~4 ms at 1280x800) and the
-// layout it forced kept the page's main thread busy, and messages waited for it longer on a larger page.
+// in the frame that paints the change, whichever callback runs first. Frames without drawing are not read: a read
+// every frame (~4 ms at 1280x800) and the layout it forced kept the page's main thread busy, and messages waited for
+// it longer on a larger page. Nor is a frame read before the page's draws since the input cover as many pixels as
+// the change sought: it cannot show the change yet. Such a read (5-12 ms, after the mouse pointer's new shape,
+// which Xvnc paints into our picture and noVNC onto a cursor canvas of its own) held up the message with xterm's
+// menu in our page only.
 const INSTALL_PROBE = () => {
   if (window.__armProbe) return;
   const differ = (a, b, atLeast) => {
@@ -46,6 +50,11 @@ const INSTALL_PROBE = () => {
   probe.style.cssText = 'position:fixed;left:0;top:0;width:1px;height:1px;pointer-events:none';
   let check = null;
   let pending = false; // a read is due in this frame's rendering step
+  let drawn = 0; // pixels drawn since the probe was armed, at most
+  let wanted = 0;
+  const area = (name, args) => name === 'putImageData'
+    ? (args.length >= 7 ? args[5] * args[6] : args[0].width * args[0].height)
+    : (args.length >= 9 ? args[7] * args[8] : args.length >= 5 ? args[3] * args[4] : args[0].width * args[0].height);
   new ResizeObserver(() => {
     pending = false;
     check?.();
@@ -53,7 +62,8 @@ const INSTALL_PROBE = () => {
   for (const name of ['drawImage', 'putImageData']) {
     const draw = CanvasRenderingContext2D.prototype[name];
     CanvasRenderingContext2D.prototype[name] = function (...args) {
-      if (check && !pending && this.canvas.isConnected) {
+      if (check && this.canvas.isConnected) drawn += area(name, args);
+      if (check && !pending && this.canvas.isConnected && drawn >= wanted) {
         pending = true;
         probe.style.width = probe.style.width === '1px' ? '2px' : '1px';
       }
@@ -66,6 +76,8 @@ const INSTALL_PROBE = () => {
     const pixels = () => new Uint32Array(ctx.getImageData(0, 0, canvas.width, canvas.height).data.buffer);
     const before = pixels();
     differ(before, before, atLeast);
+    drawn = 0;
+    wanted = atLeast;
     let t0 = 0;
     const finish = (value) => {
       check = null;
@@ -84,26 +96,26 @@ const INSTALL_PROBE = () => {
     };
     window.addEventListener(event, () => {
       t0 = performance.now();
-      if (event === 'keydown') window.__keyAt = t0;
+      window.__inputAt = t0;
     }, { capture: true, once: true });
   });
 };
 
-// BENCH_VERBOSE: in each page, when the key went out, and when the first picture message and the first draw
-// on a canvas of the page came (ms after its keydown): where a page's time goes, from key to screen.
+// BENCH_VERBOSE: in each page, when the input went out, and when each picture message and each draw on a canvas
+// of the page came (ms after its keydown or mousedown): where a page's time goes, from input to screen.
 const INSTALL_TRACE = () => {
-  const first = { sent: 0, msg: 0, draw: 0 };
-  const since = () => (window.__keyAt ? performance.now() - window.__keyAt : 0);
+  let trace = { sent: 0, msgs: [], draws: [] };
+  const since = () => performance.now() - window.__inputAt;
   window.__takeTrace = () => {
-    const taken = { ...first };
-    first.sent = first.msg = first.draw = 0;
-    window.__keyAt = 0;
+    const taken = trace;
+    trace = { sent: 0, msgs: [], draws: [] };
+    window.__inputAt = 0;
     return taken;
   };
   const send = WebSocket.prototype.send;
   WebSocket.prototype.send = function (data) {
-    // noVNC's binary frames, or our tunnel's key instruction.
-    if (typeof data !== 'string' || data.includes('.key,')) first.sent ||= since();
+    // noVNC's binary frames, or our tunnel's key or mouse instruction.
+    if (window.__inputAt && (typeof data !== 'string' || /\.(key|mouse),/.test(data))) trace.sent ||= since();
     return send.call(this, data);
   };
   // Both clients set onmessage (noVNC refuses a WebSocket subclass).
@@ -115,7 +127,7 @@ const INSTALL_TRACE = () => {
     set(handler) {
       onmessage.set.call(this, handler && function (event) {
         // noVNC's binary frames, or a frame of our tunnel (not the app's other feeds).
-        if (typeof event.data !== 'string' || event.data.includes('.img,')) first.msg ||= since();
+        if (window.__inputAt && (typeof event.data !== 'string' || event.data.includes('.img,'))) trace.msgs.push(since());
         return handler.call(this, event);
       });
     },
@@ -123,11 +135,17 @@ const INSTALL_TRACE = () => {
   for (const name of ['drawImage', 'putImageData']) {
     const draw = CanvasRenderingContext2D.prototype[name];
     CanvasRenderingContext2D.prototype[name] = function (...args) {
-      if (this.canvas.isConnected) first.draw ||= since(); // on the page, not a scratch canvas
+      if (window.__inputAt && this.canvas.isConnected) trace.draws.push(since()); // on the page, not a scratch canvas
       return draw.apply(this, args);
     };
   }
 };
+
+/** Of a page's trace: the first picture message, and the last message and draw before the change was seen at `t`. */
+function steps({ sent, msgs, draws }, t) {
+  const before = (xs) => xs.filter((v) => v <= t);
+  return { sent, first: msgs[0] ?? NaN, msg: before(msgs).at(-1) ?? NaN, draw: before(draws).at(-1) ?? NaN };
+}
 
 /** Input for latencies: which page event starts the clock, and how the page gets it. */
 const typing = (keys) => ({
@@ -178,15 +196,16 @@ async function latencies(targets, input, rounds = 20) {
       await input.after?.(page);
       if (t === null) missed[n]++;
       else times[n].push(t);
-      if (process.env.BENCH_VERBOSE && t !== null && input.event === 'keydown') traces[n].push(await page.evaluate(() => window.__takeTrace?.()));
+      const trace = process.env.BENCH_VERBOSE && (await page.evaluate(() => window.__takeTrace?.()));
+      if (trace && t !== null) traces[n].push(steps(trace, t));
     }
   }
   if (process.env.BENCH_VERBOSE) {
     targets.forEach(({ name }, n) => {
-      const got = traces[n].filter(Boolean);
-      if (got.length) console.log(`   ${name}, after its keydown: key sent ${median(got.map((g) => g.sent)).toFixed(1)} ms, `
-        + `first picture message ${median(got.map((g) => g.msg)).toFixed(1)} ms, `
-        + `first draw ${median(got.map((g) => g.draw)).toFixed(1)} ms, on screen ${median(times[n]).toFixed(1)} ms (medians)`);
+      const got = traces[n];
+      const at = (step) => `${median(got.map((g) => g[step])).toFixed(1)} ms`;
+      if (got.length) console.log(`   ${name}, after its ${input.event}: sent ${at('sent')}, first picture message ${at('first')}, `
+        + `the last before the change showed ${at('msg')}, its draw ${at('draw')}, on screen ${median(times[n]).toFixed(1)} ms (medians)`);
     });
   }
   targets.forEach(({ name }, n) => missed[n] && console.log(`   ${name}: ${missed[n]} of ${rounds} ${input.event} events never showed within 5 s`));
