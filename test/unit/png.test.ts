@@ -28,12 +28,16 @@ function crop(fb: Framebuffer, x: number, y: number, w: number, h: number): Buff
   return out;
 }
 
-/** An independent reading of the file: chunk walk + node:zlib inflate + the PNG filter definitions. */
-function referenceDecode(png: Buffer): { width: number; height: number; rgb: Buffer } {
+/**
+ * An independent reading of the file: chunk walk + node:zlib inflate + the PNG filter definitions, and for
+ * an indexed file (colour type 3) the palette lookup; `colourType` says which the file was.
+ */
+function referenceDecode(png: Buffer): { width: number; height: number; rgb: Buffer; colourType: number; colours: number } {
   assert.equal([...png.subarray(0, 8)], [137, 80, 78, 71, 13, 10, 26, 10]);
   let pos = 8;
   const idat: Buffer[] = [];
-  let width = 0, height = 0;
+  let width = 0, height = 0, colourType = 0;
+  let palette: Buffer = Buffer.alloc(0);
   const types: string[] = [];
   while (pos < png.length) {
     const len = png.readUInt32BE(pos);
@@ -42,12 +46,24 @@ function referenceDecode(png: Buffer): { width: number; height: number; rgb: Buf
     if (type === 'IHDR') {
       width = png.readUInt32BE(pos + 8);
       height = png.readUInt32BE(pos + 12);
+      colourType = png[pos + 17];
     }
+    if (type === 'PLTE') palette = png.subarray(pos + 8, pos + 8 + len);
     if (type === 'IDAT') idat.push(png.subarray(pos + 8, pos + 8 + len));
     pos += 12 + len;
   }
-  assert.equal(types, ['IHDR', 'IDAT', 'IEND']);
   const raw = inflateSync(Buffer.concat(idat));
+  if (colourType === 3) {
+    assert.equal(types, ['IHDR', 'PLTE', 'IDAT', 'IEND']);
+    const rgb = Buffer.alloc(width * height * 3);
+    for (let y = 0; y < height; y++) {
+      assert.is(raw[y * (width + 1)], 0, 'filter none');
+      for (let x = 0; x < width; x++) palette.copy(rgb, (y * width + x) * 3, raw[y * (width + 1) + 1 + x] * 3, raw[y * (width + 1) + 1 + x] * 3 + 3);
+    }
+    return { width, height, rgb, colourType, colours: palette.length / 3 };
+  }
+  assert.equal(types, ['IHDR', 'IDAT', 'IEND']);
+  assert.is(colourType, 2);
   const stride = width * 3;
   const rgb = Buffer.alloc(stride * height);
   for (let y = 0; y < height; y++) {
@@ -60,7 +76,7 @@ function referenceDecode(png: Buffer): { width: number; height: number; rgb: Buf
       assert.ok(filter <= 2, `filter ${filter}`);
     }
   }
-  return { width, height, rgb };
+  return { width, height, rgb, colourType, colours: 0 };
 }
 
 function rgbOf(rgba: Buffer): Buffer {
@@ -103,6 +119,43 @@ png('the async encoder writes the same file and snapshots pixels at call time, s
     fb.data.fill(0); // a later framebuffer update must not tear the image
     assert.ok((await pending).equals(expected), `${size}x${size}`);
   }
+});
+
+/** A framebuffer of `colours` colours, each a run of a few pixels, repeated. */
+function fewColours(width: number, height: number, colours: number): Framebuffer {
+  const data = Buffer.alloc(width * height * 4);
+  for (let i = 0; i < width * height; i++) {
+    const c = Math.floor(i / 3) % colours;
+    data.set([c & 0xff, (c * 37) & 0xff, c >> 8, 255], i * 4);
+  }
+  return { width, height, data };
+}
+
+png('a rectangle of at most 256 colours is indexed, and decodes to the same pixels; one of 257 is truecolour', async () => {
+  for (const [colours, type] of [[2, 3], [256, 3], [257, 2]]) {
+    const fb = fewColours(40, 30, colours);
+    for (const file of [encodePng(fb), await encodePngAsync(fb, undefined, { level: 1 })]) {
+      const ref = referenceDecode(file);
+      assert.is(ref.colourType, type, `${colours} colours`);
+      if (type === 3) assert.is(ref.colours, colours, 'the palette holds the colours used, no more');
+      assert.ok(ref.rgb.equals(rgbOf(fb.data)), `${colours} colours`);
+      assert.ok(decodeOwnPng(file).data.equals(fb.data), `${colours} colours via decodeOwnPng`);
+    }
+  }
+  // A sub-rectangle counts only its own colours, and its indices start afresh.
+  const fb = fewColours(40, 30, 300);
+  const ref = referenceDecode(encodePng(fb, { x: 3, y: 2, w: 6, h: 4 }));
+  assert.is(ref.colourType, 3);
+  assert.ok(ref.rgb.equals(rgbOf(crop(fb, 3, 2, 6, 4))));
+});
+
+png('a framebuffer whose bytes are not 4-aligned is encoded as truecolour, the same pixels', () => {
+  const fb = fewColours(8, 8, 2);
+  const shifted = Buffer.alloc(fb.data.length + 1).subarray(1);
+  fb.data.copy(shifted);
+  const ref = referenceDecode(encodePng({ ...fb, data: shifted }));
+  assert.is(ref.colourType, 2);
+  assert.ok(ref.rgb.equals(rgbOf(fb.data)));
 });
 
 png('rejects rectangles outside the framebuffer', () => {

@@ -1,7 +1,8 @@
-// PNG encoder for framebuffer rectangles over node:zlib: 8-bit truecolour without alpha (the
-// framebuffer's alpha is always 255), one filter for every row, one IDAT chunk. No interlacing, no
-// palette and no per-row adaptive filtering: measured on this machine, 'up' at level 6 is a good single
-// default for screens (docs/desktop-gateway.md §3.4).
+// PNG encoder for framebuffer rectangles over node:zlib, one IDAT chunk, no interlacing. A rectangle of at
+// most 256 colours (a terminal, a menu, most of a desktop's chrome) is 8-bit indexed, unfiltered; any other is
+// 8-bit truecolour without alpha (the framebuffer's alpha is always 255) with one filter for every row: 'up'
+// at level 6 is a good single default for screens (docs/desktop-gateway.md §3.4). Indexed, xterm's menu
+// (200x432) deflates from a third of the bytes: ~0.6 ms and 6 KB at level 1, against ~1.0 ms and 9.8 KB.
 import { promisify } from 'node:util';
 import * as zlib from 'node:zlib';
 import type { Framebuffer, Rect } from '../types.ts';
@@ -18,12 +19,16 @@ const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const FILTER_CODE: Record<PngFilter, number> = { none: 0, sub: 1, up: 2 };
 const deflate = promisify(zlib.deflate);
 
-/** The filtered scanlines of `rect` (each row: a filter byte, then RGB triples). */
-export function scanlines(fb: Framebuffer, rect: Rect, filter: PngFilter = 'up'): Buffer {
-  const { x, y, w, h } = rect;
+function checkRect(fb: Framebuffer, { x, y, w, h }: Rect): void {
   if (w <= 0 || h <= 0 || x < 0 || y < 0 || x + w > fb.width || y + h > fb.height) {
     throw new RangeError(`rect ${w}x${h}+${x}+${y} is outside the ${fb.width}x${fb.height} framebuffer`);
   }
+}
+
+/** The filtered scanlines of `rect` (each row: a filter byte, then RGB triples). */
+export function scanlines(fb: Framebuffer, rect: Rect, filter: PngFilter = 'up'): Buffer {
+  checkRect(fb, rect);
+  const { x, y, w, h } = rect;
   const src = fb.data;
   const rowBytes = 1 + w * 3;
   const out = Buffer.allocUnsafe(rowBytes * h);
@@ -60,23 +65,68 @@ export function scanlines(fb: Framebuffer, rect: Rect, filter: PngFilter = 'up')
   return out;
 }
 
-/** Wraps deflated scanlines into a PNG file. */
-export function pngFile(width: number, height: number, idat: Buffer): Buffer {
+/**
+ * The rectangle as palette indices, one byte a pixel after each row's filter byte (0), and the palette (RGB
+ * triples), or null once a 257th colour shows up. Needs the framebuffer's bytes 4-aligned (it reads pixels as
+ * 32-bit words); otherwise null.
+ */
+function indexedScanlines(fb: Framebuffer, rect: Rect): { raw: Buffer; palette: Buffer } | null {
+  const { x, y, w, h } = rect;
+  const src = fb.data;
+  if (src.byteOffset % 4) return null;
+  const words = new Int32Array(src.buffer, src.byteOffset, src.length >> 2);
+  const raw = Buffer.allocUnsafe((w + 1) * h);
+  const palette = Buffer.allocUnsafe(256 * 3);
+  const indices = new Map<number, number>();
+  let last = 0;
+  let lastIndex = -1;
+  let o = 0;
+  for (let row = 0; row < h; row++) {
+    raw[o++] = 0;
+    for (let i = (y + row) * fb.width + x, end = i + w; i < end; i++) {
+      const word = words[i];
+      // Screens come in runs of one colour: most pixels are the one before.
+      if (word !== last || lastIndex < 0) {
+        let index = indices.get(word);
+        if (index === undefined) {
+          index = indices.size;
+          if (index === 256) return null;
+          indices.set(word, index);
+          src.copy(palette, index * 3, i * 4, i * 4 + 3);
+        }
+        last = word;
+        lastIndex = index;
+      }
+      raw[o++] = lastIndex;
+    }
+  }
+  return { raw, palette: palette.subarray(0, indices.size * 3) };
+}
+
+/** Wraps deflated scanlines into a PNG file: indexed with `palette`, truecolour without. */
+export function pngFile(width: number, height: number, idat: Buffer, palette?: Buffer): Buffer {
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
   ihdr[8] = 8; // bit depth
-  ihdr[9] = 2; // colour type: truecolour
+  ihdr[9] = palette ? 3 : 2; // colour type: indexed, or truecolour
   ihdr[10] = 0; // deflate
   ihdr[11] = 0; // adaptive filtering (per-row filter byte)
   ihdr[12] = 0; // no interlace
-  return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
+  const plte = palette ? [chunk('PLTE', palette)] : [];
+  return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), ...plte, chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/** What gets deflated: indices when the rectangle has few enough colours, else filtered RGB rows. */
+function pixelsOf(fb: Framebuffer, rect: Rect, filter?: PngFilter): { raw: Buffer; palette?: Buffer } {
+  checkRect(fb, rect);
+  return indexedScanlines(fb, rect) ?? { raw: scanlines(fb, rect, filter) };
 }
 
 /** Encodes the whole framebuffer, or one rectangle of it, synchronously. */
 export function encodePng(fb: Framebuffer, rect: Rect = { x: 0, y: 0, w: fb.width, h: fb.height }, options: PngOptions = {}): Buffer {
-  const raw = scanlines(fb, rect, options.filter);
-  return pngFile(rect.w, rect.h, zlib.deflateSync(raw, { level: options.level ?? 6 }));
+  const { raw, palette } = pixelsOf(fb, rect, options.filter);
+  return pngFile(rect.w, rect.h, zlib.deflateSync(raw, { level: options.level ?? 6 }), palette);
 }
 
 /**
@@ -92,9 +142,9 @@ const inlineBytes = (level: number) => (level <= 1 ? 512 * 1024 : 64 * 1024);
  * tear the image), the deflate of anything but a small rect runs in libuv's thread pool.
  */
 export async function encodePngAsync(fb: Framebuffer, rect: Rect = { x: 0, y: 0, w: fb.width, h: fb.height }, options: PngOptions = {}): Promise<Buffer> {
-  const raw = scanlines(fb, rect, options.filter);
+  const { raw, palette } = pixelsOf(fb, rect, options.filter);
   const level = options.level ?? 6;
-  return pngFile(rect.w, rect.h, raw.length <= inlineBytes(level) ? zlib.deflateSync(raw, { level }) : await deflate(raw, { level }));
+  return pngFile(rect.w, rect.h, raw.length <= inlineBytes(level) ? zlib.deflateSync(raw, { level }) : await deflate(raw, { level }), palette);
 }
 
 function chunk(type: string, data: Buffer): Buffer {
@@ -129,6 +179,7 @@ export function decodeOwnPng(png: Buffer): Framebuffer {
   let pos = 8;
   let width = 0;
   let height = 0;
+  let palette: Buffer | null = null;
   const idat: Buffer[] = [];
   while (pos < png.length) {
     const len = png.readUInt32BE(pos);
@@ -138,11 +189,13 @@ export function decodeOwnPng(png: Buffer): Framebuffer {
     if (type === 'IHDR') {
       width = data.readUInt32BE(0);
       height = data.readUInt32BE(4);
-      if (data[8] !== 8 || data[9] !== 2 || data[12] !== 0) throw new Error('unsupported PNG flavour');
-    } else if (type === 'IDAT') idat.push(data);
+      if (data[8] !== 8 || (data[9] !== 2 && data[9] !== 3) || data[12] !== 0) throw new Error('unsupported PNG flavour');
+    } else if (type === 'PLTE') palette = Buffer.from(data);
+    else if (type === 'IDAT') idat.push(data);
     pos += 12 + len;
   }
   const raw = zlib.inflateSync(Buffer.concat(idat));
+  if (palette) return fromIndices(raw, palette, width, height);
   const rowBytes = 1 + width * 3;
   if (raw.length !== rowBytes * height) throw new Error('scanline data has the wrong size');
   const out = Buffer.alloc(width * height * 4);
@@ -174,6 +227,24 @@ export function decodeOwnPng(png: Buffer): Framebuffer {
       out[o + 3] = 255;
     }
     cur.copy(prev);
+  }
+  return { width, height, data: out };
+}
+
+/** Unfiltered palette indices (what indexedScanlines writes) to RGBA. */
+function fromIndices(raw: Buffer, palette: Buffer, width: number, height: number): Framebuffer {
+  if (raw.length !== (width + 1) * height) throw new Error('scanline data has the wrong size');
+  const out = Buffer.alloc(width * height * 4);
+  for (let row = 0; row < height; row++) {
+    if (raw[row * (width + 1)] !== 0) throw new Error('indexed rows are unfiltered here');
+    for (let i = 0, o = row * width * 4; i < width; i++, o += 4) {
+      const p = raw[row * (width + 1) + 1 + i] * 3;
+      if (p + 3 > palette.length) throw new Error('index outside the palette');
+      out[o] = palette[p];
+      out[o + 1] = palette[p + 1];
+      out[o + 2] = palette[p + 2];
+      out[o + 3] = 255;
+    }
   }
   return { width, height, data: out };
 }

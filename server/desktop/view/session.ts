@@ -89,8 +89,8 @@ export class DesktopSession<V extends ViewerPort = ViewerPort> implements Sessio
 
   /**
    * Base64 PNG of a rectangle of the current framebuffer; the pixels are copied before this returns. While it
-   * answers the controller's input, deflated at level 1 rather than 6 (~4x faster, ~40% larger), for every
-   * viewer: one encode they all share, whichever of them asks first.
+   * answers the controller's input, deflated at level 1 rather than 6 (xterm's menu, indexed: ~3.5x faster,
+   * 6 KB against 3.3), for every viewer: one encode they all share, whichever of them asks first.
    */
   png(rect: Rect): Promise<string> {
     const key = `${rect.x},${rect.y},${rect.w},${rect.h}`;
