@@ -7,9 +7,10 @@
 //     shows it — from the page's own keydown to the first frame whose canvas differs. Twice: with both
 //     pages connected, taking turns key for key (Xvnc then serves noVNC, its newest connection, first);
 //     and each page alone, in turns of 24 keys, the other closed (the budget's figure)
-//   - click-to-pixel, each alone in the same turns: a Ctrl+click on the terminal, which opens xterm's menu,
-//     from the page's mousedown to the first frame that shows the menu (a click reaches our server's
-//     take-over log too, which looks up the window under it)
+//   - click-to-pixel, each alone in the same turns, 16 clicks a turn: a Ctrl+click on the terminal, which opens
+//     xterm's menu, from the page's mousedown to the first frame that shows the menu (a click reaches our
+//     server's take-over log too, which looks up the window under it); 8 a turn left the ratio's interval
+//     ±20% wide
 //   - bytes/s each page's WebSocket receives while the desktop is idle and while a terminal scrolls
 // With each ratio of medians goes a 95% bootstrap interval: a few dozen inputs a page leave it a few % wide.
 // Both pages share Xvnc's part of a key's time: ~8 ms of it is TigerVNC's frame clock, which after a quiet
@@ -313,7 +314,7 @@ export async function compareInBrowsers({ base, admin, agentId, socketPath, log,
       await sleep(1000);
       const [times] = await latencies([targets[which]], typing(keys), 24);
       alone[which].push(...times);
-      clicks[which].push(...(await latencies([targets[which]], ctrlClicks, 8))[0]);
+      clicks[which].push(...(await latencies([targets[which]], ctrlClicks, 16))[0]);
     }
     const list = (times) => times.map((t) => t.toFixed(0)).join(' ');
     if (process.env.BENCH_VERBOSE) {
