@@ -122,6 +122,16 @@ test('a Hextile subrectangle that leaves its tile ends the connection', async ()
   assert.equal(events, []);
 });
 
+test('empty rectangles, Raw or Hextile, are skipped, even as the last bytes that came', async () => {
+  const { wire, client, events, closed } = await connected();
+  wire.emit('data', update([rectHeader(1, 1, 0, 3, 0)], [rectHeader(2, 2, 4, 0, 5)]));
+  assert.is(closed(), undefined, 'the connection stays');
+  assert.equal(events, [], 'nothing changed');
+  wire.emit('data', rawUpdate(0, 0, 1, 1, 0x21));
+  assert.equal(pixel(client, 0, 0), [0x21, 0x21, 0x21, 255]);
+  client.close();
+});
+
 test('a message type the protocol does not have ends the connection', async () => {
   const { wire, closed } = await connected();
   wire.emit('data', Buffer.from([9]));

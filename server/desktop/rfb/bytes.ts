@@ -54,6 +54,7 @@ export class Bytes {
 
   /** The next n bytes, used up; the caller has checked that they are here. */
   take(n: number): Buffer {
+    if (n === 0) return Buffer.alloc(0); // an empty rectangle's body, maybe after the last chunk
     this.available -= n;
     const head = this.chunks[0];
     if (head.length >= n) {
