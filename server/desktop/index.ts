@@ -87,6 +87,6 @@ export { keysymForCodePoint, keysymForName, keysymsForText, parseKeys } from './
 export { decodeOwnPng, encodePng, encodePngAsync } from './rfb/png.ts';
 export { coalesce, contains } from './rfb/rects.ts';
 export { claimDisplay, X_LOCK } from './start/displays.ts';
-export { audible, FrameAligner } from './start/sound.ts';
+export { trimSilence, FrameAligner } from './start/sound.ts';
 export { XvncProvider, xvncPidFile, type XvncOptions } from './start/xvnc.ts';
 export { bmpOnly, codePointLength, encode, GuacParser, GuacProtocolError, STATUS, type Instruction } from './view/codec.ts';

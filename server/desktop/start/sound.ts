@@ -12,15 +12,17 @@ export const SOUND_RATE = 44100;
 export const SOUND_CHANNELS = 2;
 export const SOUND_MIMETYPE = `audio/L16;rate=${SOUND_RATE},channels=${SOUND_CHANNELS}`;
 const FRAME_BYTES = 2 * SOUND_CHANNELS;
-const ZEROS = Buffer.alloc(64 * 1024);
-
-/** Whether a chunk of PCM holds anything but digital silence. */
-export function audible(chunk: Buffer): boolean {
-  for (let at = 0; at < chunk.length; at += ZEROS.length) {
-    const part = chunk.subarray(at, at + ZEROS.length);
-    if (!part.equals(ZEROS.subarray(0, part.length))) return true;
-  }
-  return false;
+/**
+ * A chunk of whole frames less the digital silence at either end; empty when it is all silence. Trimming
+ * each read, not only dropping silent reads, keeps a loaded machine's long reads from carrying silence too.
+ */
+export function trimSilence(chunk: Buffer): Buffer {
+  let start = 0;
+  while (start < chunk.length && chunk[start] === 0) start++;
+  if (start === chunk.length) return chunk.subarray(0, 0);
+  let end = chunk.length;
+  while (chunk[end - 1] === 0) end--;
+  return chunk.subarray(start - (start % FRAME_BYTES), end + ((FRAME_BYTES - (end % FRAME_BYTES)) % FRAME_BYTES));
 }
 
 /** Cuts a byte stream into whole sample frames (a pipe read can end mid-sample). */
@@ -117,8 +119,8 @@ export class DesktopSound {
     this.capture = child;
     const frames = new FrameAligner();
     child.stdout!.on('data', (data: Buffer) => {
-      const chunk = frames.push(data);
-      if (chunk.length && audible(chunk)) for (const listener of this.listeners) listener(chunk);
+      const chunk = trimSilence(frames.push(data));
+      if (chunk.length) for (const listener of this.listeners) listener(chunk);
     });
     child.once('error', (err) => this.log.error(`desktop sound: parec failed: ${err.message}`));
     child.once('close', () => {
