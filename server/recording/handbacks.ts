@@ -18,6 +18,7 @@ import type { Log } from '../ops/log.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { ActionTracker } from './action-tracker.ts';
 import { formatHandback, HANDBACK_SCREEN_CAPTION, type HandbackAction } from './handback-format.ts';
+import { HoverLookup } from './hover-lookup.ts';
 import { recordingDir } from './recordings.ts';
 
 export type HandbacksOptions = {
@@ -36,6 +37,8 @@ type Takeover = {
   userId: number; startedAt: number; tracker: ActionTracker; demonstration: boolean;
   /** Window lookups under way; the title of the window last clicked (typing goes there). */
   lookups: Set<Promise<void>>; lastWindow: string | null;
+  /** The window under the pointer while it rests, so that a click there need not ask the desktop at once. */
+  hover: HoverLookup;
 };
 
 export class Handbacks {
@@ -54,6 +57,7 @@ export class Handbacks {
       const demonstration = this.o.recording?.(agentId) ?? false;
       this.takeovers.set(agentId, {
         userId: event.userId, startedAt, tracker: new ActionTracker(startedAt), demonstration, lookups: new Set(), lastWindow: null,
+        hover: new HoverLookup(() => this.o.desktop(agentId)),
       });
       return;
     }
@@ -65,6 +69,7 @@ export class Handbacks {
     const t = this.takeovers.get(agentId);
     if (!t || event.userId !== t.userId) return;
     t.demonstration ||= this.o.recording?.(agentId) ?? false;
+    if (event.kind === 'mouse') t.hover.moved(event.x, event.y, event.mask);
     const began = t.tracker.input(event) as HandbackAction | null;
     if (!began) return;
     if (began.kind === 'type') {
@@ -73,9 +78,9 @@ export class Handbacks {
       const lookup = Promise.allSettled(pending).then(() => void (began.window = t.lastWindow ?? undefined));
       this.lookup(t, lookup);
     } else if ((began.kind === 'click' || began.kind === 'scroll') && began.x !== undefined && began.y !== undefined) {
-      const desktop = this.o.desktop(agentId);
-      if (!desktop?.windowAt) return;
-      this.lookup(t, desktop.windowAt(began.x, began.y).then((title) => {
+      const asked = t.hover.windowAt(began.x, began.y);
+      if (!asked) return;
+      this.lookup(t, asked.then((title) => {
         if (title) began.window = title;
         if (began.kind !== 'scroll') t.lastWindow = title;
       }));
@@ -112,6 +117,7 @@ export class Handbacks {
     const t = this.takeovers.get(agentId);
     if (!t) return;
     this.takeovers.delete(agentId);
+    t.hover.dispose();
     if (t.demonstration) return; // recorded: the demonstration's summary reaches the thread instead
     while (t.lookups.size) await Promise.allSettled([...t.lookups]);
     const { db, bus } = this.o;
