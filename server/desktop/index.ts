@@ -82,7 +82,7 @@ export { processesOf } from './contain/processes.ts';
 export { Sandbox, type Account } from './contain/sandbox.ts';
 export { findBinary, shortSocketPath } from './host.ts';
 export { RfbClient, RfbError, vncPasswordFile } from './rfb/client.ts';
-export type { RfbDesktop } from './rfb/desktop.ts';
+export type { Copy, RfbDesktop } from './rfb/desktop.ts';
 export { keysymForCodePoint, keysymForName, keysymsForText, parseKeys } from './rfb/keysyms.ts';
 export { decodeOwnPng, encodePng, encodePngAsync } from './rfb/png.ts';
 export { coalesce, contains } from './rfb/rects.ts';

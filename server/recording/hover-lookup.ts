@@ -6,7 +6,7 @@
 // unless the screen changed there since: a window that comes or goes under the pointer redraws the pixels
 // around it and beyond. A change that stays within POINTER_REACH of it is the pointer itself (Xvnc paints it
 // into the picture, and its shape changes as it crosses windows), or something as small.
-import type { Desktop, Rect } from '../desktop/index.ts';
+import type { Copy, Desktop, Rect } from '../desktop/index.ts';
 
 /** How long the pointer (no button held) and the screen stay still, after it moved or let go, before the lookup. */
 export const REST_MS = 60;
@@ -14,7 +14,6 @@ export const REST_MS = 60;
 export const POINTER_REACH = 64;
 
 type Point = { x: number; y: number };
-type Copy = { src: Rect; dx: number; dy: number };
 /** Where the rest is timed (tests pass a clock of their own). */
 export type Timers = { setTimeout: (fn: () => void, ms: number) => unknown; clearTimeout: (id: unknown) => void };
 const realTimers: Timers = { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout) };
