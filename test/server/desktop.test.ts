@@ -495,7 +495,7 @@ if (!HAVE_XVNC) {
     if (!d.sound) {
       // CI installs PulseAudio (.ci/run); elsewhere a desktop without it simply has no sound.
       if (process.env.CI) assert.unreachable('the desktop has no sound server on CI');
-      return console.log('  (sound check needs pulseaudio and parec: skipped)');
+      return console.log('  (sound check needs pulseaudio: skipped)');
     }
     // Earlier tests' viewers close asynchronously: capture must start and stop with this test's viewer alone.
     await until(viewersGone, 20_000, 'the earlier viewers to leave');
@@ -521,7 +521,7 @@ if (!HAVE_XVNC) {
     assert.is(await played, 0);
     // Silence is never sent: before the tone (the idle desktop and the played second), nor after it. The
     // tone itself is exactly zero on both channels at ~20 frames a second; a second of silence is 44100.
-    // (Not a byte count: under load PulseAudio's monitor may hand parec part of the tone twice.)
+    // (Not a byte count: under load PulseAudio may hand part of the tone over twice.)
     const pcmSoFar = Buffer.concat(client.audio);
     let silentFrames = 0;
     for (let at = 0; at + 4 <= pcmSoFar.length; at += 4) if (pcmSoFar.readInt32LE(at) === 0) silentFrames++;
@@ -549,6 +549,68 @@ if (!HAVE_XVNC) {
     client.close();
     await until(viewersGone, 20_000, 'the viewer to leave');
     await until(() => !d.sound!.capturing, 5000, 'capture to stop with the last viewer');
+  });
+
+  xvnc('sound: a silent desktop gives nothing to read; a FIFO the agent floods is read no further', async () => {
+    const d = (await desktop()) as RfbDesktop;
+    if (!d.sound) {
+      if (process.env.CI) assert.unreachable('the desktop has no sound server on CI');
+      return console.log('  (sound check needs pulseaudio: skipped)');
+    }
+    await until(viewersGone, 20_000, 'the earlier viewers to leave');
+    // Played while nobody watches: the sink writes it into the FIFO, and nobody reads it then.
+    const tenth = Buffer.alloc(44100 * 4 / 10, 0x11);
+    const play = async () => {
+      const pacat = inDesktop('pacat', ['--raw', '--format=s16le', '--rate=44100', '--channels=2'], { env: d.sound!.env, input: tenth });
+      assert.is((await pacat.done).code, 0);
+    };
+    await play();
+    const first = await viewer();
+    await until(() => d.sound!.capturing, 10_000, 'capture to start with a viewer');
+    // What the reader in the desktop's sandbox has read so far, from outside: its /proc io counter.
+    const reader = () => readdirSync('/proc').find((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/comm`, 'latin1').trim() === 'cat' && readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('.sound.fifo');
+      } catch {
+        return false;
+      }
+    });
+    await until(() => !!reader(), 10_000, 'the FIFO reader');
+    const read = () => Number(/^rchar: (\d+)$/m.exec(readFileSync(`/proc/${reader()}/io`, 'latin1'))![1]);
+    /** Resolves once nothing more was read over a whole second (the sink suspends a second after the last sound). */
+    const stillFor = async (what: string) => {
+      let last = -1;
+      await until(async () => {
+        const now = read();
+        if (now === last) return true;
+        last = now;
+        await sleep(1000);
+        return false;
+      }, 10_000, what);
+      return last;
+    };
+    const idle = await stillFor('an idle desktop to give nothing to read');
+    assert.is(first.client.audio.length, 0, 'what played while nobody watched is not heard later');
+    await play();
+    await until(() => read() > idle, 5000, 'the sound to be read');
+    await first.client.until(() => first.client.audio.length > 0, 5000, 'the sound to reach the viewer');
+    await stillFor('reading to stop once the sound ended');
+
+    // The FIFO is the agent's file. Made an endless source (a link to /dev/zero in its sandbox), it floods the
+    // next reader: more than real time, so the server stops reading while the viewer is still there.
+    first.client.close();
+    await until(() => !d.sound!.capturing, 20_000, 'capture to stop with the viewer');
+    const fifo = sandbox().hostPath(sandbox().socket('.sound.fifo'));
+    assert.ok(lstatSync(fifo).isFIFO(), 'the sink writes into a FIFO');
+    rmSync(fifo);
+    symlinkSync('/dev/zero', fifo);
+    const second = await viewer();
+    await until(() => d.sound!.capturing, 10_000, 'capture to start again');
+    await until(() => !d.sound!.capturing, 10_000, 'reading to stop at the flood');
+    assert.not.ok(await viewersGone(), 'the viewer is still there');
+    assert.is(second.client.audio.length, 0, 'zeros are silence: nothing reached the viewer');
+    second.client.close();
+    rmSync(fifo);
   });
 
   xvnc('Xvnc killed with SIGKILL: tunnels end with 520, the desktop comes back, a new tunnel works', async () => {

@@ -1,8 +1,13 @@
-// A desktop's sound: one PulseAudio per desktop whose only sink is a null sink. The desktop's programs
-// reach it through PULSE_SERVER (a socket in the agent's home, which is 0700), and while anyone listens
-// parec reads the sink's monitor as raw 16-bit stereo PCM — the format Guacamole's RawAudioPlayer plays.
-// The monitor streams zeros when nothing plays; silence is not passed on, so an idle desktop sends none.
-// Both run as the desktop's user: the socket is in the agent's home, so whatever answers there is the agent's.
+// A desktop's sound: one PulseAudio per desktop whose only sink writes what plays into a FIFO. The desktop's
+// programs reach it through PULSE_SERVER (a socket in the agent's home, which is 0700), and while anyone
+// listens a `cat` in the desktop's sandbox reads the FIFO as raw 16-bit stereo PCM, the format Guacamole's
+// RawAudioPlayer plays. The sink is suspended a second after the last program stops playing, and then it
+// writes nothing: an idle desktop costs no wakeups. (A null sink's monitor, read with parec, streamed
+// zeros 25 times a second whenever someone watched: ~2% of a core across PulseAudio, parec and the server,
+// and a recording stream on a monitor keeps the sink from ever suspending.) What leading or trailing
+// silence still comes, as a program starts or ends, is not passed on.
+// Both run as the desktop's user and the FIFO is the agent's file: the server reads only the pipe from
+// `cat`, and stops reading a desktop that sends more than real time.
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import type { Log } from '../../ops/log.ts';
@@ -12,6 +17,8 @@ export const SOUND_RATE = 44100;
 export const SOUND_CHANNELS = 2;
 export const SOUND_MIMETYPE = `audio/L16;rate=${SOUND_RATE},channels=${SOUND_CHANNELS}`;
 const FRAME_BYTES = 2 * SOUND_CHANNELS;
+/** More than this many bytes in a second is not sound playing in real time but a flood: reading stops. */
+export const SOUND_FLOOD_BYTES = 2 * SOUND_RATE * FRAME_BYTES;
 /**
  * A chunk of whole frames less the digital silence at either end; empty when it is all silence. Trimming
  * each read, not only dropping silent reads, keeps a loaded machine's long reads from carrying silence too.
@@ -50,28 +57,32 @@ export class DesktopSound {
   private retry: NodeJS.Timeout | null = null;
   private closed = false;
 
-  private constructor(readonly server: ChildProcess, readonly socket: string, private log: Log, private sandbox: Sandbox) {
+  private constructor(readonly server: ChildProcess, readonly socket: string, private fifo: string, private log: Log, private sandbox: Sandbox) {
     server.once('exit', (code, signal) => {
       if (!this.closed) log.error(`desktop sound: PulseAudio exited (${signal ?? code}); the desktop is silent now`);
       this.close();
     });
   }
 
-  /** Whether PulseAudio and its parec are installed (Debian: pulseaudio, pulseaudio-utils). */
+  /** Whether PulseAudio is installed (Debian: pulseaudio), and `cat` to read its FIFO. */
   static installed(sandbox: Pick<Sandbox, 'which'>): boolean {
-    return !!sandbox.which('pulseaudio') && !!sandbox.which('parec');
+    return !!sandbox.which('pulseaudio') && !!sandbox.which('cat');
   }
 
   /** Starts the desktop's sound server, or resolves null when it does not come up: no sound then. */
   static async start({ sandbox, log }: SoundOptions): Promise<DesktopSound | null> {
     // Where the desktop's programs reach it, and where the server sees it appear.
     const socket = sandbox.socket('.pulse.sock');
+    const fifo = sandbox.socket('.sound.fifo');
     const hostSocket = sandbox.hostPath(socket);
     rmSync(hostSocket, { force: true });
+    rmSync(sandbox.hostPath(fifo), { force: true });
     const args = [
       '-n', '--daemonize=no', '--exit-idle-time=-1', '--use-pid-file=no', '--disable-shm=yes',
       '--log-target=stderr', '--log-level=error',
-      '-L', `module-null-sink sink_name=desktop rate=${SOUND_RATE} channels=${SOUND_CHANNELS}`,
+      // Paced by the clock, not by the reader: what nobody reads is dropped, and playback keeps its speed.
+      '-L', `module-pipe-sink sink_name=desktop file=${fifo} format=s16le rate=${SOUND_RATE} channels=${SOUND_CHANNELS} use_system_clock_for_timing=yes`,
+      '-L', 'module-suspend-on-idle timeout=1',
       '-L', `module-native-protocol-unix socket=${socket} auth-anonymous=1`,
     ];
     const server = sandbox.spawn('pulseaudio', args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -87,7 +98,7 @@ export class DesktopSound {
       log.error(`desktop sound: PulseAudio did not start: ${stderr.trim().split('\n').at(-1) || 'no socket within 5 s'}`);
       return null;
     }
-    return new DesktopSound(server, socket, log, sandbox);
+    return new DesktopSound(server, socket, fifo, log, sandbox);
   }
 
   /** What the desktop's programs need in their environment to play here. */
@@ -111,24 +122,38 @@ export class DesktopSound {
 
   private startCapture(): void {
     if (this.closed || this.capture) return;
-    const args = [
-      `--server=unix:${this.socket}`, '--device=desktop.monitor', '--raw', '--format=s16le',
-      `--rate=${SOUND_RATE}`, `--channels=${SOUND_CHANNELS}`, '--latency-msec=40',
-    ];
-    const child = this.sandbox.spawn('parec', args, { stdio: ['ignore', 'pipe', 'ignore'] });
+    // What the FIFO holds now was written while nobody read it (after that, the sink dropped what it played):
+    // old sound, which the non-blocking dd drains before cat streams what plays from now on.
+    const read = 'dd if="$0" iflag=nonblock of=/dev/null bs=65536 count=1 2>/dev/null; exec cat "$0"';
+    const child = this.sandbox.spawn('sh', ['-c', read, this.fifo], { stdio: ['ignore', 'pipe', 'ignore'] });
     this.capture = child;
     const frames = new FrameAligner();
+    let second = 0;
+    let bytes = 0;
     child.stdout!.on('data', (data: Buffer) => {
+      const now = Math.floor(Date.now() / 1000);
+      if (now !== second) [second, bytes] = [now, 0];
+      if ((bytes += data.length) > SOUND_FLOOD_BYTES) return this.flooded(child);
       const chunk = trimSilence(frames.push(data));
       if (chunk.length) for (const listener of this.listeners) listener(chunk);
     });
-    child.once('error', (err) => this.log.error(`desktop sound: parec failed: ${err.message}`));
+    child.once('error', (err) => this.log.error(`desktop sound: reading its FIFO failed: ${err.message}`));
     child.once('close', () => {
       if (this.capture !== child) return;
       this.capture = null;
-      // parec ends when the sound server restarts or hiccups; listeners keep listening.
+      // The read ends when the sound server restarts or hiccups; listeners keep listening.
       if (!this.closed && this.listeners.size) this.retry = setTimeout(() => ((this.retry = null), this.startCapture()), 1000);
     });
+  }
+
+  /** More than real time comes from the FIFO: not sound but the agent's flood. Reading stops until listening starts anew. */
+  private flooded(child: ChildProcess): void {
+    if (this.capture !== child) return;
+    this.log.error(
+      `desktop sound: more than ${SOUND_FLOOD_BYTES} bytes in a second from the desktop's FIFO; `
+        + 'its sound stays off until its viewers have all left and one comes back',
+    );
+    this.stopCapture();
   }
 
   private stopCapture(): void {
