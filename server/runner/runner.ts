@@ -393,9 +393,13 @@ export class Runner {
     if (leavesQueue) await removeFromSchedule(db, bus, threadId, agentId);
     if (outcome.kind === 'paused') return this.pause(claim, outcome, writer);
     const error = outcome.kind === 'failed' ? outcome.message : '';
-    await releaseClaim(db, threadId, this.id, error);
-    if (outcome.kind === 'failed') await writer.message('error', error);
-    if (outcome.kind === 'stopped') await writer.message('warning', STOP_NOTES[outcome.reason]);
+    // The chat says why before the thread shows stopped: whoever sees it stop finds the reason there.
+    try {
+      if (outcome.kind === 'failed') await writer.message('error', error);
+      if (outcome.kind === 'stopped') await writer.message('warning', STOP_NOTES[outcome.reason]);
+    } finally {
+      await releaseClaim(db, threadId, this.id, error);
+    }
 
     // play works one head, then waits; a failure stops the agent until someone looks.
     const stopFrom = outcome.kind === 'failed' ? 'any' : outcome.kind === 'done' && !unanswered ? 'run' : null;
