@@ -607,6 +607,7 @@ if (!HAVE_XVNC) {
     const second = await viewer();
     await until(() => d.sound!.capturing, 10_000, 'capture to start again');
     await until(() => !d.sound!.capturing, 10_000, 'reading to stop at the flood');
+    await until(() => !reader(), 10_000, 'the reader in the sandbox to end');
     assert.not.ok(await viewersGone(), 'the viewer is still there');
     assert.is(second.client.audio.length, 0, 'zeros are silence: nothing reached the viewer');
     second.client.close();

@@ -131,9 +131,10 @@ export class DesktopSound {
     let second = 0;
     let bytes = 0;
     child.stdout!.on('data', (data: Buffer) => {
+      if (this.capture !== child) return; // stopped: what it had still written is not passed on
       const now = Math.floor(Date.now() / 1000);
       if (now !== second) [second, bytes] = [now, 0];
-      if ((bytes += data.length) > SOUND_FLOOD_BYTES) return this.flooded(child);
+      if ((bytes += data.length) > SOUND_FLOOD_BYTES) return this.flooded();
       const chunk = trimSilence(frames.push(data));
       if (chunk.length) for (const listener of this.listeners) listener(chunk);
     });
@@ -147,8 +148,7 @@ export class DesktopSound {
   }
 
   /** More than real time comes from the FIFO: not sound but the agent's flood. Reading stops until listening starts anew. */
-  private flooded(child: ChildProcess): void {
-    if (this.capture !== child) return;
+  private flooded(): void {
     this.log.error(
       `desktop sound: more than ${SOUND_FLOOD_BYTES} bytes in a second from the desktop's FIFO; `
         + 'its sound stays off until its viewers have all left and one comes back',
