@@ -55,6 +55,14 @@ const viewersGone = async () => (await call(`/api/agents/${ctx.agent.id}/desktop
 const sandbox = () => ctx.manager.xvnc!.sandboxOf(ctx.agent.id)!;
 /** Where the server reaches the desktop's RFB socket. */
 const rfbSocket = () => sandbox().hostPath(sandbox().socket('.rfb.sock'));
+/** The pid of the `cat` that reads the desktop's sound FIFO in its sandbox (once its drain is done), if one runs. */
+const soundReader = () => readdirSync('/proc').find((pid) => {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'latin1').trim() === 'cat' && readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('.sound.fifo');
+  } catch {
+    return false;
+  }
+});
 
 /** Runs a program on the desktop (DISPLAY set), as its apps run; resolves with its exit code and output. */
 function inDesktop(cmd: string, args: string[], options: { input?: string | Buffer; env?: NodeJS.ProcessEnv } = {}) {
@@ -502,6 +510,8 @@ if (!HAVE_XVNC) {
     assert.not.ok(d.sound.capturing, 'no capture without viewers');
     const { client } = await viewer();
     await until(() => d.sound!.capturing, 10_000, 'capture to start with a viewer');
+    // Started through the sandbox, the reader may take a while on a loaded machine: what plays before it reads is lost.
+    await until(() => !!soundReader(), 10_000, 'the FIFO reader');
 
     // A second of digital silence, then a second of a 440 Hz tone, played the way the desktop's programs
     // play: through its PULSE_SERVER. What reaches the viewer is the tone alone.
@@ -567,16 +577,9 @@ if (!HAVE_XVNC) {
     await play();
     const first = await viewer();
     await until(() => d.sound!.capturing, 10_000, 'capture to start with a viewer');
+    await until(() => !!soundReader(), 10_000, 'the FIFO reader');
     // What the reader in the desktop's sandbox has read so far, from outside: its /proc io counter.
-    const reader = () => readdirSync('/proc').find((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/comm`, 'latin1').trim() === 'cat' && readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('.sound.fifo');
-      } catch {
-        return false;
-      }
-    });
-    await until(() => !!reader(), 10_000, 'the FIFO reader');
-    const read = () => Number(/^rchar: (\d+)$/m.exec(readFileSync(`/proc/${reader()}/io`, 'latin1'))![1]);
+    const read = () => Number(/^rchar: (\d+)$/m.exec(readFileSync(`/proc/${soundReader()}/io`, 'latin1'))![1]);
     /** Resolves once nothing more was read over a whole second (the sink suspends a second after the last sound). */
     const stillFor = async (what: string) => {
       let last = -1;
@@ -607,7 +610,7 @@ if (!HAVE_XVNC) {
     const second = await viewer();
     await until(() => d.sound!.capturing, 10_000, 'capture to start again');
     await until(() => !d.sound!.capturing, 10_000, 'reading to stop at the flood');
-    await until(() => !reader(), 10_000, 'the reader in the sandbox to end');
+    await until(() => !soundReader(), 10_000, 'the reader in the sandbox to end');
     assert.not.ok(await viewersGone(), 'the viewer is still there');
     assert.is(second.client.audio.length, 0, 'zeros are silence: nothing reached the viewer');
     second.client.close();

@@ -17,8 +17,11 @@ export const SOUND_RATE = 44100;
 export const SOUND_CHANNELS = 2;
 export const SOUND_MIMETYPE = `audio/L16;rate=${SOUND_RATE},channels=${SOUND_CHANNELS}`;
 const FRAME_BYTES = 2 * SOUND_CHANNELS;
-/** More than this many bytes in a second is not sound playing in real time but a flood: reading stops. */
-export const SOUND_FLOOD_BYTES = 2 * SOUND_RATE * FRAME_BYTES;
+/**
+ * More than this many bytes in a second is not sound playing but a flood: reading stops. Eight seconds of sound a
+ * second, since a sound server that was starved on a loaded machine catches up in bursts faster than real time.
+ */
+export const SOUND_FLOOD_BYTES = 8 * SOUND_RATE * FRAME_BYTES;
 /**
  * A chunk of whole frames less the digital silence at either end; empty when it is all silence. Trimming
  * each read, not only dropping silent reads, keeps a loaded machine's long reads from carrying silence too.
