@@ -7,7 +7,7 @@
 // and a recording stream on a monitor keeps the sink from ever suspending.) What leading or trailing
 // silence still comes, as a program starts or ends, is not passed on.
 // Both run as the desktop's user and the FIFO is the agent's file: the server reads only the pipe from
-// `cat`, and stops reading a desktop that sends more than real time.
+// `cat`, and stops reading a desktop that sends far more than real time.
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import type { Log } from '../../ops/log.ts';
