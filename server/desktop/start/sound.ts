@@ -21,7 +21,7 @@ const FRAME_BYTES = 2 * SOUND_CHANNELS;
  * More than this many bytes in a second is not sound playing but a flood: reading stops. Eight seconds of sound a
  * second, since a sound server that was starved on a loaded machine catches up in bursts faster than real time.
  */
-export const SOUND_FLOOD_BYTES = 8 * SOUND_RATE * FRAME_BYTES;
+const SOUND_FLOOD_BYTES = 8 * SOUND_RATE * FRAME_BYTES;
 /**
  * A chunk of whole frames less the digital silence at either end; empty when it is all silence. Trimming
  * each read, not only dropping silent reads, keeps a loaded machine's long reads from carrying silence too.
@@ -150,7 +150,7 @@ export class DesktopSound {
     });
   }
 
-  /** More than real time comes from the FIFO: not sound but the agent's flood. Reading stops until listening starts anew. */
+  /** Far more than real time comes from the FIFO: not sound but the agent's flood. Reading stops until listening starts anew. */
   private flooded(): void {
     this.log.error(
       `desktop sound: more than ${SOUND_FLOOD_BYTES} bytes in a second from the desktop's FIFO; `
