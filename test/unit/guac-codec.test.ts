@@ -12,6 +12,11 @@ enc('writes length-prefixed elements with the opcode first', () => {
 
 enc('counts lengths in Unicode code points, not UTF-16 units or bytes', () => {
   assert.is(codePointLength('café ✓ 😀'), 8);
+  // A lone half of a pair counts once, wherever it stands; ASCII (a base64 blob) counts its length.
+  assert.is(codePointLength('a\uD800'), 2);
+  assert.is(codePointLength('\uDC00a\uD83D'), 3);
+  assert.is(codePointLength('😀😀x'), 3);
+  assert.is(codePointLength('QUJD'.repeat(300)), 1200);
   assert.is(encode('name', 'café ✓ 😀'), '4.name,8.café ✓ 😀;');
   assert.is(encode('x', ''), '1.x,0.;');
 });

@@ -34,7 +34,7 @@ export type CoalesceOptions = {
 export function coalesce(rects: Rect[], options: CoalesceOptions = {}): Rect[] {
   const maxRects = options.maxRects ?? 8;
   const slack = options.slack ?? 4096;
-  let list = rects.filter((r) => r.w > 0 && r.h > 0).map((r) => ({ ...r }));
+  let list = rects.filter((r) => r.w > 0 && r.h > 0).map(({ x, y, w, h }) => ({ x, y, w, h }));
   // Cheap merges first, repeated until nothing changes (n is small: a few hundred at most).
   let merged = true;
   while (merged && list.length > 1) {
