@@ -7,6 +7,7 @@
 import Guacamole from 'guacamole-common-js';
 import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import type { LiveSession } from './live-session.ts';
+import { pressTypedKeysAtKeydown } from './typed-keys.ts';
 
 export const PASTE_SETTLE_MS = 150;
 export const PASTE_WAIT_MS = 300;
@@ -71,6 +72,7 @@ export function GuacamoleView({ session, client, control, children }: GuacamoleV
   useEffect(() => {
     const frame = frameRef.current!;
     const keyboard = new Guacamole.Keyboard(frame);
+    const stopTyped = pressTypedKeysAtKeydown(frame, keyboard, () => controlRef.current && !!clientRef.current);
     const down = new Set<number>();
     let paste: { keysym: number; timer: ReturnType<typeof setTimeout> } | null = null;
 
@@ -142,6 +144,7 @@ export function GuacamoleView({ session, client, control, children }: GuacamoleV
     return () => {
       frame.removeEventListener('mousedown', onPointerDown, true);
       if (paste) clearTimeout(paste.timer);
+      stopTyped();
       keyboard.onkeydown = null;
       keyboard.onkeyup = null;
       frame.removeEventListener('paste', onPaste);

@@ -103,10 +103,25 @@ declare module 'guacamole-common-js' {
       onaudio: ((stream: InputStream, mimetype: string) => unknown) | null;
     }
 
+    namespace Keyboard {
+      class ModifierState {
+        alt: boolean;
+        shift: boolean;
+        ctrl: boolean;
+        meta: boolean;
+        hyper: boolean;
+        static fromKeyboardEvent(event: KeyboardEvent): ModifierState;
+      }
+    }
+
     class Keyboard {
       constructor(element?: Element | Document);
       onkeydown: ((keysym: number) => boolean | void) | null;
       onkeyup: ((keysym: number) => void) | null;
+      /** The modifiers as the keyboard last synced them with a key event. */
+      modifiers: Keyboard.ModifierState;
+      /** Presses a key (once: a pressed key stays pressed until released) and returns whether to let its default action happen. */
+      press(keysym: number): boolean;
       reset(): void;
     }
 
