@@ -12,7 +12,10 @@ function keyboardOn(fastPath: boolean) {
   const element = document.body.appendChild(document.createElement('div'));
   const keyboard = new Guacamole.Keyboard(element);
   const sent: string[] = [];
-  keyboard.onkeydown = (keysym) => void sent.push(`down ${keysym.toString(16)}`) ?? false;
+  keyboard.onkeydown = (keysym) => {
+    sent.push(`down ${keysym.toString(16)}`);
+    return false;
+  };
   keyboard.onkeyup = (keysym) => void sent.push(`up ${keysym.toString(16)}`);
   const stop = pressTypedKeysAtKeydown(element, keyboard, () => fastPath);
   // As Chromium sends them: keydown and keyup carry the key's code, keypress the character's.
