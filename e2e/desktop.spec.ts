@@ -56,6 +56,17 @@ test('live desktop: connect, take control, type, hand back, paste, drop files', 
     ws.on('framesent', (f) => typeof f.payload === 'string' && frames.out.push(f.payload));
   });
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  // Audio contexts the page makes: a running one keeps the browser's audio thread busy, sound or not.
+  await page.addInitScript(() => {
+    const Original = window.AudioContext;
+    window.AudioContext = class extends Original {
+      constructor(...args: ConstructorParameters<typeof AudioContext>) {
+        super(...args);
+        ((window as any).__audioContexts ??= []).push(this);
+      }
+    };
+  });
+  const audioContexts = () => page.evaluate(() => ((window as any).__audioContexts ?? []).map((c: AudioContext) => c.state));
 
   const { agent, token } = await newUserWithAgent(page, request, `Desk ${Date.now().toString(36)}`);
   const auth = { Authorization: `Bearer ${token}` };
@@ -127,10 +138,13 @@ test('live desktop: connect, take control, type, hand back, paste, drop files', 
   // Sound: a desktop program plays half a second of noise; the page's Guacamole client gets an audio
   // stream of raw PCM and accepts it (it answers OK only when it has a player for the type).
   expect(frames.in.join('')).not.toContain('5.audio,');
+  expect(await audioContexts(), 'clicks and keys make no audio context before any sound').toEqual([]);
   await page.keyboard.type('head -c 88200 /dev/urandom | pacat --raw --format=s16le --rate=44100 --channels=2');
   await page.keyboard.press('Enter');
   await expect.poll(() => frames.in.join(''), { timeout: 10_000 }).toContain('5.audio,4.1001,31.audio/L16;rate=44100,channels=2;');
   await expect.poll(() => frames.out.join(''), { timeout: 5000 }).toContain('3.ack,4.1001,2.OK,1.0;');
+  // The sound made one, after the person's gestures, so it plays.
+  await expect.poll(audioContexts, { timeout: 5000 }).toEqual(['running']);
   expect(frames.in.join('')).toMatch(/4\.blob,4\.1001,\d+\.[A-Za-z0-9+/=]{16,}/);
 
   // Paste "café ✓ 😀" into the desktop (a paste event on the focused view), read it back in the desktop.

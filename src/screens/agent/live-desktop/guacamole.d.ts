@@ -86,6 +86,8 @@ declare module 'guacamole-common-js' {
     namespace AudioContextFactory {
       /** The one AudioContext the library's audio players share (null where Web Audio is missing). */
       function getAudioContext(): AudioContext | null;
+      /** That AudioContext once getAudioContext made it; null before. */
+      let singleton: AudioContext | null;
     }
 
     class Client {
