@@ -136,12 +136,9 @@ async function openPostgres(url: string, schema?: string): Promise<Db> {
     query,
     version: () => snapshot(0) as Promise<string>,
     tx: async (fn) => {
-      const client = await pool.connect();
-      // A checked-out client has no listener of the pool's: a connection PostgreSQL ends (a restart) would
-      // be an unhandled 'error' event and take the process down. The failing query reports it instead.
       let broken: Error | undefined;
       const onError = (err: Error) => (broken = err);
-      client.on('error', onError);
+      const client = await checkout(pool, onError);
       try {
         await client.query('BEGIN');
         const result = await fn({
@@ -165,6 +162,25 @@ async function openPostgres(url: string, schema?: string): Promise<Db> {
       await pool.end();
     },
   });
+}
+
+type PoolClient = { on(event: 'error', f: (err: Error) => void): unknown };
+
+/**
+ * A pool client with `onError` on it from the moment the pool hands it over. A checked-out client has no
+ * listener of the pool's, and an 'error' event without one takes the process down (a connection PostgreSQL
+ * ends: a restart). The pool hands a client to a waiting caller inside another's release, which a query's
+ * answer triggers while pg is still reading that connection's bytes: when PostgreSQL's "terminating
+ * connection" came in the same read, the error was emitted before an `await pool.connect()` resumed (a
+ * restart under load took a CI run's server down).
+ */
+export function checkout<C extends PoolClient>(pool: { connect(cb: (err: Error | undefined, client?: C) => void): void }, onError: (err: Error) => void): Promise<C> {
+  return new Promise((resolve, reject) =>
+    pool.connect((err, client) => {
+      if (err || !client) return reject(err ?? new Error('no client from the pool'));
+      client.on('error', onError);
+      resolve(client);
+    }));
 }
 
 function withOne(db: Omit<Db, 'one'>): Db {

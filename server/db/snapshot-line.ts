@@ -34,26 +34,29 @@ const ASK = Buffer.concat([message('B', cstring(''), cstring(STATEMENT), int16s(
 
 /** Opens the line with a pg Client not yet connected (its config names the server and the credentials). */
 export async function openSnapshotLine(client: PgClient): Promise<SnapshotLine> {
-  await client.connect();
-  const stream = client.connection?.stream as Duplex | undefined;
-  if (!stream || typeof stream.write !== 'function') {
-    await client.end().catch(() => {});
-    throw new Error('pg client exposes no socket');
-  }
-  // pg's parser stops here: every byte from now on is read below.
-  stream.removeAllListeners('data');
   const queue: Pending[] = [];
   let buffered: Buffer = Buffer.alloc(0);
   let broken = false;
-
+  let stream: Duplex | undefined;
   const fail = (err: Error) => {
     if (broken) return;
     broken = true;
     for (const p of queue.splice(0)) p.reject(err);
-    stream.destroy();
+    stream?.destroy();
     client.end().catch(() => {});
   };
+  // Before connecting: PostgreSQL's "terminating connection" can come in the same read as the ReadyForQuery
+  // that ends the startup, and pg emits it before this function resumes (unheard, it would end the process).
   client.on('error', fail);
+  await client.connect();
+  stream = client.connection?.stream as Duplex | undefined;
+  if (!stream || typeof stream.write !== 'function') {
+    await client.end().catch(() => {});
+    throw new Error('pg client exposes no socket');
+  }
+  if (broken) throw new Error('snapshot connection closed');
+  // pg's parser stops here: every byte from now on is read below.
+  stream.removeAllListeners('data');
   stream.on('close', () => fail(new Error('snapshot connection closed')));
 
   stream.on('data', (chunk: Buffer) => {
