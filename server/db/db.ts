@@ -165,6 +165,7 @@ async function openPostgres(url: string, schema?: string): Promise<Db> {
 }
 
 type PoolClient = { on(event: 'error', f: (err: Error) => void): unknown };
+type Pool<C> = { connect(cb: (err: Error | undefined, client?: C) => void): void };
 
 /**
  * A pool client with `onError` on it from the moment the pool hands it over. A checked-out client has no
@@ -174,7 +175,7 @@ type PoolClient = { on(event: 'error', f: (err: Error) => void): unknown };
  * connection" came in the same read, the error was emitted before an `await pool.connect()` resumed (a
  * restart under load took a CI run's server down).
  */
-export function checkout<C extends PoolClient>(pool: { connect(cb: (err: Error | undefined, client?: C) => void): void }, onError: (err: Error) => void): Promise<C> {
+export function checkout<C extends PoolClient>(pool: Pool<C>, onError: (err: Error) => void): Promise<C> {
   return new Promise((resolve, reject) =>
     pool.connect((err, client) => {
       if (err || !client) return reject(err ?? new Error('no client from the pool'));
