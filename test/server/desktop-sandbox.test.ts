@@ -7,6 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findBinary, type LocalDesktops, type RfbDesktop } from '../../server/desktop/index.ts';
@@ -18,8 +19,11 @@ const PATH = process.env.PATH ?? '';
 const READY = process.getuid?.() === 0 && !!findBinary('Xvnc', PATH) && !!findBinary('bwrap', PATH) && !!findBinary('slirp4netns', PATH);
 // Agent ids no test server uses (a desktop's uid and network namespace follow its agent id).
 const [PROBE, BOMB, WITNESS] = [9201, 9202, 9203];
-// A stand-in for the internet: a host in a network namespace of this test, at a documentation address.
-const NET = { ns: `awt-inet-${process.pid}`, veth: `awti${process.pid % 100000}`, host: '203.0.113.1', peer: '203.0.113.2', port: 8080 };
+// A stand-in for the internet: a host in a network namespace of this test, in a documentation range. CI machines
+// sit in such ranges too; one that holds the machine's own address would send the test host's traffic elsewhere.
+const OWN_V4 = Object.values(networkInterfaces()).flat().flatMap((i) => (i?.family === 'IPv4' ? [i.address] : []));
+const RANGE = ['203.0.113', '198.51.100', '192.0.2'].find((r) => !OWN_V4.some((a) => a.startsWith(`${r}.`)));
+const NET = { ns: `awt-inet-${process.pid}`, veth: `awti${process.pid % 100000}`, host: `${RANGE}.1`, peer: `${RANGE}.2`, port: 8080 };
 const quiet = { info: () => {}, error: (m: string) => process.env.TEST_VERBOSE && console.error(m) };
 
 async function until(test: () => boolean | Promise<boolean>, ms: number, what: string) {
@@ -43,9 +47,13 @@ async function inTerminal(desktops: LocalDesktops, agentId: number, name: string
   return readFileSync(join(home, `${name}.out`), 'utf8');
 }
 
-function startInternet(): void {
+async function startInternet(): Promise<void> {
+  assert.ok(RANGE, `a documentation range none of this machine's addresses is in (${OWN_V4.join(', ')})`);
   const sh = (cmd: string) => spawnSync('sh', ['-c', cmd], { stdio: 'ignore' }).status;
-  sh(`ip netns delete ${NET.ns} 2>/dev/null; ip link delete ${NET.veth} 2>/dev/null`);
+  // A run that died left its host behind, and with it a route that would shadow this one's.
+  for (const ns of spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout.match(/^awt-inet-\d+/gm) ?? []) {
+    if (!existsSync(`/proc/${ns.slice('awt-inet-'.length)}`) || ns === NET.ns) sh(`ip netns pids ${ns} | xargs -r kill -9; ip netns delete ${ns}`);
+  }
   assert.is(sh([
     `ip netns add ${NET.ns}`, `ip link add ${NET.veth} type veth peer name ${NET.veth}p`, `ip link set ${NET.veth}p netns ${NET.ns}`,
     `ip addr add ${NET.host}/24 dev ${NET.veth}`, `ip link set ${NET.veth} up`,
@@ -53,6 +61,14 @@ function startInternet(): void {
   ].join(' && ')), 0, 'the test internet host');
   const server = `require('http').createServer((q, s) => s.end('hello from the internet')).listen(${NET.port}, '${NET.peer}')`;
   ctx.inet = spawn('ip', ['netns', 'exec', NET.ns, process.execPath, '-e', server], { stdio: 'ignore' });
+  await until(() => reachable(NET.peer, NET.port), 15_000, 'the test internet host to listen');
+}
+
+function reachable(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port, timeout: 1000 }, () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false)).once('timeout', () => (socket.destroy(), resolve(false)));
+  });
 }
 
 function stopInternet(): void {
@@ -74,7 +90,7 @@ if (!READY) {
     ctx.dir = join(closed, 'data');
     mkdirSync(join(ctx.dir, 'pg'), { recursive: true });
     writeFileSync(join(ctx.dir, 'pg', 'PG_VERSION'), 'the database', { mode: 0o644 });
-    startInternet();
+    await startInternet();
     ctx.desktops = testDesktops({
       dataDir: ctx.dir, log: quiet, config: { provider: 'xvnc', apps: ['terminal'], displayBase: 700 },
       env: { DESKTOP_PIDS_MAX: '256', DESKTOP_MEMORY_MB: '384', DESKTOP_CPUS: '0.5' },
@@ -118,7 +134,7 @@ if (!READY) {
     assert.ok(Number(/processes=(\d+)/.exec(out)?.[1]) < 20, out);
     assert.match(out, /system=read-only/);
     for (const t of targets) assert.match(out, `closed ${t}`);
-    assert.match(out, /internet=hello from the internet/);
+    assert.match(out, /internet=hello from the internet/, out);
   });
 
   sandbox('a fork bomb and a memory hog in one desktop: the API answers within 1 s, another desktop keeps streaming', async () => {
