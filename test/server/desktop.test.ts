@@ -85,10 +85,14 @@ function inDesktop(cmd: string, args: string[], options: { input?: string | Buff
   return { child, done };
 }
 
+/** Viewers a test opened: closed after it, so that one that failed leaves none behind for the next. */
+const opened: GuacTestClient[] = [];
+
 async function viewer(token = ctx.user.token, agentId = ctx.agent.id): Promise<{ client: GuacTestClient; sessionId: string }> {
   const res = await call('/api/agents/enter', { token, body: { agent_id: agentId } });
   assert.is(res.status, 200, JSON.stringify(res.body));
   const client = await GuacTestClient.connect(ctx.base + res.body.guacamole_tunnel_url);
+  opened.push(client);
   await client.until(() => client.frames >= 1, 10_000, 'first frame');
   return { client, sessionId: res.body.session_id };
 }
@@ -153,6 +157,10 @@ if (!HAVE_XVNC) {
     const user = await newUser('desk');
     ctx.user = user;
     ctx.agent = await newAgent(user.id, 'Desk agent');
+  });
+
+  xvnc.after.each(() => {
+    for (const client of opened.splice(0)) client.close();
   });
 
   xvnc.after(async () => {
@@ -521,12 +529,12 @@ if (!HAVE_XVNC) {
     // Started through the sandbox, the reader may take a while on a loaded machine: what plays before it reads is lost.
     await until(() => !!soundReader(), 10_000, 'the FIFO reader');
 
-    // A second of digital silence, then a second of a 440 Hz tone, played the way the desktop's programs
+    // A second of digital silence, then two seconds of a 440 Hz tone, played the way the desktop's programs
     // play: through its PULSE_SERVER. What reaches the viewer is the tone alone.
     const rate = 44100;
     const silence = rate * 4;
-    const tone = Buffer.alloc(rate * 4);
-    for (let i = 0; i < rate; i++) {
+    const tone = Buffer.alloc(rate * 4 * 2);
+    for (let i = 0; i < rate * 2; i++) {
       const v = Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / rate));
       tone.writeInt16LE(v, i * 4);
       tone.writeInt16LE(v, i * 4 + 2);
@@ -535,8 +543,11 @@ if (!HAVE_XVNC) {
       env: d.sound.env, input: Buffer.concat([Buffer.alloc(silence), tone]),
     }).done.then((r) => r.code);
     const received = () => client.audio.reduce((n, b) => n + b.length, 0);
-    await client.until(() => received() >= tone.length * 0.9, 20_000, 'most of the tone');
+    // Sound goes in real time: what would come late is dropped, not queued. A sound server starved on a
+    // loaded machine catches up in bursts, and what does not fit the FIFO is lost (a CI run once got less
+    // than 90% of a one-second tone). So: the whole tone played, and at least half of it came.
     assert.is(await played, 0);
+    await client.until(() => received() >= tone.length / 2, 20_000, 'half of the tone');
     // Silence is never sent: before the tone (the idle desktop and the played second), nor after it. The
     // tone itself is exactly zero on both channels at ~20 frames a second; a second of silence is 44100.
     // (Not a byte count: under load PulseAudio may hand part of the tone over twice.)
