@@ -110,9 +110,8 @@ test('live desktop: connect, take control, type, hand back, paste, drop files', 
   await expect(page.getByText('You have control')).toBeVisible();
   await expect(page.locator('.live-view')).toBeFocused();
 
-  // Type into the terminal (left half of the desktop).
+  // Type into the terminal (left half of the desktop; it has the focus, the pointer starts over it).
   await clickDesktop(page, 320, 400);
-  await page.waitForTimeout(300);
   await page.keyboard.type('echo hello > ~/Desktop/hello.txt');
   await page.keyboard.press('Enter');
   await waitForFile(desktopFile(agent.id, 'hello.txt'), 'hello\n');
@@ -153,7 +152,9 @@ test('live desktop: connect, take control, type, hand back, paste, drop files', 
     data.setData('text/plain', 'café ✓ 😀');
     el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
   });
-  await page.waitForTimeout(300);
+  // Sent ahead of the keys below on the one tunnel, so the desktop has it before the command runs.
+  const pasted = Buffer.from('café ✓ 😀').toString('base64');
+  await expect.poll(() => frames.out.join('')).toContain(`,${pasted.length}.${pasted};`);
   await page.keyboard.type('xclip -o -selection clipboard > ~/Desktop/clip.txt');
   await page.keyboard.press('Enter');
   await waitForFile(desktopFile(agent.id, 'clip.txt'), 'café ✓ 😀');
@@ -164,15 +165,13 @@ test('live desktop: connect, take control, type, hand back, paste, drop files', 
   await expect.poll(() => page.evaluate(() => navigator.clipboard.readText()), { timeout: 10_000 }).toBe('naïve ✓ 😀');
 
   // The paste shortcut: the browser's clipboard reaches the desktop first, then the shortcut itself
-  // (xterm pastes with Shift+Insert).
+  // (xterm pastes with Shift+Insert). The terminal hands each byte over as it comes (-icanon), so the
+  // file shows the paste once xterm has fetched it, with no key after it that could overtake it.
   await page.evaluate(() => navigator.clipboard.writeText('flag ✓ paste'));
-  await page.keyboard.type('cat > ~/Desktop/flag.txt');
+  await page.keyboard.type('stty -icanon; head -c 14 > ~/Desktop/flag.txt; stty icanon');
   await page.keyboard.press('Enter');
   await page.keyboard.press('Shift+Insert');
-  await page.waitForTimeout(400);
-  await page.keyboard.press('Enter');
-  await page.keyboard.press('Control+D');
-  await waitForFile(desktopFile(agent.id, 'flag.txt'), 'flag ✓ paste\n');
+  await waitForFile(desktopFile(agent.id, 'flag.txt'), 'flag ✓ paste');
 
   // Keys stay with the desktop: Escape does not reach page handlers.
   const escapes = await page.evaluate(() => new Promise<number>((resolve) => {
@@ -189,10 +188,16 @@ test('live desktop: connect, take control, type, hand back, paste, drop files', 
   await expect(page.getByRole('button', { name: 'Expand chat' })).toHaveCount(0);
   await expect(page.getByText('You have control')).toHaveCount(0);
   await page.locator('.live-view').focus();
+  const sentBefore = frames.out.length;
   await page.keyboard.type('echo nope > ~/Desktop/nope.txt');
   await page.keyboard.press('Enter');
-  // A negative: nothing to wait for but time, as long as the positive case above took at most.
-  await page.waitForTimeout(1500);
+  // The tunnel pings every 500 ms with the time: frames come in the order the page sent them, so any key
+  // it sent for the typing is in before a ping from after it.
+  const typedAt = Date.now();
+  const sentSince = () => frames.out.slice(sentBefore);
+  await expect.poll(() => sentSince().some((f) => Number(/^0\.,4\.ping,\d+\.(\d+);/.exec(f)?.[1]) > typedAt)).toBe(true);
+  expect(sentSince().filter((f) => f.includes('3.key,'))).toEqual([]);
+  expect(frames.out.slice(0, sentBefore).some((f) => f.includes('3.key,')), 'keys in control did go out').toBe(true);
   expect(existsSync(desktopFile(agent.id, 'nope.txt'))).toBe(false);
 
   // Drop a file onto the VM: drop zone while hovering, then the file lands on the desktop.

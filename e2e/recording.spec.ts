@@ -56,7 +56,6 @@ test('recording a demonstration: red ring, control, the person\'s clicks and typ
   // The demonstration: click the terminal, type a command, press Enter.
   const point = await desktopPoint(page, 320, 400);
   await page.mouse.click(point.x, point.y);
-  await page.waitForTimeout(300); // the person's pace: the click lands before the typing
   await page.keyboard.type('echo demo');
   await page.keyboard.press('Enter');
 
