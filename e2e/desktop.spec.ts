@@ -173,6 +173,15 @@ test('live desktop: connect, take control, type, hand back, paste, drop files', 
   await page.keyboard.press('Shift+Insert');
   await waitForFile(desktopFile(agent.id, 'flag.txt'), 'flag ✓ paste');
 
+  // Quiet for 5 s: the page suspends the context, and the next sound resumes it.
+  await expect.poll(audioContexts, { timeout: 10_000 }).toEqual(['suspended']);
+  const soundBlobs = () => frames.in.join('').split('4.blob,4.1001,').length - 1;
+  const heardBefore = soundBlobs();
+  await page.keyboard.type('head -c 88200 /dev/urandom | pacat --raw --format=s16le --rate=44100 --channels=2');
+  await page.keyboard.press('Enter');
+  await expect.poll(soundBlobs, { timeout: 10_000 }).toBeGreaterThan(heardBefore);
+  await expect.poll(audioContexts, { timeout: 5000 }).toEqual(['running']);
+
   // Keys stay with the desktop: Escape does not reach page handlers.
   const escapes = await page.evaluate(() => new Promise<number>((resolve) => {
     let n = 0;

@@ -2,33 +2,74 @@ import { reset } from '../setup/dom.ts';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import Guacamole from 'guacamole-common-js';
-import { resumeSoundOnGesture } from '../../src/screens/agent/live-desktop/desktop-sound.ts';
+import { playDesktopSound, resumeSoundOnGesture } from '../../src/screens/agent/live-desktop/desktop-sound.ts';
 
-// A Web Audio context as a browser makes it before any user gesture: suspended.
+// A Web Audio context as a browser makes it: suspended before any user gesture, running after one. It
+// logs what the page asks of it, and the sound the library's player schedules on it.
 class FakeAudioContext {
-  static resumes = 0;
+  static startState: 'suspended' | 'running' = 'suspended';
   static made = 0;
-  state: 'suspended' | 'running' = 'suspended';
+  static log: string[] = [];
+  state = FakeAudioContext.startState;
+  currentTime = 0;
+  destination = {};
   constructor() {
     FakeAudioContext.made++;
   }
   resume() {
-    FakeAudioContext.resumes++;
+    FakeAudioContext.log.push('resume');
+    this.state = 'running';
     return Promise.resolve();
+  }
+  suspend() {
+    FakeAudioContext.log.push('suspend');
+    this.state = 'suspended';
+    return Promise.resolve();
+  }
+  createBuffer(channels: number, samples: number) {
+    const data = Array.from({ length: channels }, () => new Float32Array(samples));
+    return { getChannelData: (channel: number) => data[channel] };
+  }
+  createBufferSource() {
+    return { connect() {}, start: () => FakeAudioContext.log.push(`play (${this.state})`) };
   }
 }
 
-const test = suite('desktop sound: resume on gesture');
+const QUIET_MS = 30;
+const MIMETYPE = 'audio/L16;rate=44100,channels=2';
+/** 50 ms of stereo 16-bit sound, as the gateway sends it: one base64 blob. */
+const SOUND = Buffer.alloc(2205 * 4, 1).toString('base64');
+const context = () => Guacamole.AudioContextFactory.singleton as unknown as FakeAudioContext | null;
+
+async function until(test: () => boolean, what: string) {
+  for (const deadline = Date.now() + 2000; !test(); await new Promise((r) => setTimeout(r, 5))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+  }
+}
+
+/** A client as live-session.ts sets it up, and the audio stream the gateway opens on it. */
+function soundStream() {
+  const client = { onaudio: null } as unknown as Guacamole.Client;
+  playDesktopSound(client, QUIET_MS);
+  const stream = new (Guacamole.InputStream as any)(client, 1001) as Guacamole.InputStream;
+  assert.ok(client.onaudio!(stream, MIMETYPE), 'a player for raw PCM');
+  return stream;
+}
+
+const test = suite('desktop sound');
 
 test.before.each(() => {
   reset();
-  FakeAudioContext.resumes = 0;
   FakeAudioContext.made = 0;
+  FakeAudioContext.log = [];
+  FakeAudioContext.startState = 'running';
   (window as any).AudioContext = FakeAudioContext;
   (Guacamole.AudioContextFactory as any).singleton = null;
 });
 
-test.after.each(() => {
+test.after.each(async () => {
+  // Let a quiet spell still running end before the next test's context exists.
+  await new Promise((r) => setTimeout(r, QUIET_MS + 20));
   delete (window as any).AudioContext;
   (Guacamole.AudioContextFactory as any).singleton = null;
 });
@@ -39,28 +80,56 @@ test('a gesture makes no context: the first sound does, and until then the brows
   window.dispatchEvent(new window.KeyboardEvent('keydown', { key: 'a' }));
   assert.is(FakeAudioContext.made, 0);
   assert.is(Guacamole.AudioContextFactory.singleton, null);
+  soundStream();
+  assert.is(FakeAudioContext.made, 1);
   stop();
 });
 
-test('a pointer or key gesture resumes the suspended shared context; a running one is left alone', () => {
+test('after a quiet spell the context is suspended, and the next sound resumes it before it plays', async () => {
   const stop = resumeSoundOnGesture();
-  Guacamole.AudioContextFactory.getAudioContext(); // as the player does when the first sound arrives
-  assert.is(FakeAudioContext.resumes, 0, 'nothing before a gesture');
+  const stream = soundStream();
+  stream.onblob!(SOUND);
+  assert.equal(FakeAudioContext.log, ['play (running)']);
+  await until(() => context()!.state === 'suspended', 'the quiet spell');
+  assert.equal(FakeAudioContext.log, ['play (running)', 'suspend']);
   window.dispatchEvent(new window.PointerEvent('pointerdown'));
-  assert.is(FakeAudioContext.resumes, 1);
+  assert.is(context()!.state, 'suspended', 'a gesture does not wake a quiet context');
+  stream.onblob!(SOUND);
+  assert.equal(FakeAudioContext.log, ['play (running)', 'suspend', 'resume', 'play (running)']);
+  await until(() => context()!.state === 'suspended', 'the second quiet spell');
+  stop();
+});
+
+test('sound that keeps coming keeps the context running', async () => {
+  const stream = soundStream();
+  for (let i = 0; i < 6; i++) {
+    stream.onblob!(SOUND);
+    await new Promise((r) => setTimeout(r, QUIET_MS / 3));
+  }
+  assert.not.ok(FakeAudioContext.log.includes('suspend'), FakeAudioContext.log.join());
+  await until(() => context()!.state === 'suspended', 'the quiet spell');
+});
+
+test('a context the browser held back: a gesture resumes it while sound plays; a running one is left alone', async () => {
+  FakeAudioContext.startState = 'suspended';
+  const stop = resumeSoundOnGesture();
+  const stream = soundStream();
+  stream.onblob!(SOUND);
+  assert.equal(FakeAudioContext.log, ['play (suspended)'], 'the page may not start it on its own');
   window.dispatchEvent(new window.KeyboardEvent('keydown', { key: 'a' }));
-  assert.is(FakeAudioContext.resumes, 2, 'still suspended, so asked again');
-  (Guacamole.AudioContextFactory.getAudioContext() as unknown as FakeAudioContext).state = 'running';
+  assert.equal(FakeAudioContext.log, ['play (suspended)', 'resume']);
   window.dispatchEvent(new window.PointerEvent('pointerdown'));
-  assert.is(FakeAudioContext.resumes, 2);
+  assert.equal(FakeAudioContext.log, ['play (suspended)', 'resume'], 'running: left alone');
+  await until(() => context()!.state === 'suspended', 'the quiet spell');
   stop();
 });
 
 test('after cleanup gestures do nothing', () => {
+  FakeAudioContext.startState = 'suspended';
   resumeSoundOnGesture()();
-  Guacamole.AudioContextFactory.getAudioContext();
+  soundStream().onblob!(SOUND);
   window.dispatchEvent(new window.PointerEvent('pointerdown'));
-  assert.is(FakeAudioContext.resumes, 0);
+  assert.equal(FakeAudioContext.log, ['play (suspended)']);
 });
 
 test.run();

@@ -83,6 +83,11 @@ declare module 'guacamole-common-js' {
       onresize: ((width: number, height: number) => void) | null;
     }
 
+    class AudioPlayer {
+      /** A player that reads the stream (it takes the stream's onblob); null for a type it cannot play. */
+      static getInstance(stream: InputStream, mimetype: string): AudioPlayer | null;
+    }
+
     namespace AudioContextFactory {
       /** The one AudioContext the library's audio players share (null where Web Audio is missing). */
       function getAudioContext(): AudioContext | null;

@@ -7,6 +7,7 @@
 import Guacamole from 'guacamole-common-js';
 import { normalizeError } from '../../../lib/http.ts';
 import { enterDesktop, setControl, type Enter } from '../../../lib/desktop-api.ts';
+import { playDesktopSound } from './desktop-sound.ts';
 import { drawImagesFromDataUris } from './display-images.ts';
 
 /** Guacamole.Client.State, by index (spec §4 "Viewer connection"). */
@@ -99,6 +100,7 @@ export class LiveSession {
     const tunnel = new Guacamole.WebSocketTunnel(enter.guacamole_tunnel_url);
     const client = new Guacamole.Client(tunnel);
     drawImagesFromDataUris(client.getDisplay());
+    playDesktopSound(client);
     // The server's 'x-control' tells a viewer it lost control; the library ignores unknown opcodes,
     // so it is picked off before the client's own handler.
     const handle = tunnel.oninstruction;
