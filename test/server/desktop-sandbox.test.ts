@@ -24,6 +24,8 @@ const [PROBE, BOMB, WITNESS] = [9201, 9202, 9203];
 const OWN_V4 = Object.values(networkInterfaces()).flat().flatMap((i) => (i?.family === 'IPv4' ? [i.address] : []));
 const RANGE = ['203.0.113', '198.51.100', '192.0.2'].find((r) => !OWN_V4.some((a) => a.startsWith(`${r}.`)));
 const NET = { ns: `awt-inet-${process.pid}`, veth: `awti${process.pid % 100000}`, host: `${RANGE}.1`, peer: `${RANGE}.2`, port: 8080 };
+// An address of this host on an interface without a carrier (an unplugged port): still the host's own.
+const UNPLUGGED = { link: `${NET.veth}u`, address: `${RANGE}.9` };
 const quiet = { info: () => {}, error: (m: string) => process.env.TEST_VERBOSE && console.error(m) };
 
 async function until(test: () => boolean | Promise<boolean>, ms: number, what: string) {
@@ -58,6 +60,9 @@ async function startInternet(): Promise<void> {
     `ip netns add ${NET.ns}`, `ip link add ${NET.veth} type veth peer name ${NET.veth}p`, `ip link set ${NET.veth}p netns ${NET.ns}`,
     `ip addr add ${NET.host}/24 dev ${NET.veth}`, `ip link set ${NET.veth} up`,
     `ip -n ${NET.ns} addr add ${NET.peer}/24 dev ${NET.veth}p`, `ip -n ${NET.ns} link set ${NET.veth}p up`, `ip -n ${NET.ns} link set lo up`,
+    // Its peer stays down in the test's namespace (and goes with it).
+    `ip link add ${UNPLUGGED.link} type veth peer name ${UNPLUGGED.link}p`, `ip link set ${UNPLUGGED.link}p netns ${NET.ns}`,
+    `ip addr add ${UNPLUGGED.address}/32 dev ${UNPLUGGED.link}`, `ip link set ${UNPLUGGED.link} up`,
   ].join(' && ')), 0, 'the test internet host');
   const server = `require('http').createServer((q, s) => s.end('hello from the internet')).listen(${NET.port}, '${NET.peer}')`;
   ctx.inet = spawn('ip', ['netns', 'exec', NET.ns, process.execPath, '-e', server], { stdio: 'ignore' });
@@ -115,6 +120,7 @@ if (!READY) {
     const hostAddress = Object.values(networkInterfaces()).flat().find((i) => i && !i.internal && i.family === 'IPv4')?.address;
     const targets = [`127.0.0.1:${ctx.appPort}`, '127.0.0.1:5432', '10.0.2.2:5432', '169.254.169.254:80'];
     if (hostAddress) targets.push(`${hostAddress}:${ctx.appPort}`, `${hostAddress}:5432`);
+    targets.push(`${UNPLUGGED.address}:${ctx.appPort}`);
     const out = await inTerminal(ctx.desktops, PROBE, 'probe', `
       echo "uid=$(id -u)"
       cat ${join(ctx.dir, 'pg', 'PG_VERSION')} >/dev/null 2>&1 && echo "read=database" || echo "read=none"

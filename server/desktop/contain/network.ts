@@ -5,7 +5,6 @@
 // root), refuses loopback, link-local (cloud metadata at 169.254.169.254), private and shared ranges and
 // the host's own addresses. Only slirp's DNS forwarder (10.0.2.3) is let through among them.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { networkInterfaces } from 'node:os';
 import type { Log } from '../../ops/log.ts';
 import { processesWithArgument } from './processes.ts';
 
@@ -110,9 +109,16 @@ export function firewall(hostAddresses = ownAddresses()): string {
 `;
 }
 
-/** Every address of this host (slirp connects from the host, so they would lead back to it). */
+/**
+ * Every address of this host (slirp connects from the host, so they would lead back to it), on every
+ * interface: Node's networkInterfaces() leaves out one without a carrier, and the host still takes
+ * connections to its addresses.
+ */
 function ownAddresses(): string[] {
-  return Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address.split('%')[0]));
+  const r = spawnSync('ip', ['-json', 'address', 'show'], { encoding: 'utf8', timeout: 10_000 });
+  if (r.status !== 0) throw new Error(`ip address show failed: ${(r.error?.message ?? r.stderr ?? '').trim()}`);
+  const links = JSON.parse(r.stdout) as { addr_info?: { local?: string }[] }[];
+  return links.flatMap((link) => (link.addr_info ?? []).flatMap((a) => (a.local ? [a.local] : [])));
 }
 
 function run(command: string, args: string[], input?: string): void {
