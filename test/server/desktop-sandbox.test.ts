@@ -25,8 +25,9 @@ const OWN_V4 = Object.values(networkInterfaces()).flat().flatMap((i) => (i?.fami
 const RANGE = ['203.0.113', '198.51.100', '192.0.2'].find((r) => !OWN_V4.some((a) => a.startsWith(`${r}.`)));
 const NET = { ns: `awt-inet-${process.pid}`, veth: `awti${process.pid % 100000}`, host: `${RANGE}.1`, peer: `${RANGE}.2`, port: 8080 };
 // An address of this host on an interface without a carrier (an unplugged port): still the host's own.
-const UNPLUGGED = { link: `${NET.veth}u`, address: `${RANGE}.9` };
-const quiet = { info: () => {}, error: (m: string) => process.env.TEST_VERBOSE && console.error(m) };
+const UNPLUGGED = { link: `${NET.veth}u`, address: `${RANGE}.9`, gained: `${RANGE}.10` };
+const logged: string[] = [];
+const quiet = { info: () => {}, error: (m: string) => (logged.push(m), process.env.TEST_VERBOSE && console.error(m)) };
 
 async function until(test: () => boolean | Promise<boolean>, ms: number, what: string) {
   const deadline = Date.now() + ms;
@@ -120,7 +121,14 @@ if (!READY) {
     const hostAddress = Object.values(networkInterfaces()).flat().find((i) => i && !i.internal && i.family === 'IPv4')?.address;
     const targets = [`127.0.0.1:${ctx.appPort}`, '127.0.0.1:5432', '10.0.2.2:5432', '169.254.169.254:80'];
     if (hostAddress) targets.push(`${hostAddress}:${ctx.appPort}`, `${hostAddress}:5432`);
-    targets.push(`${UNPLUGGED.address}:${ctx.appPort}`);
+    targets.push(`${UNPLUGGED.address}:${ctx.appPort}`, `${UNPLUGGED.gained}:${ctx.appPort}`);
+    // An address the host gains while the desktop runs: its table refuses that one too, once it is told.
+    await ctx.desktops.acquire(PROBE);
+    const netns = ctx.desktops.xvnc!.sandboxOf(PROBE)!.jail!.netns!;
+    const refused = () => spawnSync('nsenter', [`--net=${netns}`, 'nft', 'list', 'set', 'inet', 'agent_workspace', 'host4'], { encoding: 'utf8' }).stdout;
+    assert.not.match(refused(), UNPLUGGED.gained);
+    assert.is(spawnSync('ip', ['addr', 'add', `${UNPLUGGED.gained}/32`, 'dev', UNPLUGGED.link]).status, 0);
+    await until(() => refused().includes(UNPLUGGED.gained), 10_000, 'the gained address in the desktop\'s table');
     const out = await inTerminal(ctx.desktops, PROBE, 'probe', `
       echo "uid=$(id -u)"
       cat ${join(ctx.dir, 'pg', 'PG_VERSION')} >/dev/null 2>&1 && echo "read=database" || echo "read=none"
@@ -141,6 +149,16 @@ if (!READY) {
     assert.match(out, /system=read-only/);
     for (const t of targets) assert.match(out, `closed ${t}`);
     assert.match(out, /internet=hello from the internet/, out);
+
+    // With the watch on the host's addresses gone, changes would go unseen: the desktop goes offline.
+    const slirp = () => spawnSync('pgrep', ['-f', `^slirp4netns .*${netns} `]).status === 0;
+    assert.ok(slirp(), 'its way out runs');
+    const monitor = spawnSync('pgrep', ['-P', String(process.pid), '-f', '^ip monitor address'], { encoding: 'utf8' }).stdout.trim();
+    assert.match(monitor, /^\d+$/, 'one monitor for all desktops');
+    process.kill(Number(monitor), 'SIGKILL');
+    await until(() => !slirp(), 10_000, 'the desktop to go offline');
+    const offline = `desktop network ${netns.split('/').pop()}: ip monitor address exited (SIGKILL); it is offline now`;
+    assert.ok(logged.includes(offline), logged.join('\n'));
   });
 
   sandbox('a fork bomb and a memory hog in one desktop: the API answers within 1 s, another desktop keeps streaming', async () => {

@@ -6,9 +6,10 @@
 // the host's own addresses. Only slirp's DNS forwarder (10.0.2.3) is let through among them.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import type { Log } from '../../ops/log.ts';
+import { hostAddresses, watchHostAddresses } from './host-addresses.ts';
 import { processesWithArgument } from './processes.ts';
 
-/** What a desktop may not reach (besides the host's own addresses, added per desktop). */
+/** What a desktop may not reach (besides the host's own addresses, a set kept current per desktop). */
 const BLOCKED_V4 = [
   '0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.0.0.0/24',
   '192.168.0.0/16', '198.18.0.0/15', '224.0.0.0/3',
@@ -20,6 +21,11 @@ export type NetworkMode = 'internet' | 'none';
 
 export class DesktopNetwork {
   private slirp: ChildProcess | null = null;
+  private unwatch: (() => void) | null = null;
+  /** The host's addresses its table refuses, as firewall text (to skip updates that change nothing). */
+  private refused = '';
+  /** Why its table may have gone stale (it had no way out yet, so none was cut). */
+  private stale: Error | null = null;
 
   private constructor(readonly name: string, readonly mode: NetworkMode, private log: Log) {}
 
@@ -41,8 +47,13 @@ export class DesktopNetwork {
     try {
       run('ip', ['-n', name, 'link', 'set', 'lo', 'up']);
       if (mode === 'internet') {
-        run('nsenter', [`--net=${network.path}`, 'nft', '-f', '-'], firewall());
+        // Watched before they are read: a change in between still reaches the table.
+        network.unwatch = watchHostAddresses((addresses) => network.refuse(addresses), (err) => network.cutOff(err));
+        const addresses = hostAddresses();
+        run('nsenter', [`--net=${network.path}`, 'nft', '-f', '-'], firewall(addresses));
+        network.refused = hostAddressUpdate(addresses);
         await network.startSlirp();
+        if (network.stale) throw network.stale;
       }
       return network;
     } catch (err) {
@@ -74,12 +85,38 @@ export class DesktopNetwork {
     });
   }
 
+  /** The host's addresses changed: its table refuses the new set. If that fails, the desktop goes offline. */
+  private refuse(addresses: string[]): void {
+    const update = hostAddressUpdate(addresses);
+    if (update === this.refused) return;
+    try {
+      run('nsenter', [`--net=${this.path}`, 'nft', '-f', '-'], update);
+      this.refused = update;
+    } catch (err) {
+      this.cutOff(err as Error);
+    }
+  }
+
+  /** Its firewall may no longer refuse every host address: no way out rather than one that leaks. */
+  private cutOff(err: Error): void {
+    this.stale ??= err;
+    if (!this.slirp) return;
+    this.log.error(`desktop network ${this.name}: ${err.message}; it is offline now`);
+    this.endSlirp();
+  }
+
   /** Ends the way out and removes the namespace (its processes must be gone or going). */
   close(): void {
+    this.unwatch?.();
+    this.unwatch = null;
+    this.endSlirp();
+    spawnSync('ip', ['netns', 'delete', this.name], { stdio: 'ignore' });
+  }
+
+  private endSlirp(): void {
     const slirp = this.slirp;
     this.slirp = null;
     if (slirp && slirp.exitCode === null && slirp.signalCode === null) slirp.kill('SIGKILL');
-    spawnSync('ip', ['netns', 'delete', this.name], { stdio: 'ignore' });
   }
 
   /** A namespace of this name and its slirp4netns, left by a server that was killed. */
@@ -94,31 +131,35 @@ export class DesktopNetwork {
 }
 
 /** The nftables table of a desktop with `internet`: outbound to public addresses only. */
-export function firewall(hostAddresses = ownAddresses()): string {
-  const v4 = [...BLOCKED_V4, ...hostAddresses.filter((a) => !a.includes(':'))];
-  const v6 = [...BLOCKED_V6, ...hostAddresses.filter((a) => a.includes(':'))];
+export function firewall(hostAddresses: string[]): string {
+  const { v4, v6 } = byFamily(hostAddresses);
+  const elements = (list: string[]) => (list.length ? ` elements = { ${list.join(', ')} };` : '');
   return `table inet agent_workspace {
+  set host4 { type ipv4_addr;${elements(v4)} }
+  set host6 { type ipv6_addr;${elements(v6)} }
   chain out {
     type filter hook output priority 0; policy accept;
     oifname "lo" accept
     ip daddr ${SLIRP_DNS} meta l4proto { tcp, udp } th dport 53 accept
-    ip daddr { ${v4.join(', ')} } reject with icmpx type admin-prohibited
-    ip6 daddr { ${v6.join(', ')} } reject with icmpx type admin-prohibited
+    ip daddr { ${BLOCKED_V4.join(', ')} } reject with icmpx type admin-prohibited
+    ip6 daddr { ${BLOCKED_V6.join(', ')} } reject with icmpx type admin-prohibited
+    ip daddr @host4 reject with icmpx type admin-prohibited
+    ip6 daddr @host6 reject with icmpx type admin-prohibited
   }
 }
 `;
 }
 
-/**
- * Every address of this host (slirp connects from the host, so they would lead back to it), on every
- * interface: Node's networkInterfaces() leaves out one without a carrier, and the host still takes
- * connections to its addresses.
- */
-function ownAddresses(): string[] {
-  const r = spawnSync('ip', ['-json', 'address', 'show'], { encoding: 'utf8', timeout: 10_000 });
-  if (r.status !== 0) throw new Error(`ip address show failed: ${(r.error?.message ?? r.stderr ?? '').trim()}`);
-  const links = JSON.parse(r.stdout) as { addr_info?: { local?: string }[] }[];
-  return links.flatMap((link) => (link.addr_info ?? []).flatMap((a) => (a.local ? [a.local] : [])));
+/** Replaces the host's addresses in a desktop's table, in one transaction. */
+export function hostAddressUpdate(hostAddresses: string[]): string {
+  const { v4, v6 } = byFamily(hostAddresses);
+  const add = (set: string, list: string[]) => (list.length ? `add element inet agent_workspace ${set} { ${list.join(', ')} }\n` : '');
+  return `flush set inet agent_workspace host4\nflush set inet agent_workspace host6\n${add('host4', v4)}${add('host6', v6)}`;
+}
+
+function byFamily(addresses: string[]): { v4: string[]; v6: string[] } {
+  const unique = [...new Set(addresses)].sort();
+  return { v4: unique.filter((a) => !a.includes(':')), v6: unique.filter((a) => a.includes(':')) };
 }
 
 function run(command: string, args: string[], input?: string): void {
