@@ -131,7 +131,7 @@ export class DesktopNetwork {
 }
 
 /** The nftables table of a desktop with `internet`: outbound to public addresses only. */
-export function firewall(hostAddresses: string[]): string {
+function firewall(hostAddresses: string[]): string {
   const { v4, v6 } = byFamily(hostAddresses);
   const elements = (list: string[]) => (list.length ? ` elements = { ${list.join(', ')} };` : '');
   return `table inet agent_workspace {
@@ -151,7 +151,7 @@ export function firewall(hostAddresses: string[]): string {
 }
 
 /** Replaces the host's addresses in a desktop's table, in one transaction. */
-export function hostAddressUpdate(hostAddresses: string[]): string {
+function hostAddressUpdate(hostAddresses: string[]): string {
   const { v4, v6 } = byFamily(hostAddresses);
   const add = (set: string, list: string[]) => (list.length ? `add element inet agent_workspace ${set} { ${list.join(', ')} }\n` : '');
   return `flush set inet agent_workspace host4\nflush set inet agent_workspace host6\n${add('host4', v4)}${add('host6', v6)}`;
