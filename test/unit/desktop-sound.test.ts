@@ -8,6 +8,8 @@ import { playDesktopSound, resumeSoundOnGesture } from '../../src/screens/agent/
 // logs what the page asks of it, and the sound the library's player schedules on it.
 class FakeAudioContext {
   static startState: 'suspended' | 'running' = 'suspended';
+  /** Set: a suspend stays under way (its state unchanged), as a browser's is for a moment. */
+  static slowSuspend = false;
   static made = 0;
   static log: string[] = [];
   state = FakeAudioContext.startState;
@@ -23,7 +25,7 @@ class FakeAudioContext {
   }
   suspend() {
     FakeAudioContext.log.push('suspend');
-    this.state = 'suspended';
+    if (!FakeAudioContext.slowSuspend) this.state = 'suspended';
     return Promise.resolve();
   }
   createBuffer(channels: number, samples: number) {
@@ -63,6 +65,7 @@ test.before.each(() => {
   FakeAudioContext.made = 0;
   FakeAudioContext.log = [];
   FakeAudioContext.startState = 'running';
+  FakeAudioContext.slowSuspend = false;
   (window as any).AudioContext = FakeAudioContext;
   (Guacamole.AudioContextFactory as any).singleton = null;
 });
@@ -98,6 +101,16 @@ test('after a quiet spell the context is suspended, and the next sound resumes i
   assert.equal(FakeAudioContext.log, ['play (running)', 'suspend', 'resume', 'play (running)']);
   await until(() => context()!.state === 'suspended', 'the second quiet spell');
   stop();
+});
+
+test('sound that comes while the suspend is still under way resumes it', async () => {
+  FakeAudioContext.slowSuspend = true;
+  const stream = soundStream();
+  stream.onblob!(SOUND);
+  await until(() => FakeAudioContext.log.includes('suspend'), 'the quiet spell');
+  assert.is(context()!.state, 'running', 'the browser has not suspended it yet');
+  stream.onblob!(SOUND);
+  assert.equal(FakeAudioContext.log, ['play (running)', 'suspend', 'resume', 'play (running)'], 'resumed after the suspend');
 });
 
 test('sound that keeps coming keeps the context running', async () => {

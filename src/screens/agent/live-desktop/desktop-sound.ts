@@ -31,7 +31,10 @@ export function playDesktopSound(client: Guacamole.Client, quietMs = QUIET_MS): 
 }
 
 function heard(quietMs: number): void {
-  if (quiet.suspended && quiet.suspended === Guacamole.AudioContextFactory.singleton) resume();
+  // Even while its suspend is still under way (its state still says running): the browser runs the two in order.
+  if (quiet.suspended && quiet.suspended === Guacamole.AudioContextFactory.singleton) {
+    quiet.suspended.resume().catch((error) => console.debug('audio not resumed', error));
+  }
   quiet.suspended = null;
   quiet.sounding = true;
   clearTimeout(quiet.timer);
