@@ -21,14 +21,17 @@ let pending: NodeJS.Timeout | null = null;
 
 /**
  * Calls back with all the host's addresses whenever they may have changed, until the returned function is
- * called: soon after it starts (what changed before the monitor ran), then after each change `ip monitor`
- * reports (a burst is one call). onError: they could not be read, so the caller's firewall may be stale.
+ * called: after each change `ip monitor` reports (a burst is one call), and soon after the monitor itself
+ * starts (what changed while it was starting). onError: they could not be read, so the caller's firewall
+ * may be stale.
  */
 export function watchHostAddresses(onChange: Watcher['onChange'], onError: Watcher['onError']): () => void {
   const watcher = { onChange, onError };
   watchers.add(watcher);
-  if (!monitor) startMonitor();
-  changed();
+  if (!monitor) {
+    startMonitor();
+    changed();
+  }
   return () => {
     watchers.delete(watcher);
     if (watchers.size === 0) stopMonitor();

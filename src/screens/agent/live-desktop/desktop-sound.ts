@@ -10,7 +10,7 @@ import Guacamole from 'guacamole-common-js';
 
 const GESTURES = ['pointerdown', 'keydown', 'touchend'] as const;
 /** Silence after which the context is suspended; the player schedules at most 0.3 s ahead. */
-export const QUIET_MS = 5000;
+const QUIET_MS = 5000;
 
 // One shared context, so one state for the page: whether a sound came within the quiet spell, and the
 // context suspended for quiet (it ran, so the page may resume it without a gesture).
