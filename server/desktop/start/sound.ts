@@ -11,6 +11,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import type { Log } from '../../ops/log.ts';
+import { processesOf, processesWithArgument } from '../contain/processes.ts';
 import type { Sandbox } from '../contain/sandbox.ts';
 
 export const SOUND_RATE = 44100;
@@ -125,6 +126,7 @@ export class DesktopSound {
 
   private startCapture(): void {
     if (this.closed || this.capture) return;
+    this.endStrayReaders();
     // What the FIFO holds now was written while nobody read it (after that, the sink dropped what it played):
     // old sound, which the non-blocking dd drains before cat streams what plays from now on.
     const read = 'dd if="$0" iflag=nonblock of=/dev/null bs=65536 count=1 2>/dev/null; exec cat "$0"';
@@ -165,6 +167,22 @@ export class DesktopSound {
     const child = this.capture;
     this.capture = null;
     if (child && child.exitCode === null) child.kill('SIGTERM');
+    this.endStrayReaders();
+  }
+
+  /**
+   * Readers of this desktop's FIFO that no capture owns. A capture stopped while its sandbox was still being
+   * set up can leave its `cat` running (bubblewrap's child outlives a parent killed before it asked to die
+   * with it); such a reader would take what plays from the next one, and read the FIFO for good.
+   */
+  private endStrayReaders(): void {
+    const own = this.sandbox.account ? new Set(processesOf(this.sandbox.account.uid)) : null;
+    for (const pid of processesWithArgument(this.fifo)) {
+      if (own && !own.has(pid)) continue; // contained, every desktop's FIFO has the same path
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {}
+    }
   }
 
   /** Ends capture and the sound server. */
