@@ -4,6 +4,7 @@
 // 1,000,000 events, under 50 ms (the worst p50 of several filters). PostgreSQL (BENCH_DATABASE_URL or
 // TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test), in a throwaway schema.
 // Usage: node scripts/bench-audit.mjs [events] — e.g. 100000 for a quicker run.
+import { randomBytes } from 'node:crypto';
 import { register } from 'node:module';
 
 register('../test/setup/ts-loader.mjs', import.meta.url);
@@ -11,6 +12,9 @@ register('../test/setup/ts-loader.mjs', import.meta.url);
 const { PG_URL, pgAvailable, throwawaySchema } = await import('./bench-server.mjs');
 const { migrate } = await import('../server/db/migrate.ts');
 const { record } = await import('../server/domain/audit.ts');
+const { useAuditKey } = await import('../server/domain/audit-hash.ts');
+const { SecretBox } = await import('../server/system/secret-box.ts');
+const { appendBulk } = await import('../test/server/audit-bulk.ts');
 const { listAudit, verifyAudit } = await import('../server/domain/audit-read.ts');
 const { benchResult, median } = await import('./bench-result.mjs');
 
@@ -26,38 +30,34 @@ if (!(await pgAvailable())) {
 const { db, drop } = await throwawaySchema();
 try {
   await migrate(db);
+  useAuditKey(new SecretBox(randomBytes(32), 'SECRETS_KEY')); // as start() does with the server's key
   const [{ id: owner }] = await db.query(`INSERT INTO users (email) VALUES ('bench-audit@example.test') RETURNING id`);
   // The accounts the events name (the actor filter reads an e-mail as the account's id).
   await db.query(`INSERT INTO users (email) SELECT 'user' || g || '@example.test' FROM generate_series(2, 1000) g`);
   const agents = (await db.query(`INSERT INTO agents (owner_id, name) SELECT $1, 'Agent ' || g FROM generate_series(1, $2) g RETURNING id`,
     [owner, WRITERS])).map((r) => r.id);
 
-  // First the history (times over the past year, so they come before the updates' events), then the updates on top of it.
+  // First the history (times over the past year, so they come before the updates' events; keyed as record() does), then the updates.
   // EVENTS events: 1,000 users (every tenth impersonated by an admin), 12 actions, 5,000 agents as targets, over a year.
   const began = performance.now();
   const CHUNK = 100_000;
+  const ACTIONS = ['agent.update', 'agent.create', 'agent.delete', 'agent.run_state', 'mail.draft', 'mail.approve', 'mail.send', 'mail.edit',
+    'auth.sign_in', 'auth.sign_out', 'schedule.create', 'file.upload'];
+  const yearAgo = Date.now() - 365 * 86_400_000;
   for (let from = 1; from <= EVENTS; from += CHUNK) {
-    const to = Math.min(EVENTS, from + CHUNK - 1);
-    await db.query(`DO $$ DECLARE h text; n bigint; t timestamptz; next text; d jsonb; a text; u bigint; imp bigint; tt text; tid text; BEGIN
-      SELECT last_hash INTO h FROM audit_chain WHERE id = 1 FOR UPDATE;
-      FOR i IN ${from}..${to} LOOP
-        n := nextval('audit_events_id_seq');
-        t := now() - interval '365 days' + (i::float8 / ${EVENTS}) * interval '365 days';
-        a := (ARRAY['agent.update','agent.create','agent.delete','agent.run_state','mail.draft','mail.approve','mail.send','mail.edit',
-          'auth.sign_in','auth.sign_out','schedule.create','file.upload'])[1 + i % 12];
-        u := 1 + (i::bigint * 7919) % 1000; imp := CASE WHEN i % 10 = 0 THEN 1001 ELSE NULL END;
-        tt := CASE WHEN a LIKE 'mail.%' THEN 'message' ELSE 'agent' END; tid := (1 + (i::bigint * 104729) % 5000)::text;
-        d := jsonb_build_object('field', 'notes', 'to_chars', i % 500);
-        next := audit_event_hash(h, n, t, 'bench', 'user', u, 'user' || u || '@example.test', imp,
-          CASE WHEN imp IS NULL THEN NULL ELSE 'admin@example.test' END, a, tt, tid, 'req-' || i, '10.0.0.' || (i % 250), 'bench', d);
-        INSERT INTO audit_events (id, at, instance, actor_type, actor_id, actor_label, impersonator_id, impersonator_label, action, target_type,
-          target_id, request_id, ip, user_agent, detail, prev_hash, hash)
-        VALUES (n, t, 'bench', 'user', u, 'user' || u || '@example.test', imp, CASE WHEN imp IS NULL THEN NULL ELSE 'admin@example.test' END,
-          a, tt, tid, 'req-' || i, '10.0.0.' || (i % 250), 'bench', d, h, next);
-        h := next;
-      END LOOP;
-      UPDATE audit_chain SET last_id = n, last_hash = h, last_at = t WHERE id = 1;
-    END $$`);
+    const events = [];
+    for (let i = from; i <= Math.min(EVENTS, from + CHUNK - 1); i++) {
+      const action = ACTIONS[i % 12];
+      const u = 1 + ((i * 7919) % 1000);
+      const imp = i % 10 === 0 ? 1001 : null;
+      events.push({
+        at: new Date(yearAgo + (i / EVENTS) * 365 * 86_400_000).toISOString(), instance: 'bench', actor_type: 'user', actor_id: u,
+        actor_label: `user${u}@example.test`, impersonator_id: imp, impersonator_label: imp ? 'admin@example.test' : null, action,
+        target_type: action.startsWith('mail.') ? 'message' : 'agent', target_id: String(1 + ((i * 104729) % 5000)), request_id: `req-${i}`,
+        ip: `10.0.0.${i % 250}`, user_agent: 'bench', detail: JSON.stringify({ field: 'notes', to_chars: i % 500 }),
+      });
+    }
+    await appendBulk(db, events);
   }
   await db.query('ANALYZE audit_events');
   const [{ total }] = await db.query('SELECT count(*)::int AS total FROM audit_events');

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Price } from './models/prices.ts';
+import { parseKey } from './system/secret-box.ts';
 
 export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-4-5';
 
@@ -36,6 +37,11 @@ export type Config = {
   modelProvider: string;
   authIssuer: string;
   authAudience: string;
+  /**
+   * SECRETS_KEY: 32 bytes (base64 or hex) that seal the secrets the database keeps and key the audit chain; the same on
+   * every instance. null: $DATA_DIR/secrets.key, made at the first start (server/system/secret-box.ts).
+   */
+  secretsKey: Buffer | null;
   /** PUBLIC_URL's origin: what browsers use to reach the server (behind a proxy, or under another name). */
   publicUrl: string | null;
   /** Where the built SPA lives; null serves no static files (API-only tests). */
@@ -258,6 +264,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     modelProvider: env.MODEL_PROVIDER || 'offline',
     authIssuer: env.AUTH_ISSUER || 'agent-workspace',
     authAudience: env.AUTH_AUDIENCE || 'agent-workspace',
+    secretsKey: secretsKey(env.SECRETS_KEY),
     publicUrl: env.PUBLIC_URL ? publicOrigin(env.PUBLIC_URL) : null,
     staticDir: env.STATIC_DIR === '' ? null : resolve(env.STATIC_DIR || 'dist/public'),
     logRequests: env.LOG_REQUESTS !== '0',
@@ -283,6 +290,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
   if (config.smtpRequireTls && !config.smtpTls) throw new Error('SMTP_REQUIRE_TLS=1 needs a certificate: set SMTP_TLS_CERT and SMTP_TLS_KEY');
   return config;
+}
+
+function secretsKey(value: string | undefined): Buffer | null {
+  if (!value) return null;
+  const key = parseKey(value);
+  if (!key) throw new Error('SECRETS_KEY must be 32 bytes in base64 or hex (openssl rand -base64 32)');
+  return key;
 }
 
 function fleetConfig(env: NodeJS.ProcessEnv): FleetConfig {

@@ -3,6 +3,7 @@ import { loadConfig } from './config.ts';
 import { openDb } from './db/db.ts';
 import { start } from './start.ts';
 import { createLog } from './ops/log.ts';
+import { SecretsKeyError } from './system/secret-box.ts';
 
 // Everything the server writes (database, keys, uploads) is for its own user only.
 process.umask(0o077);
@@ -16,7 +17,12 @@ try {
 }
 const log = createLog(config.logFormat);
 const db = await openDb({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
-const running = await start(config, db, log);
+const running = await start(config, db, log).catch((err) => {
+  if (!(err instanceof SecretsKeyError)) throw err;
+  // A key that does not fit: one line, and nothing made afresh (that would lose every token and secret).
+  console.error(`Agent Workspace cannot start: ${err.message}`);
+  process.exit(1);
+});
 log.info(`Agent Workspace listening on ${running.url} (database: ${db.engine}${db.engine === 'pglite' ? ` in ${config.dataDir}` : ''})`);
 
 let stopping = false;

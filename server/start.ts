@@ -32,16 +32,21 @@ import { pruneAudit } from './domain/audit.ts';
 import { countByAction } from './domain/audit-read.ts';
 import { INTERNAL_PREFIX, internalUpgrades } from './routes/internal.ts';
 import { deploymentSecret } from './domain/deployment.ts';
+import { useAuditKey } from './domain/audit-hash.ts';
+import { loadSecretBox } from './system/secret-box.ts';
 
 export type Running = { server: Server; url: string; services: Services; close: () => Promise<void> };
 
 export async function start(config: Config, db: Db, log: Log): Promise<Running> {
-  await migrate(db);
+  // The key outside the database: it seals the secrets kept there and keys the audit chain (a wrong one stops here).
+  const secrets = loadSecretBox(config.secretsKey, config.dataDir);
+  await migrate(db, secrets);
+  useAuditKey(secrets);
   if (config.fleet && !config.fleet.internalSecret) {
-    config.fleet.internalSecret = await deploymentSecret(db, 'internal');
+    config.fleet.internalSecret = await deploymentSecret(db, secrets, 'internal');
     log.info('fleet: INTERNAL_SECRET is not set; calls between instances are signed with the secret kept in the database');
   }
-  const tokens = await TokenIssuer.load(db, config.authIssuer, config.authAudience);
+  const tokens = await TokenIssuer.load(db, secrets, config.authIssuer, config.authAudience);
   await ensureAdmin(db, config.adminEmail, config.adminPassword, log.info);
   const { desktops, fleet, screenshots } = startDesktops(config, db, log);
   const bus = await createBus(db, log);

@@ -1,6 +1,7 @@
 // The audit trail's reading side: filtered pages (newest first, keyset cursor), batches for the export, and
-// verify, which recomputes every event's hash in the database and follows the chain from its anchor.
+// verify, which recomputes every event's keyed hash here (audit-hash.ts) and follows the chain from its sealed anchor.
 import type { Queryable } from '../db/db.ts';
+import { auditKey, eventHash, isGenesis, legacyHash, startSeal, type ChainStart } from './audit-hash.ts';
 
 export type AuditFilter = {
   /** A user id (as actor or impersonator), an e-mail (same), `system`, or `agent:<id>`. */
@@ -97,31 +98,47 @@ export async function* auditBatches(db: Queryable, asked: AuditFilter, batch = 1
 
 export type Verdict = { ok: boolean; checked: number; first_bad_id: number | null };
 
+type ChainRow = AuditRow & { detail_text: string; legacy_text: string | null };
+
 /**
- * Recomputes each event's hash and checks that it names the one before it: the first event must start at the
- * chain's anchor (the genesis, or the first event a prune left), and the last must be the head's.
+ * Recomputes each event's keyed hash (audit-hash.ts) and checks that it names the one before it: the first event
+ * must start at the chain's anchor (the genesis, or the first event a prune left), whose seal only the key makes,
+ * and the head's event must be there with its hash. Events newer than the head (appended while verify reads) are
+ * checked too: one that was not made with the key fails like any other.
  */
 export async function verifyAudit(db: Queryable, batch = 5000): Promise<Verdict> {
-  const [head] = await db.query<{ last_id: number; last_hash: string; anchor_id: number; anchor_hash: string }>(
-    'SELECT last_id, last_hash, anchor_id, anchor_hash FROM audit_chain WHERE id = 1');
+  const key = auditKey();
+  const [head] = await db.query<ChainStart & { last_id: number; last_hash: string; seal: string }>(
+    'SELECT last_id, last_hash, anchor_id, anchor_hash, keyed_from, legacy_hash, seal FROM audit_chain WHERE id = 1');
   const lastId = Number(head.last_id);
+  const anchorId = Number(head.anchor_id);
+  const keyedFrom = Number(head.keyed_from);
+  const sealed = isGenesis(head) || head.seal === startSeal(head, key);
   let checked = 0;
   let expectPrev: string | null = null;
   let after = 0;
   let seen = 0;
+  let headSeen = lastId === 0;
+  const bad = (id: number): Verdict => ({ ok: false, checked, first_bad_id: id });
   for (;;) {
-    const rows = await db.query<{ id: number; prev_hash: string; hash: string; computed: string }>(
-      `SELECT id, prev_hash, hash, audit_event_hash(prev_hash, id, at, instance, actor_type, actor_id, actor_label, impersonator_id,
-         impersonator_label, action, target_type, target_id, request_id, ip, user_agent, detail) AS computed
-       FROM audit_events WHERE id > $1 AND id <= $2 ORDER BY id LIMIT ${batch}`, [after, lastId]);
+    const rows = await db.query<ChainRow>(
+      `SELECT ${COLUMNS}, detail::text AS detail_text, CASE WHEN id < $2 THEN jsonb_build_array(id, (extract(epoch FROM at) * 1000000)::bigint,
+         instance, actor_type, actor_id, actor_label, impersonator_id, impersonator_label, action, target_type, target_id, request_id, ip,
+         user_agent, detail)::text END AS legacy_text
+       FROM audit_events WHERE id > $1 ORDER BY id LIMIT ${batch}`, [after, keyedFrom]);
     for (const row of rows) {
       const id = Number(row.id);
       if (expectPrev === null) {
-        // The first event: the chain's start (genesis '' before any prune, else the anchor a prune left).
-        const startsRight = Number(head.anchor_id) ? id === Number(head.anchor_id) && row.prev_hash === head.anchor_hash : row.prev_hash === '';
-        if (!startsRight) return { ok: false, checked, first_bad_id: id };
-      } else if (row.prev_hash !== expectPrev) return { ok: false, checked, first_bad_id: id };
-      if (row.computed !== row.hash) return { ok: false, checked, first_bad_id: id };
+        // The first event: the chain's start (genesis '' before any prune, else the anchor a prune left and sealed).
+        const startsRight = anchorId ? id === anchorId && row.prev_hash === head.anchor_hash : row.prev_hash === '';
+        if (!sealed || !startsRight) return bad(id);
+      } else if (row.prev_hash !== expectPrev) return bad(id);
+      // Written before the chain was keyed: unkeyed, but the last of them is sealed (legacy_hash), so none can change.
+      const legacy = id < keyedFrom;
+      if (!legacy && seen && seen < keyedFrom && row.prev_hash !== head.legacy_hash) return bad(id);
+      const hash = legacy ? legacyHash(row.prev_hash, row.legacy_text ?? '') : eventHash(row.prev_hash, { ...row, detail: row.detail_text }, key);
+      if (hash !== row.hash) return bad(id);
+      if (id === lastId) headSeen = row.hash === head.last_hash;
       expectPrev = row.hash;
       checked++;
       seen = id;
@@ -129,8 +146,10 @@ export async function verifyAudit(db: Queryable, batch = 5000): Promise<Verdict>
     if (rows.length < batch) break;
     after = seen;
   }
-  // The newest event must be the one the head names (a deleted tail shows here).
-  if (lastId && (seen !== lastId || expectPrev !== head.last_hash)) return { ok: false, checked, first_bad_id: lastId };
+  if (!sealed || (anchorId && !seen)) return bad(anchorId || seen);
+  if (seen && seen < keyedFrom && expectPrev !== head.legacy_hash) return bad(seen);
+  // The event the head names must be there (a deleted or replaced tail shows here).
+  if (!headSeen) return bad(lastId);
   return { ok: true, checked, first_bad_id: null };
 }
 

@@ -7,6 +7,8 @@ import { runInNewContext } from 'node:vm';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { pruneAudit } from '../../server/domain/audit.ts';
+import type { Queryable } from '../../server/db/db.ts';
+import { appendBulk } from './audit-bulk.ts';
 import { adminToken, call, newAgent, newUser, testServer } from './helpers.ts';
 
 const db = async () => (await testServer()).services.db;
@@ -77,6 +79,94 @@ chain('concurrent changes append one chain', async () => {
   assert.is((await verify(await adminToken())).ok, true);
 });
 
+// What a database role alone can do to the trail (issue: the app's own role rewrote it undetectably), as SQL.
+const rewrite = suite('audit: a rewrite by the database role');
+
+/** The unkeyed SHA-256 an attacker recomputes (the formula of audit_event_hash(), migration 013), for row r after prev. */
+const SHA = (prev: string, r: string) => `encode(sha256(convert_to(${prev} || jsonb_build_array(${r}.id, (extract(epoch FROM ${r}.at) * 1000000)::bigint,
+  ${r}.instance, ${r}.actor_type, ${r}.actor_id, ${r}.actor_label, ${r}.impersonator_id, ${r}.impersonator_label, ${r}.action, ${r}.target_type,
+  ${r}.target_id, ${r}.request_id, ${r}.ip, ${r}.user_agent, ${r}.detail)::text, 'UTF8')), 'hex')`;
+const COLS = `id, at, instance, actor_type, actor_id, actor_label, impersonator_id, impersonator_label, action, target_type, target_id, request_id,
+  ip, user_agent, detail, prev_hash, hash`;
+
+/** Runs `attack` in one transaction, checks verify, then puts the trail back as it was (kept aside in SQL, microseconds and all). */
+async function attacked(attack: (t: Queryable) => Promise<unknown>, check: (v: Awaited<ReturnType<typeof verify>>) => void) {
+  const q = await db();
+  const admin = await adminToken();
+  assert.is((await verify(admin)).ok, true, 'whole before');
+  await q.query('CREATE TABLE audit_kept AS SELECT * FROM audit_events');
+  await q.query('CREATE TABLE audit_chain_kept AS SELECT * FROM audit_chain');
+  try {
+    await q.tx(attack);
+    check(await verify(admin));
+  } finally {
+    await q.tx(asOwner(['DELETE FROM audit_events', `INSERT INTO audit_events (${COLS}) SELECT ${COLS} FROM audit_kept`,
+      'DELETE FROM audit_chain', 'INSERT INTO audit_chain SELECT * FROM audit_chain_kept']));
+    await q.query('DROP TABLE audit_kept');
+    await q.query('DROP TABLE audit_chain_kept');
+  }
+  assert.is((await verify(admin)).ok, true, 'whole again');
+}
+
+/** Statements run by the table's owner, for whom the append-only trigger is no obstacle (on the old schema a session setting opened deletes). */
+const asOwner = (statements: string[]) => async (t: Queryable) => {
+  await t.query('ALTER TABLE audit_events DISABLE TRIGGER USER');
+  for (const sql of statements) await t.query(sql);
+  await t.query('ALTER TABLE audit_events ENABLE TRIGGER USER');
+};
+
+rewrite('a session setting no longer opens deletes', async () => {
+  const q = await db();
+  const [{ id }] = await q.query<{ id: number }>('SELECT max(id) AS id FROM audit_events');
+  await q.tx(async (t) => {
+    await t.query("SET LOCAL audit.prune = 'on'");
+    await t.query('DELETE FROM audit_events WHERE id = $1', [id]);
+    throw new Error('the delete went through');
+  }).then(() => assert.unreachable(), (err) => assert.match(err.message, /append-only/));
+});
+
+rewrite('events deleted, altered copies put back with recomputed hashes and audit_chain moved: verify names the first', async () => {
+  const user = await newUser('chain-rewrite');
+  const agent = await newAgent(user.id);
+  for (let i = 0; i < 3; i++) await call(`/api/agents/${agent.id}/notes`, { method: 'PUT', token: user.token, body: { notes: `r${i}` } });
+  const [victim] = await (await db()).query<{ id: number }>(
+    "SELECT id FROM audit_events WHERE action = 'agent.create' AND target_id = $1", [String(agent.id)]);
+  await attacked(asOwner([`DO $$ DECLARE r record; h text; BEGIN
+    PERFORM 1 FROM audit_chain WHERE id = 1 FOR UPDATE;
+    CREATE TEMP TABLE altered ON COMMIT DROP AS SELECT * FROM audit_events WHERE id >= ${victim.id};
+    UPDATE altered SET detail = jsonb_set(detail, '{name}', '"Someone else"') WHERE id = ${victim.id};
+    DELETE FROM audit_events WHERE id >= ${victim.id};
+    SELECT prev_hash INTO h FROM altered ORDER BY id LIMIT 1;
+    FOR r IN SELECT * FROM altered ORDER BY id LOOP
+      INSERT INTO audit_events (${COLS}) VALUES (r.id, r.at, r.instance, r.actor_type, r.actor_id, r.actor_label, r.impersonator_id,
+        r.impersonator_label, r.action, r.target_type, r.target_id, r.request_id, r.ip, r.user_agent, r.detail, h, ${SHA('h', 'r')});
+      h := ${SHA('h', 'r')};
+    END LOOP;
+    UPDATE audit_chain SET last_hash = h WHERE id = 1;
+  END $$`]), (v) => assert.equal(v, { ok: false, checked: v.checked, first_bad_id: Number(victim.id) }));
+});
+
+rewrite('the oldest events deleted and the anchor moved to the first one left: verify refuses the start', async () => {
+  const [first] = await (await db()).query<{ id: number }>('SELECT id FROM audit_events ORDER BY id OFFSET 3 LIMIT 1');
+  await attacked(asOwner([`DELETE FROM audit_events WHERE id < ${first.id}`,
+    `UPDATE audit_chain SET anchor_id = ${first.id}, anchor_hash = (SELECT prev_hash FROM audit_events WHERE id = ${first.id}) WHERE id = 1`]),
+  (v) => assert.equal(v, { ok: false, checked: 0, first_bad_id: Number(first.id) }));
+});
+
+rewrite('a prune event written in SQL opens the delete, but verify names it', async () => {
+  const [last] = await (await db()).query<{ id: number; hash: string }>('SELECT id, hash FROM audit_events ORDER BY id DESC LIMIT 1');
+  let fake = 0;
+  await attacked(async (t) => {
+    const [row] = await t.query<{ id: number }>(`INSERT INTO audit_events (${COLS})
+      SELECT nextval('audit_events_id_seq'), now(), 'sql', 'system', NULL, NULL, NULL, NULL, 'audit.prune', 'audit', '3', NULL, NULL, NULL,
+        '{"through_id": 3}', $1, repeat('0', 64) RETURNING id`, [last.hash]);
+    fake = Number(row.id);
+    await t.query('DELETE FROM audit_events WHERE id <= 3'); // the trigger lets it through: the prune event is the transaction's own
+    await t.query('UPDATE audit_chain SET last_id = $1, last_hash = $2 WHERE id = 1', [row.id, '0'.repeat(64)]);
+  }, (v) => assert.equal(v, { ok: false, checked: 0, first_bad_id: 4 }));
+  assert.ok(fake > Number(last.id));
+});
+
 const volume = suite('audit: 100,000 events');
 
 const NOTE = 'a "quoted", value\nover two lines';
@@ -86,19 +176,13 @@ volume('export streams JSON lines and CSV in bounded memory, and both parse back
   const q = await db();
   const admin = await adminToken();
   const started = Date.now();
-  // Appended like record() does, 100,000 times, so the chain stays valid.
-  // The head is read once and written once: 100,000 updates of its row in one transaction would each walk the row's versions.
-  await q.query(`DO $$ DECLARE h text; n bigint; t timestamptz; next text; d jsonb; BEGIN
-    SELECT last_hash INTO h FROM audit_chain WHERE id = 1 FOR UPDATE;
-    FOR i IN 1..100000 LOOP
-      n := nextval('audit_events_id_seq'); t := clock_timestamp(); d := jsonb_build_object('i', i, 'note', ${lit(NOTE)});
-      next := audit_event_hash(h, n, t, 'bulk', 'system', NULL, NULL, NULL, NULL, 'bulk.test', 'agent', i::text, NULL, NULL, ${lit(AGENT)}, d);
-      INSERT INTO audit_events (id, at, instance, actor_type, action, target_type, target_id, user_agent, detail, prev_hash, hash)
-        VALUES (n, t, 'bulk', 'system', 'bulk.test', 'agent', i::text, ${lit(AGENT)}, d, h, next);
-      h := next;
-    END LOOP;
-    UPDATE audit_chain SET last_id = n, last_hash = h, last_at = t WHERE id = 1;
-  END $$`);
+  // Appended like record() does (keyed), 100,000 times, so the chain stays valid.
+  const t0 = Date.now();
+  await appendBulk(q, Array.from({ length: 100_000 }, (_, n) => ({
+    at: new Date(t0 + Math.floor(n / 1000)).toISOString().replace('Z', `${String(n % 1000).padStart(3, '0')}Z`), instance: 'bulk',
+    actor_type: 'system', actor_id: null, actor_label: null, impersonator_id: null, impersonator_label: null, action: 'bulk.test',
+    target_type: 'agent', target_id: String(n + 1), request_id: null, ip: null, user_agent: AGENT, detail: JSON.stringify({ i: n + 1, note: NOTE }),
+  })));
   console.log(`    100,000 events appended in ${Date.now() - started} ms`);
 
   // Python reads both exports (urllib, streaming), so this process's heap is the server's alone.
@@ -138,10 +222,6 @@ volume('the retention prune records itself and anchors the chain at the first ev
   await q.query('DELETE FROM audit_events WHERE id = $1', [middle.id]).then(() => assert.unreachable(), (err) => assert.match(err.message, /append-only/));
   assert.is(await pruneAudit(q, 400), null, 'nothing older than 400 days now');
 });
-
-function lit(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`;
-}
 
 v8.setFlagsFromString('--expose-gc');
 const gc: () => void = runInNewContext('gc');
@@ -195,4 +275,5 @@ print(json.dumps({'status': res.status, 'rows': rows, 'ok': ok, 'descending': de
 }
 
 chain.run();
+rewrite.run();
 volume.run();

@@ -9,7 +9,12 @@ import { SignJWT } from 'jose';
 import { Api } from '../../server/http/api.ts';
 import { registerAuthRoutes } from '../../server/auth/routes.ts';
 import { TokenIssuer } from '../../server/auth/tokens.ts';
+import { loadSecretBox } from '../../server/system/secret-box.ts';
+import type { Services } from '../../server/services.ts';
 import { call, newAgent, newUser, openSocket, testServer, uniqueEmail } from './helpers.ts';
+
+/** The test server's key (its data directory's secrets.key, or SECRETS_KEY). */
+const secretsOf = (services: Services) => loadSecretBox(services.config.secretsKey, services.config.dataDir);
 
 type Raw = { status: number; body: any; headers: Record<string, string | string[] | undefined> };
 
@@ -202,7 +207,7 @@ forged('a token of our own key for another audience or issuer is refused by the 
   const claims = { id: user.id, role: 'user', email: user.email };
   const hubToken = await services.auth.tokens.signFor('realtime:thread_hub', String(user.id), { role: ['webpubsub.joinLeaveGroup'] }, 600);
   const otherAudience = await services.auth.tokens.signFor('some-other-service', String(user.id), { role: 'user' }, 600);
-  const otherIssuer = await (await TokenIssuer.load(services.db, 'evil-issuer', services.config.authAudience)).sign(claims);
+  const otherIssuer = await (await TokenIssuer.load(services.db, secretsOf(services), 'evil-issuer', services.config.authAudience)).sign(claims);
   for (const [what, token] of [['hub token', hubToken], ['other audience', otherAudience], ['other issuer', otherIssuer]]) {
     const res = await call('/api/users/me', { token });
     assert.is(res.status, 401, what);
@@ -223,7 +228,7 @@ forged('HS256 signed with the public key (algorithm confusion), a kid of another
     .sign(new TextEncoder().encode(JSON.stringify(key.public_jwk)));
   assert.is((await call('/api/users/me', { token: hs })).status, 401);
   // Our key, but without an expiry: a token that would never end is not accepted.
-  const issuer = await TokenIssuer.load(services.db, services.config.authIssuer, services.config.authAudience);
+  const issuer = await TokenIssuer.load(services.db, secretsOf(services), services.config.authIssuer, services.config.authAudience);
   const forever = await (issuer as any).signFor(services.config.authAudience, String(user.id), { role: 'user' }, 600);
   const [h, p, sig] = forever.split('.');
   const payload = JSON.parse(Buffer.from(p, 'base64url').toString());

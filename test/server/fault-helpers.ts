@@ -97,13 +97,18 @@ async function ids(user: string): Promise<[number, number]> {
   return [Number(uid), Number(gid)];
 }
 
+/** SECRETS_KEY of the servers these tests start (32 bytes, base64). */
+export const TEST_SECRETS_KEY = Buffer.alloc(32, 'fault-and-fleet-tests').toString('base64');
+
 /** The real server (server/main.ts) as a child process; resolves once it listens. */
 export async function spawnServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   const child = spawn(process.execPath, ['--import', './test/setup/register.mjs', 'server/main.ts'], {
     env: {
       ...process.env, PORT: '0', SMTP_PORT: '0', STATIC_DIR: '', LOG_REQUESTS: '0', DESKTOP_PROVIDER: 'none',
       // Required with DATABASE_URL (calls between instances are signed with it); unused without.
-      INTERNAL_SECRET: 'test-internal-secret-of-the-fault-and-fleet-tests', ...env,
+      INTERNAL_SECRET: 'test-internal-secret-of-the-fault-and-fleet-tests',
+      // The same on every instance of one database: it seals the secrets kept there and keys the audit chain.
+      SECRETS_KEY: TEST_SECRETS_KEY, ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

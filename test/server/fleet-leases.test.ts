@@ -1,18 +1,21 @@
 // The desktop lease's SQL (server/desktop/place/leases.ts) on PostgreSQL, and on PGlite on its pass: many instances
 // claiming one agent at once get exactly one holder and the others see it; a stale or dead holder is taken over once;
 // a released lease is free again; a renewal keeps only the leases still held.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openDb, type Db } from '../../server/db/db.ts';
 import { migrate } from '../../server/db/migrate.ts';
 import { beat, claimLease, leaseOf, releaseLease, type Instance } from '../../server/desktop/place/leases.ts';
 import { deploymentSecret } from '../../server/domain/deployment.ts';
+import { SecretBox } from '../../server/system/secret-box.ts';
 
 const leases = suite('fleet: desktop leases');
 const s = {} as { admin: Db | null; db: Db; schema: string; agent: number };
 const instance = (n: number): Instance => ({ id: `host-${n}:${1000 + n}:x`, address: `http://10.0.0.${n}:8080`, host: `host-${n}`, pid: 1000 + n });
 const alive = () => false;
+/** The key every instance of this deployment starts with (SECRETS_KEY). */
+const box = new SecretBox(randomBytes(32), 'SECRETS_KEY');
 
 leases.before(async () => {
   const url = process.env.TEST_DATABASE_URL;
@@ -35,10 +38,15 @@ leases.after(async () => {
 });
 
 leases('without INTERNAL_SECRET, instances starting at once all sign with the one secret the database keeps', async () => {
-  const secrets = await Promise.all([...Array(6).keys()].map(() => deploymentSecret(s.db, 'internal')));
+  const secrets = await Promise.all([...Array(6).keys()].map(() => deploymentSecret(s.db, box, 'internal')));
   assert.is(new Set(secrets).size, 1);
   assert.ok(secrets[0].length >= 32, 'as long as a configured one must be');
-  assert.is(await deploymentSecret(s.db, 'internal'), secrets[0], 'a later start reads it back');
+  assert.is(await deploymentSecret(s.db, box, 'internal'), secrets[0], 'a later start reads it back');
+  const [row] = await s.db.query<{ value: string }>(`SELECT value FROM deployment_secrets WHERE name = 'internal'`);
+  assert.not.ok(row.value.includes(secrets[0]), 'kept sealed');
+  // Another key does not open it, and says so (the start stops): it is never made afresh.
+  const other = new SecretBox(randomBytes(32), 'SECRETS_KEY');
+  await deploymentSecret(s.db, other, 'internal').then(() => assert.unreachable(), (err) => assert.match(err.message, /does not open/));
 });
 
 leases('eight instances claiming one agent at once: exactly one holds it, the others are told who', async () => {
