@@ -240,8 +240,7 @@ try {
   // 6. the same in Chromium, ours against noVNC
   if (!browserBenchAvailable()) console.log('6. browser comparison skipped: needs /usr/bin/chromium, /usr/share/novnc and websockify');
   else {
-    const sandbox = running.services.desktops.xvnc.sandboxOf(agent.id);
-    const socketPath = sandbox.hostPath(sandbox.socket('.rfb.sock'));
+    const socketPath = running.services.desktops.running(agent.id).target.path;
     // Twice, as issue 21 asks: on the machine as it is, then with one core kept busy by a spinning process.
     for (const busy of [false, true]) {
       const spinner = busy ? spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }) : null;

@@ -160,6 +160,10 @@ export type DesktopConfig = {
   network: 'internet' | 'none';
   /** Per desktop: DESKTOP_PIDS_MAX processes and threads, DESKTOP_MEMORY_MB, DESKTOP_CPUS (cores' worth of time). */
   limits: { pids: number; memoryMb: number; cpus: number };
+  /** AGENT_TMP_MB: the size of each desktop's /tmp (a tmpfs of its own). */
+  tmpMb: number;
+  /** DESKTOP_MAX_PIXELS: the largest screen (width × height) the server takes from a desktop; a larger one ends it. */
+  maxPixels: number;
   /** The server's PATH (where the desktop's programs are found) and its locale and time zone, passed on. */
   path: string;
   lang: string;
@@ -199,6 +203,8 @@ export function loadDesktopConfig(env: NodeJS.ProcessEnv = {}): DesktopConfig {
       memoryMb: positive(env, 'DESKTOP_MEMORY_MB', 2048),
       cpus: positive(env, 'DESKTOP_CPUS', 1, false),
     },
+    tmpMb: positive(env, 'AGENT_TMP_MB', 512),
+    maxPixels: positive(env, 'DESKTOP_MAX_PIXELS', 4096 * 4096),
     path: env.PATH || '/usr/local/bin:/usr/bin:/bin',
     lang,
     tz: env.TZ || null,

@@ -61,8 +61,8 @@ const desktop = () => ctx.manager.acquire(ctx.agent.id);
 const viewersGone = async () => (await call(`/api/agents/${ctx.agent.id}/desktop`, { token: ctx.user.token })).body.viewers === 0;
 /** The running desktop's sandbox: X clients of the tests reach its display only from inside, as its apps do. */
 const sandbox = () => ctx.manager.xvnc!.sandboxOf(ctx.agent.id)!;
-/** Where the server reaches the desktop's RFB socket. */
-const rfbSocket = () => sandbox().hostPath(sandbox().socket('.rfb.sock'));
+/** Where the server reaches the desktop's RFB socket (moved out of the agent's /tmp once Xvnc made it). */
+const rfbSocket = () => (ctx.manager.running(ctx.agent.id)!.target as { path: string }).path;
 /** The pid of the `cat` that reads the desktop's sound FIFO in its sandbox (once its drain is done), if one runs. */
 const soundReader = () => readdirSync('/proc').find((pid) => {
   try {

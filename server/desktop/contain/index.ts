@@ -6,14 +6,14 @@
 // start, and `problem` says why and how to fix it. DESKTOP_SANDBOX=off is for development: desktops then
 // run uncontained (as the agent's uid when the server is root, never as root itself).
 import { spawnSync } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DesktopConfig } from '../../config.ts';
 import type { Log } from '../../ops/log.ts';
 import { DesktopUnavailable } from '../errors.ts';
 import { findBinary } from '../host.ts';
 import { DesktopHomes } from './homes.ts';
+import { DesktopTmp } from './desktop-tmp.ts';
 import { DesktopLimits } from './limits.ts';
 import { DesktopNetwork } from './network.ts';
 import { Sandbox, type Account, type HostSettings } from './sandbox.ts';
@@ -23,7 +23,7 @@ export type { Account, Sandbox };
 export type ContainmentOptions = {
   dataDir: string;
   log: Log;
-  config: Pick<DesktopConfig, 'uidBase' | 'path' | 'lang' | 'tz' | 'sandbox' | 'network' | 'limits'>;
+  config: Pick<DesktopConfig, 'uidBase' | 'path' | 'lang' | 'tz' | 'sandbox' | 'network' | 'limits' | 'tmpMb'>;
   /** Run each desktop as its own user (needs root). @default whether the server runs as root */
   isolate?: boolean;
 };
@@ -110,20 +110,20 @@ export class Containment {
     const { log, config } = this.options;
     let network: DesktopNetwork | null = null;
     let limits: DesktopLimits | null = null;
-    let tmp: string | null = null;
+    let tmp: DesktopTmp | null = null;
     const release = () => {
       network?.close();
       limits?.close();
-      if (tmp) rmSync(tmp, { recursive: true, force: true });
+      tmp?.close();
     };
     try {
       network = await DesktopNetwork.open(name, config.network, log);
       limits = DesktopLimits.open(name, config.limits);
-      // Its /tmp: made by root (mkdtemp: a fresh name nobody could plant), then handed to the agent.
-      tmp = mkdtempSync(join(tmpdir(), 'aw-desktop-'));
-      writeFileSync(join(tmp, '.resolv.conf'), network.resolvConf, { mode: 0o644 });
-      chownSync(tmp, account.uid, account.gid);
-      const jail = { netns: network.path, limits: limits.enforcement, tmp };
+      // Its /tmp: a tmpfs of its own, made by root (a fresh name nobody could plant), sticky like any /tmp.
+      tmp = DesktopTmp.open(account.uid, config.tmpMb);
+      writeFileSync(join(tmp.tmp, '.resolv.conf'), network.resolvConf, { mode: 0o644 });
+      const kept = tmp;
+      const jail = { netns: network.path, limits: limits.enforcement, tmp: tmp.tmp, keepSocket: (n: string) => kept.keepSocket(n) };
       return new Sandbox(agentId, this.homeOf(agentId), account, this.host, jail, release);
     } catch (err) {
       release();

@@ -26,7 +26,13 @@ export type HostSettings = { path: string; lang: string; tz: string | null };
  * What contains a desktop: its network namespace, control groups and private /tmp (on the host). A short
  * job in an agent's home (a file drop) gets no network at all and an empty /tmp (netns and tmp null).
  */
-export type Jail = { netns: string | null; limits: Enforcement; tmp: string | null };
+export type Jail = {
+  netns: string | null;
+  limits: Enforcement;
+  tmp: string | null;
+  /** Moves a socket the desktop made in its /tmp out of the agent's reach; returns where the server connects. */
+  keepSocket?: (name: string) => string;
+};
 
 export type SpawnOptions = {
   /** Added to (or replacing parts of) the desktop's environment. */
@@ -90,6 +96,14 @@ export class Sandbox {
   /** A socket the desktop makes and the server connects to: where the desktop makes it. */
   socket(name: string): string {
     return this.jail ? `/tmp/${name}` : shortSocketPath(this.home, name);
+  }
+
+  /**
+   * Where the server connects to the socket `name` the desktop made in its /tmp. Contained, the socket is first
+   * moved where only root reaches it (a name in the agent's /tmp could be replaced by a link to anywhere).
+   */
+  keepSocket(name: string): string {
+    return this.jail?.keepSocket ? this.jail.keepSocket(name) : this.hostPath(this.socket(name));
   }
 
   /** Where the server finds a path of the desktop's (its home, its /tmp) on the host. */

@@ -58,7 +58,7 @@ export class LocalDesktops extends EventEmitter implements Desktops {
       const containment = new Containment({ dataDir: options.dataDir, log: options.log, config, isolate: options.isolate });
       const xvnc = new XvncProvider({
         dataDir: options.dataDir, log: options.log, containment, width: config.width, height: config.height,
-        apps: config.apps, displayBase: config.displayBase, frameInterval,
+        apps: config.apps, displayBase: config.displayBase, frameInterval, maxPixels: config.maxPixels,
       });
       if (xvnc.binary && containment.problem) {
         // Fail closed: no desktop starts that could not be contained; the reason says how to fix it.

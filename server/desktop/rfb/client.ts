@@ -12,7 +12,8 @@ import { connect as netConnect, type Socket } from 'node:net';
 import * as zlib from 'node:zlib';
 import { Bytes } from './bytes.ts';
 import { drawHextile } from './hextile.ts';
-import { ENCODING, MAX_CUT_TEXT, MessageCutter, RfbError, type RfbOp, type ServerMessage, type UpdateStep } from './messages.ts';
+import { checkScreenSize, ENCODING, MAX_CUT_TEXT, MAX_PIXELS, MessageCutter, RfbError } from './messages.ts';
+import type { RfbOp, ServerMessage, UpdateStep } from './messages.ts';
 
 export { RfbError, type RfbOp } from './messages.ts';
 
@@ -32,6 +33,8 @@ export type RfbOptions = {
   answerWindow?: number;
   /** ms allowed for connecting and the handshake. @default 5000 */
   timeout?: number;
+  /** The largest screen (width × height) taken from the server; a larger one ends the connection. @default MAX_PIXELS */
+  maxPixels?: number;
 };
 
 /**
@@ -44,6 +47,8 @@ export const INPUT_ANSWER_MS = 250;
 
 const CLIP = { text: 1, caps: 1 << 24, request: 1 << 25, peek: 1 << 26, notify: 1 << 27, provide: 1 << 28 };
 const CLIENT_CLIPBOARD_LIMIT = 1024 * 1024;
+/** The longest desktop name taken in ServerInit. */
+const MAX_NAME = 4096;
 
 /**
  * Events: 'update' (ops: RfbOp[]) after each FramebufferUpdate has been applied to `fb`;
@@ -116,7 +121,7 @@ export class RfbClient extends EventEmitter {
     } finally {
       clearTimeout(timer);
     }
-    client.messages = new MessageCutter(client.bytes, () => client);
+    client.messages = new MessageCutter(client.bytes, () => client, client.maxPixels);
     client.drain(); // what came with the handshake's last bytes
     return client;
   }
@@ -162,7 +167,10 @@ export class RfbClient extends EventEmitter {
     const init = await r.read(24);
     const width = init.readUInt16BE(0);
     const height = init.readUInt16BE(2);
-    this.name = (await r.read(init.readUInt32BE(20))).toString('utf8');
+    checkScreenSize(width, height, this.maxPixels); // before waiting for a name of any length it announces
+    const nameLength = init.readUInt32BE(20);
+    if (nameLength > MAX_NAME) throw new RfbError(`desktop name of ${nameLength} bytes`);
+    this.name = (await r.read(nameLength)).toString('utf8');
     this.allocate(width, height);
 
     // SetPixelFormat: 32 bpp, depth 24, little-endian, true colour, R at bits 0-7, G 8-15, B 16-23, so each
@@ -365,7 +373,12 @@ export class RfbClient extends EventEmitter {
     if (!this.closed && !this.socket.destroyed) this.socket.write(data);
   }
 
+  private get maxPixels(): number {
+    return this.options.maxPixels ?? MAX_PIXELS;
+  }
+
   private allocate(width: number, height: number): void {
+    checkScreenSize(width, height, this.maxPixels);
     this.width = width;
     this.height = height;
     this.fb = Buffer.alloc(width * height * 4, OPAQUE_BLACK);

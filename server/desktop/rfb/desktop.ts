@@ -50,8 +50,12 @@ export class RfbDesktop<S extends DesktopSoundSource = DesktopSound> extends Eve
     rfb.on('resize', (w: number, h: number) => this.emit('resize', w, h));
     rfb.on('clipboard', (text: string) => this.emit('clipboard', text));
     rfb.on('close', (error?: Error) => {
-      if (!this.stopped) this.emit('closed', error ?? new Error('desktop connection closed'));
-      else this.emit('closed');
+      if (this.stopped) return void this.emit('closed');
+      this.emit('closed', error ?? new Error('desktop connection closed'));
+      // A desktop the server lost (its Xvnc gone, or the connection dropped from inside: vncconfig -disconnect)
+      // is ended whole, every process and its network, so nothing of it runs on untracked; it starts again
+      // only when someone needs it.
+      void this.stop().catch(() => {});
     });
   }
 

@@ -40,11 +40,22 @@ type Head = { x: number; y: number; w: number; h: number; encoding: number; widt
  */
 type Walk = { count: number; heads: Head[]; at: number; width: number; height: number; tiles: TileWalk | null };
 
+/** The largest screen taken from a server unless told otherwise: 4096×4096, a 64 MB framebuffer. */
+export const MAX_PIXELS = 4096 * 4096;
+
+/**
+ * Refuses a screen size over `maxPixels`: the server allocates what a desktop announces (in ServerInit, a
+ * DesktopSize, a RandR change inside the desktop), and a desktop is the agent's, so its sizes are not trusted.
+ */
+export function checkScreenSize(width: number, height: number, maxPixels: number): void {
+  if (width * height > maxPixels) throw new RfbError(`the desktop asked for a ${width}x${height} screen, over the limit of ${maxPixels} pixels`);
+}
+
 export class MessageCutter {
   private walk: Walk | null = null;
 
-  /** `screen`: the size the next update starts from. */
-  constructor(private bytes: Bytes, private screen: () => { width: number; height: number }) {}
+  /** `screen`: the size the next update starts from; a DesktopSize over `maxPixels` is refused before its update is read. */
+  constructor(private bytes: Bytes, private screen: () => { width: number; height: number }, private maxPixels = MAX_PIXELS) {}
 
   /** The next whole message, or null until all of it has arrived. Throws RfbError on a malformed one. */
   next(): ServerMessage | null {
@@ -109,6 +120,7 @@ export class MessageCutter {
       walk.at += 12;
       if (encoding === ENCODING.lastRect) break;
       if (encoding === ENCODING.desktopSize) {
+        checkScreenSize(w, ht, this.maxPixels);
         [walk.width, walk.height] = [w, ht];
         continue;
       }

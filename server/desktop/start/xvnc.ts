@@ -40,6 +40,8 @@ export type XvncOptions = {
   pointerToTerminal?: boolean;
   /** A sound server per desktop, streamed to viewers. @default whether PulseAudio is installed */
   sound?: boolean;
+  /** The largest screen taken from the desktop (DESKTOP_MAX_PIXELS); a larger one ends it. */
+  maxPixels?: number;
 };
 
 // The desktop's processes stay in the server's process group, so that whoever kills the group (Ctrl+C in
@@ -101,19 +103,18 @@ export class XvncProvider {
       await sandbox.close();
       throw err;
     }
-    // The RFB socket as the desktop makes it, and where the server connects to it.
+    // The RFB socket as the desktop makes it; where the server connects to it comes once it is made.
     const sock = sandbox.socket('.rfb.sock');
-    const hostSock = sandbox.hostPath(sock);
-    rmSync(hostSock, { force: true });
+    rmSync(sandbox.hostPath(sock), { force: true });
 
-    let launched: { xvnc: ChildProcess; display: number };
+    let launched: { xvnc: ChildProcess; display: number; hostSock: string };
     try {
       launched = await this.launchXvnc(sandbox, sock);
     } catch (err) {
       await sandbox.close();
       throw err;
     }
-    const { xvnc, display } = launched;
+    const { xvnc, display, hostSock } = launched;
     const children: ChildProcess[] = [xvnc];
     LIVE.add(xvnc);
     let sound: DesktopSound | null = null;
@@ -153,7 +154,7 @@ export class XvncProvider {
       const apps = await startDesktopApps(this.apps, { sandbox, env, width: this.width, height: this.height, log: this.options.log });
       for (const child of apps) (children.push(child), LIVE.add(child));
       windows.open();
-      const rfb = await RfbClient.connect({ path: hostSock }, { timeout: 5000 });
+      const rfb = await RfbClient.connect({ path: hostSock }, { timeout: 5000, maxPixels: this.options.maxPixels });
       this.sandboxes.set(agentId, sandbox);
       desktop = new RfbDesktop(agentId, rfb, {
         putFile: (src, name) => this.putFile(agentId, src, name),
@@ -180,7 +181,7 @@ export class XvncProvider {
     return stop;
   }
 
-  private async launchXvnc(sandbox: Sandbox, sock: string): Promise<{ xvnc: ChildProcess; display: number }> {
+  private async launchXvnc(sandbox: Sandbox, sock: string): Promise<{ xvnc: ChildProcess; display: number; hostSock: string }> {
     const { agentId } = sandbox;
     let lastError = '';
     if (!sandbox.jail) ensureSocketDir();
@@ -207,11 +208,20 @@ export class XvncProvider {
       const xSocket = sandbox.jail ? sandbox.hostPath(`/tmp/.X11-unix/X${display}`) : X_SOCKET(display);
       const ready = await until(() => existsSync(sandbox.hostPath(sock)) && existsSync(xSocket), xvnc, 10_000);
       if (ready) {
+        // Out of the agent's reach before any program of the agent's runs: from here on, no name the agent can
+        // write decides where the server connects. A socket that is not the desktop's own ends the start.
+        let hostSock: string;
+        try {
+          hostSock = sandbox.keepSocket('.rfb.sock');
+        } catch (err) {
+          await stopProcess(xvnc);
+          throw err;
+        }
         this.lastDisplay.set(agentId, display);
         const pidFile = xvncPidFile(this.options.dataDir, agentId);
         mkdirSync(join(this.options.dataDir, 'run'), { recursive: true, mode: 0o700 });
         writeFileSync(pidFile, `${xvnc.pid}\n${display}\n`, { mode: 0o600 });
-        return { xvnc, display };
+        return { xvnc, display, hostSock };
       }
       await stopProcess(xvnc);
       this.reserved.delete(display);
