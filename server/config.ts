@@ -162,6 +162,8 @@ export type DesktopConfig = {
   limits: { pids: number; memoryMb: number; cpus: number };
   /** AGENT_TMP_MB: the size of each desktop's /tmp (a tmpfs of its own). */
   tmpMb: number;
+  /** AGENT_HOME_MB: the size of each agent's home (an image of its own); 0: unbounded, on the data directory's disk. */
+  homeMb: number;
   /** DESKTOP_MAX_PIXELS: the largest screen (width × height) the server takes from a desktop; a larger one ends it. */
   maxPixels: number;
   /** The server's PATH (where the desktop's programs are found) and its locale and time zone, passed on. */
@@ -204,6 +206,7 @@ export function loadDesktopConfig(env: NodeJS.ProcessEnv = {}): DesktopConfig {
       cpus: positive(env, 'DESKTOP_CPUS', 1, false),
     },
     tmpMb: positive(env, 'AGENT_TMP_MB', 512),
+    homeMb: env.AGENT_HOME_MB ? wholeNumber('AGENT_HOME_MB', env.AGENT_HOME_MB) : 4096,
     maxPixels: positive(env, 'DESKTOP_MAX_PIXELS', 4096 * 4096),
     path: env.PATH || '/usr/local/bin:/usr/bin:/bin',
     lang,

@@ -78,6 +78,7 @@ export function desktopUploadHook(desktops: Desktops, log: Log): UploadHook {
 // The parts tests, benchmarks and tools drive directly.
 export { Containment } from './contain/index.ts';
 export { DesktopHomes } from './contain/homes.ts';
+export { HomeImages } from './contain/home-image.ts';
 export { processesOf } from './contain/processes.ts';
 export { Sandbox, type Account } from './contain/sandbox.ts';
 export { findBinary, shortSocketPath } from './host.ts';

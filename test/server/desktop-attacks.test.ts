@@ -18,6 +18,7 @@ const READY = process.getuid?.() === 0 && ['Xvnc', 'bwrap', 'xrandr', 'vncconfig
 // Agent ids no other test uses: the attacker and its victim, another tenant's agent.
 const [ATTACKER, VICTIM] = [9301, 9302];
 const TMP_MB = 48;
+const HOME_MB = 64;
 const logged: string[] = [];
 const quiet = { info: () => {}, error: (m: string) => logged.push(m) };
 const ctx = {} as { dir: string; desktops: LocalDesktops };
@@ -65,7 +66,10 @@ if (!READY) {
     ctx.dir = join(tmpdir(), `aw-attacks-${process.pid}`);
     ctx.desktops = testDesktops({
       dataDir: ctx.dir, log: quiet, config: { provider: 'xvnc', apps: ['terminal'], displayBase: 740 },
-      env: { AGENT_TMP_MB: String(TMP_MB), DESKTOP_MAX_PIXELS: String(2048 * 2048), DESKTOP_PIDS_MAX: '256', DESKTOP_MEMORY_MB: '512' },
+      env: {
+        AGENT_TMP_MB: String(TMP_MB), AGENT_HOME_MB: String(HOME_MB), DESKTOP_MAX_PIXELS: String(2048 * 2048),
+        DESKTOP_PIDS_MAX: '256', DESKTOP_MEMORY_MB: '512',
+      },
     });
     (globalThis as any).__teardown?.push(async () => {
       await ctx.desktops.stopAll();
@@ -156,6 +160,32 @@ if (!READY) {
     const size = Number(/size=(\d+)/.exec(out)?.[1]);
     assert.ok(size > 0 && size <= TMP_MB * 1024 * 1024, out);
     assert.ok(before - hostTmpFree() < 32 * 1024 * 1024, 'the host\'s disk kept its space');
+  });
+
+  attacks('the home is an image of AGENT_HOME_MB: a dd into it fills the image, not the data directory\'s disk', async () => {
+    const dataFree = () => { const s = statfsSync(ctx.dir); return s.bavail * s.bsize; };
+    const before = dataFree();
+    const out = await inTerminal(ATTACKER, 'fill-home', [
+      'dd if=/dev/zero of=~/fill bs=1M count=400',
+      'echo "size=$(stat -c %s ~/fill)"',
+    ].join('\n'));
+    assert.match(out, /No space left on device/, out);
+    const size = Number(/size=(\d+)/.exec(out)?.[1]);
+    assert.ok(size > 0 && size <= HOME_MB * 1024 * 1024, out);
+    assert.ok(before - dataFree() < (HOME_MB + 16) * 1024 * 1024, 'the data directory\'s disk lost no more than the image holds');
+    // A file dropped on the full desktop: the server's own write fails as a full disk (507), nothing left behind.
+    const source = join(ctx.dir, 'drop.bin');
+    writeFileSync(source, Buffer.alloc(8 * 1024 * 1024));
+    const dropped = await ctx.desktops.putFile(ATTACKER, source, 'drop.bin').then(() => null, (err: Error) => err);
+    assert.is((dropped as { status?: number } | null)?.status, 507, String(dropped));
+    assert.not.ok(existsSync(join(home(ATTACKER), 'Desktop', 'drop.bin')));
+    rmSync(join(home(ATTACKER), 'fill'));
+    // Its own file system, mounted on the home, and the home survives a restart of its desktop.
+    assert.ok(readFileSync('/proc/self/mountinfo', 'utf8').includes(` ${home(ATTACKER)} `));
+    writeFileSync(join(home(ATTACKER), 'kept.txt'), 'kept');
+    await ctx.desktops.stop(ATTACKER);
+    await ctx.desktops.acquire(ATTACKER);
+    assert.is(readFileSync(join(home(ATTACKER), 'kept.txt'), 'utf8'), 'kept');
   });
 
   attacks('a fake RFB server announcing a 16384x16384 screen, or resizing to it, is refused before anything is allocated', async () => {

@@ -1,10 +1,11 @@
 // A Guacamole viewer for tests and the bench: speaks the tunnel like guacamole-common-js (subprotocol,
 // ping, sync acks) and keeps its own canvas by applying size/img/copy, so tests can compare what a viewer
 // sees with the server's framebuffer.
+import { rmSync } from 'node:fs';
 import { WebSocket } from 'ws';
 import { loadDesktopConfig, type DesktopConfig } from '../../server/config.ts';
 import {
-  Containment, createDesktops, decodeOwnPng, encode, GuacParser, XvncProvider, type Instruction, type LocalDesktops, type XvncOptions,
+  Containment, createDesktops, decodeOwnPng, encode, GuacParser, HomeImages, XvncProvider, type Instruction, type LocalDesktops, type XvncOptions,
 } from '../../server/desktop/index.ts';
 import { testEnv } from './helpers.ts';
 
@@ -180,6 +181,12 @@ export const AGENT_UID_BASE = testDesktopConfig().uidBase;
 /** Desktops of this test process: its uid range and PATH, the given settings and environment on top. */
 export function testDesktops(options: Parameters<typeof createDesktops>[0]): LocalDesktops {
   return createDesktops({ ...options, env: testEnv(options.env) });
+}
+
+/** Removes a test's data directory, unmounting the home images its desktops mounted there first. */
+export function removeDataDir(dir: string): void {
+  HomeImages.unmountUnder(dir);
+  rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
 }
 
 /** An Xvnc provider with this process's uid range, isolated when the process runs as root (or as told). */

@@ -8,7 +8,7 @@ import { closeSync, constants, existsSync, lstatSync, mkdtempSync, openSync, rea
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Containment, processesOf, Sandbox } from '../../server/desktop/index.ts';
-import { AGENT_UID_BASE, testDesktopConfig, testXvnc } from './desktop-helpers.ts';
+import { AGENT_UID_BASE, removeDataDir, testDesktopConfig, testXvnc } from './desktop-helpers.ts';
 import { findBinary } from '../../server/desktop/index.ts';
 import { processAlive as alive } from '../../server/system/processes.ts';
 
@@ -97,7 +97,7 @@ isolation('a program watching /proc while a file is dropped on its desktop finds
     delete process.env.AW_CANARY_SECRET;
     writeFileSync(join(home, 'stop'), '');
     watcher.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+    removeDataDir(dir);
   }
 });
 
@@ -121,7 +121,7 @@ isolation('the shell profile is written once, as the agent, and never through a 
     await homes.ensureShellProfile(PROFILE);
     assert.is(readFileSync(target, 'utf8'), 'server\n');
   } finally {
-    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+    removeDataDir(dir);
   }
 });
 
@@ -143,7 +143,7 @@ isolation('stopping a desktop ends every process of the agent\'s uid, also jobs 
     assert.ok(before.every((pid) => !alive(pid)));
   } finally {
     await desktop.stop();
-    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+    removeDataDir(dir);
   }
 });
 
@@ -165,7 +165,7 @@ isolation('Chromium on a desktop keeps its sandbox when the machine allows user 
     assert.is(flags.includes('--no-sandbox'), !namespaces, `user namespaces ${namespaces ? 'work' : 'do not work'} here; flags: ${flags.join(' ')}`);
   } finally {
     await desktop.stop();
-    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+    removeDataDir(dir);
   }
 });
 

@@ -14,7 +14,7 @@ import {
   type Desktops, type LocalDesktops, type RfbDesktop,
 } from '../../server/desktop/index.ts';
 import type { Services } from '../../server/services.ts';
-import { AGENT_UID_BASE, diffPixels, GuacTestClient, testDesktops, testXvnc } from './desktop-helpers.ts';
+import { AGENT_UID_BASE, diffPixels, GuacTestClient, removeDataDir, testDesktops, testXvnc } from './desktop-helpers.ts';
 import { rawScreen } from './raw-viewer.ts';
 import { adminToken, call, newAgent, newUser, testServer } from './helpers.ts';
 
@@ -241,7 +241,7 @@ if (!HAVE_XVNC) {
       await until(white, 5000, 'the white terminal window');
     } finally {
       await d.stop();
-      rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+      removeDataDir(dir);
     }
   });
 
@@ -293,7 +293,7 @@ if (!HAVE_XVNC) {
     } finally {
       delete process.env.AW_TEST_SECRET;
       await d.stop();
-      rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+      removeDataDir(dir);
     }
   });
 
@@ -797,7 +797,7 @@ providers('vnc: endpoints parse, and VNC authentication works with the right pas
   } finally {
     x.kill('SIGTERM');
     await new Promise((r) => x.once('exit', r));
-    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+    removeDataDir(dir);
   }
 });
 

@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { HomeImages } from '../../server/desktop/index.ts';
 
 export async function until<T>(test: () => T | Promise<T>, ms: number, what: string, every = 50): Promise<NonNullable<T>> {
   const deadline = Date.now() + ms;
@@ -53,6 +54,7 @@ export async function ownPostgres() {
     stop: () => pgCtl('-m', 'fast', 'stop'),
     async close() {
       await pg.stop().catch(() => {});
+      HomeImages.unmountUnder(dir); // what a server killed with -9 left mounted
       rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
     },
   };

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { loadDesktopConfig } from '../../server/config.ts';
 import { openDb, type Db } from '../../server/db/db.ts';
-import { decodeOwnPng } from '../../server/desktop/index.ts';
+import { decodeOwnPng, HomeImages } from '../../server/desktop/index.ts';
 import { spawnServer, until } from './fault-helpers.ts';
 import { GuacTestClient } from './desktop-helpers.ts';
 import { ADMIN, testEnv } from './helpers.ts';
@@ -76,6 +76,7 @@ export async function startFleet(extra: Record<string, string> = {}): Promise<Fl
     for (const s of started) {
       if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGTERM');
       await until(() => s.child.exitCode !== null || s.child.signalCode !== null, 15_000, `${s.name} to stop`).catch(() => s.child.kill('SIGKILL'));
+      HomeImages.unmountUnder(s.dataDir); // what a server killed with -9 left mounted
       rmSync(s.dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     }
     await db.close();

@@ -10,6 +10,7 @@ import { chmod, copyFile, lchown, lstat, mkdir, readdir, rm, writeFile } from 'n
 import { storageError, writeFileOrRemove } from '../../files/safe-write.ts';
 import { dirname, extname, join, resolve } from 'node:path';
 import type { Log } from '../../ops/log.ts';
+import { HomeImages } from './home-image.ts';
 import type { Account, Sandbox } from './sandbox.ts';
 
 const SHELL_PROFILE = `# Written once by Agent Workspace; yours to change.
@@ -25,9 +26,13 @@ export class DesktopHomes {
    * `uidBase` (AGENT_UID_BASE): servers sharing one machine with separate databases (test runs side by side)
    * each need their own range, or stopping one's agent 1 would end the other's.
    */
-  constructor(private dataDir: string, private log: Log, private uidBase: number, isolate = process.getuid?.() === 0) {
+  /** Each home an image of its own size (AGENT_HOME_MB), or null: homes share the data directory's disk. */
+  readonly images: HomeImages | null;
+
+  constructor(private dataDir: string, private log: Log, private uidBase: number, isolate = process.getuid?.() === 0, homeMb = 0) {
     this.dataDir = resolve(dataDir);
     this.isolated = isolate;
+    this.images = isolate && homeMb > 0 ? new HomeImages(homeMb) : null;
   }
 
   /** The first folder above DATA_DIR that other users cannot pass through (uncontained agents must), or null. */
@@ -48,12 +53,21 @@ export class DesktopHomes {
   async prepare(agentId: number, dirs: string[] = ['Desktop']): Promise<string> {
     if (this.isolated) await (this.opened ??= this.openDataDir());
     const home = this.homeOf(agentId);
-    await mkdir(home, { recursive: true, mode: 0o700 });
     const account = this.account(agentId);
+    if (this.images && account) await this.images.mount(home, account);
+    await mkdir(home, { recursive: true, mode: 0o700 });
     // A home from before isolation (or from another uid scheme) is handed over whole, once.
     if (account && (await lstat(home)).uid !== account.uid) await chownTree(home, account);
     for (const dir of dirs) await this.ensureDir(agentId, join(home, dir));
     return home;
+  }
+
+  /** Removes the agent's home (and its image) for good. */
+  async remove(agentId: number): Promise<void> {
+    const home = this.homeOf(agentId);
+    this.images?.remove(home);
+    // The retries: its apps may still be writing as they exit.
+    await rm(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   }
 
   /** Writes a file in the home for the desktop's programs (a planted link is replaced, not followed). */

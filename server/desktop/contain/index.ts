@@ -13,6 +13,7 @@ import type { Log } from '../../ops/log.ts';
 import { DesktopUnavailable } from '../errors.ts';
 import { findBinary } from '../host.ts';
 import { DesktopHomes } from './homes.ts';
+import { HomeImages } from './home-image.ts';
 import { DesktopTmp } from './desktop-tmp.ts';
 import { DesktopLimits } from './limits.ts';
 import { DesktopNetwork } from './network.ts';
@@ -23,7 +24,7 @@ export type { Account, Sandbox };
 export type ContainmentOptions = {
   dataDir: string;
   log: Log;
-  config: Pick<DesktopConfig, 'uidBase' | 'path' | 'lang' | 'tz' | 'sandbox' | 'network' | 'limits' | 'tmpMb'>;
+  config: Pick<DesktopConfig, 'uidBase' | 'path' | 'lang' | 'tz' | 'sandbox' | 'network' | 'limits' | 'tmpMb' | 'homeMb'>;
   /** Run each desktop as its own user (needs root). @default whether the server runs as root */
   isolate?: boolean;
 };
@@ -44,7 +45,7 @@ export class Containment {
     const contained = config.sandbox === 'on';
     const root = process.getuid?.() === 0;
     this.host = { path: config.path, lang: config.lang, tz: config.tz };
-    this.homes = new DesktopHomes(options.dataDir, log, config.uidBase, options.isolate ?? root);
+    this.homes = new DesktopHomes(options.dataDir, log, config.uidBase, options.isolate ?? root, contained ? config.homeMb : 0);
     this.problem = contained ? this.check(root) : this.checkUncontained();
     if (!contained) {
       log.error('DESKTOP_SANDBOX=off: agent desktops run UNCONTAINED (host network, no limits, the host\'s file system). Development only.');
@@ -67,6 +68,10 @@ export class Containment {
     const fix = 'or set DESKTOP_SANDBOX=off for development only';
     if (!root) return `Desktops cannot be contained: the server must run as root to give each agent its own user and network (${fix}).`;
     if (!this.homes.isolated) return `Desktops cannot be contained: per-agent users are turned off (${fix}).`;
+    if (this.homes.images && !HomeImages.available()) {
+      return 'Desktops cannot be contained: each home is an image of AGENT_HOME_MB, and loop devices or mkfs.ext4 are missing '
+        + `(Debian: apt-get install e2fsprogs; or AGENT_HOME_MB=0: homes unbounded on the data directory's disk; ${fix}).`;
+    }
     const tools = { ...TOOLS, ...(this.options.config.network === 'internet' ? { slirp4netns: 'slirp4netns' } : {}) };
     const missing = Object.entries(tools).filter(([bin]) => !findBinary(bin, this.host.path));
     if (missing.length) {

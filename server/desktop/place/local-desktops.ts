@@ -2,7 +2,6 @@
 // when the Xvnc binary exists, vnc, or none), shared by concurrent callers, stopped after an idle time
 // without viewers, restarted after a crash, capped in number (the least recently used idle one makes room).
 import { EventEmitter } from 'node:events';
-import { rm } from 'node:fs/promises';
 import type { DesktopConfig } from '../../config.ts';
 import type { Log } from '../../ops/log.ts';
 import { Containment } from '../contain/index.ts';
@@ -190,8 +189,7 @@ export class LocalDesktops extends EventEmitter implements Desktops {
 
   async remove(agentId: number): Promise<void> {
     await this.stop(agentId);
-    // The retries: its apps may still be writing as they exit.
-    if (this.xvnc) await rm(this.xvnc.homeOf(agentId), { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+    if (this.xvnc) await this.xvnc.removeHome(agentId);
   }
 
   async putFile(agentId: number, sourcePath: string, name: string): Promise<string | null> {
@@ -205,5 +203,6 @@ export class LocalDesktops extends EventEmitter implements Desktops {
     this.emit('closing');
     const ids = [...this.entries.keys()];
     await Promise.all(ids.map((id) => this.stop(id).catch(() => {})));
+    this.xvnc?.unmountHomes();
   }
 }

@@ -83,6 +83,16 @@ export class XvncProvider {
     return this.containment.homeOf(agentId);
   }
 
+  /** Unmounts the homes' images this server mounted (it stops). */
+  unmountHomes(): void {
+    this.containment.homes.images?.unmountAll();
+  }
+
+  /** Removes the agent's home (and its image) for good; its desktop is stopped. */
+  removeHome(agentId: number): Promise<void> {
+    return this.containment.homes.remove(agentId);
+  }
+
   /** Copies a file onto the agent's ~/Desktop (running or not), never over an existing file. */
   putFile(agentId: number, sourcePath: string, name: string): Promise<string> {
     return this.containment.putFile(agentId, sourcePath, name);
