@@ -28,6 +28,7 @@ import { createTranscriber } from './recording/transcriber.ts';
 import { Scheduler } from './scheduler/scheduler.ts';
 import { Metrics } from './ops/metrics.ts';
 import { runCounts } from './domain/threads.ts';
+import { tellWhenStorageFull } from './domain/messages.ts';
 import { pruneAudit } from './domain/audit.ts';
 import { countByAction } from './domain/audit-read.ts';
 import { INTERNAL_PREFIX, internalUpgrades } from './routes/internal.ts';
@@ -48,8 +49,9 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   }
   const tokens = await TokenIssuer.load(db, secrets, config.authIssuer, config.authAudience);
   await ensureAdmin(db, config.adminEmail, config.adminPassword, log.info);
-  const { desktops, fleet, screenshots } = startDesktops(config, db, log);
+  const { desktops, fleet, screenshots, local } = startDesktops(config, db, log);
   const bus = await createBus(db, log);
+  tellWhenStorageFull(local, db, bus, log);
   const disk = new DiskSpace({ dir: config.dataDir, reserveBytes: config.diskReserveBytes, log });
   const services: Services = {
     config, port: config.port, db, auth: new Auth(db, tokens), bus, log, models: chooseProvider(config.modelProvider, config.models),

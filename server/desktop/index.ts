@@ -36,15 +36,17 @@ export { ScreenshotStore } from './view/screenshots.ts';
  * Xvnc desktops, placement across instances sits in front of this instance's own desktops: `fleet` is then the
  * same object as `desktops`, started by start.ts once the server listens.
  */
-export function startDesktops(config: Config, db: Db, log: Log): { desktops: Desktops; fleet: FleetDesktops | null; screenshots: ScreenshotStore } {
+export function startDesktops(config: Config, db: Db, log: Log): {
+  desktops: Desktops; fleet: FleetDesktops | null; screenshots: ScreenshotStore; local: LocalDesktops;
+} {
   const local = new LocalDesktops({ dataDir: config.dataDir, log, config: config.desktop });
   const screenshots = new ScreenshotStore(db, config.dataDir, log);
   screenshots.watch(local);
   local.once('closing', () => screenshots.close());
-  if (!config.fleet || config.desktop.provider !== 'xvnc') return { desktops: local, fleet: null, screenshots };
+  if (!config.fleet || config.desktop.provider !== 'xvnc') return { desktops: local, fleet: null, screenshots, local };
   const instance = { id: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`, host: hostname(), pid: process.pid };
   const fleet = new FleetDesktops({ local, db, log, fleet: config.fleet, desktop: config.desktop, instance });
-  return { desktops: fleet, fleet, screenshots };
+  return { desktops: fleet, fleet, screenshots, local };
 }
 
 /** Desktops of their own, for tests and benchmarks: the defaults, with `overrides` and an environment's settings. */

@@ -1,6 +1,8 @@
 // The agent's chat feed: messages written as steps happen, pushed to `agent:<id>:messages`.
 import type { Queryable } from '../db/db.ts';
+import type { EventEmitter } from 'node:events';
 import type { Bus } from '../realtime/bus.ts';
+import type { Log } from '../ops/log.ts';
 
 export type MessageRole = 'user' | 'assistant' | 'reasoning' | 'tool_call' | 'warning' | 'error';
 export type NewMessage = {
@@ -37,6 +39,15 @@ export async function insertUserMessages(db: Queryable, words: UserWords[]) {
      FROM jsonb_to_recordset($1::jsonb) AS m(agent_id int, thread_id int, text text, files jsonb)
      RETURNING ${COLUMNS}`,
     [JSON.stringify(words)]);
+}
+
+/** A desktop's home or /tmp that filled up ('storage-full' of the local desktops): its owner reads why in the agent's chat. */
+export function tellWhenStorageFull(desktops: Pick<EventEmitter, 'on'>, db: Queryable, bus: Bus, log: Pick<Log, 'error'>): void {
+  desktops.on('storage-full', (agentId: number, part: 'home' | '/tmp', sizeMb: number) => {
+    const text = `The desktop's ${part} is full (${sizeMb} MB): programs on it cannot save files until something there is deleted.`;
+    addMessage(db, bus, { agent_id: agentId, thread_id: null, role: 'warning', assistant_data: { text } })
+      .catch((err) => log.error(`desktop ${agentId}: could not tell that its ${part} is full: ${(err as Error).message}`));
+  });
 }
 
 export function announceMessage(bus: Bus, message: Record<string, any>): void {

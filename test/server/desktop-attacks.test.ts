@@ -165,6 +165,9 @@ if (!READY) {
   attacks('the home is an image of AGENT_HOME_MB: a dd into it fills the image, not the data directory\'s disk', async () => {
     const dataFree = () => { const s = statfsSync(ctx.dir); return s.bavail * s.bsize; };
     const before = dataFree();
+    const told: [number, string, number][] = [];
+    const onFull = (...args: [number, string, number]) => told.push(args);
+    ctx.desktops.on('storage-full', onFull);
     const out = await inTerminal(ATTACKER, 'fill-home', [
       'dd if=/dev/zero of=~/fill bs=1M count=400',
       'echo "size=$(stat -c %s ~/fill)"',
@@ -179,6 +182,12 @@ if (!READY) {
     const dropped = await ctx.desktops.putFile(ATTACKER, source, 'drop.bin').then(() => null, (err: Error) => err);
     assert.is((dropped as { status?: number } | null)?.status, 507, String(dropped));
     assert.not.ok(existsSync(join(home(ATTACKER), 'Desktop', 'drop.bin')));
+    // Its owner is told once (start.ts writes it in the agent's chat), with the home's size.
+    await until(() => told.length > 0, 15_000, 'the desktop to tell that its home is full');
+    assert.is(told[0][0], ATTACKER);
+    assert.is(told[0][1], 'home');
+    assert.ok(told[0][2] > HOME_MB / 2 && told[0][2] <= HOME_MB, String(told[0][2]));
+    ctx.desktops.off('storage-full', onFull);
     rmSync(join(home(ATTACKER), 'fill'));
     // Its own file system, mounted on the home, and the home survives a restart of its desktop.
     assert.ok(readFileSync('/proc/self/mountinfo', 'utf8').includes(` ${home(ATTACKER)} `));

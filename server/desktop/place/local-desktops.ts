@@ -26,9 +26,12 @@ const RESTART_WINDOW_MS = 60_000;
 const MAX_RESTARTS = 3;
 
 /**
- * Events: 'started' (desktop), 'stopped' (agentId), 'crashed' (agentId, error).
+ * Events: 'started' (desktop), 'stopped' (agentId), 'crashed' (agentId, error); 'storage-full' (agentId, part: 'home' | '/tmp', sizeMb).
  * `onStopping` runs before a desktop stops on purpose (the last screenshot is stored there).
  */
+/** How often the running desktops' homes and /tmp are looked at for having filled up. */
+const STORAGE_CHECK_MS = 5000;
+
 export class LocalDesktops extends EventEmitter implements Desktops {
   readonly kind: DesktopStatus['provider'];
   readonly reason: string | undefined;
@@ -43,6 +46,9 @@ export class LocalDesktops extends EventEmitter implements Desktops {
   private idleMs: number;
   private maxDesktops: number;
   private timer: NodeJS.Timeout;
+  private storageTimer: NodeJS.Timeout;
+  /** The desktops' parts found full at the last look ('<agentId> home'), so each filling is told once. */
+  private full = new Set<string>();
   private closing = false;
 
   constructor(private options: LocalDesktopsOptions) {
@@ -95,6 +101,8 @@ export class LocalDesktops extends EventEmitter implements Desktops {
 
     this.timer = setInterval(() => void this.stopIdle(), Math.min(30_000, Math.max(1000, this.idleMs / 4)));
     this.timer.unref();
+    this.storageTimer = setInterval(() => this.checkStorage(), STORAGE_CHECK_MS);
+    this.storageTimer.unref();
   }
 
   status(): DesktopStatus {
@@ -177,6 +185,19 @@ export class LocalDesktops extends EventEmitter implements Desktops {
     this.emit('stopped', agentId);
   }
 
+  /** Tells ('storage-full': agentId, part, sizeMb) of a home or /tmp that filled up since the last look. */
+  private checkStorage(): void {
+    const now = new Set<string>();
+    for (const desktop of this.list()) {
+      for (const { part, sizeMb } of this.xvnc?.fullParts(desktop.agentId) ?? []) {
+        const key = `${desktop.agentId} ${part}`;
+        now.add(key);
+        if (!this.full.has(key)) this.emit('storage-full', desktop.agentId, part, sizeMb);
+      }
+    }
+    this.full = now;
+  }
+
   private async stopIdle(): Promise<void> {
     const now = Date.now();
     for (const desktop of this.list()) {
@@ -200,6 +221,7 @@ export class LocalDesktops extends EventEmitter implements Desktops {
   async stopAll(): Promise<void> {
     this.closing = true;
     clearInterval(this.timer);
+    clearInterval(this.storageTimer);
     this.emit('closing');
     const ids = [...this.entries.keys()];
     await Promise.all(ids.map((id) => this.stop(id).catch(() => {})));

@@ -4,7 +4,7 @@
 // server is ended at the next start; the server's own pid files live in $DATA_DIR/run, out of the agent's
 // reach.
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Log } from '../../ops/log.ts';
 import type { Containment, Sandbox } from '../contain/index.ts';
@@ -81,6 +81,20 @@ export class XvncProvider {
 
   homeOf(agentId: number): string {
     return this.containment.homeOf(agentId);
+  }
+
+  /** The running desktop's home and /tmp that are full (less than 1 MB free), with their sizes. */
+  fullParts(agentId: number): { part: 'home' | '/tmp'; sizeMb: number }[] {
+    const sandbox = this.sandboxes.get(agentId);
+    if (!sandbox?.jail?.tmp) return [];
+    const parts: { part: 'home' | '/tmp'; sizeMb: number }[] = [];
+    for (const [part, path] of [['home', sandbox.home], ['/tmp', sandbox.jail.tmp]] as const) {
+      try {
+        const fs = statfsSync(path);
+        if (fs.bavail * fs.bsize < 1024 * 1024) parts.push({ part, sizeMb: Math.round((fs.blocks * fs.bsize) / (1024 * 1024)) });
+      } catch {} // gone meanwhile
+    }
+    return parts;
   }
 
   /** Unmounts the homes' images this server mounted (it stops). */
