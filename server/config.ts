@@ -248,15 +248,15 @@ export type MailLimits = {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.DATA_DIR || './data');
   const config: Config = {
-    port: intOr(env.PORT, 8080),
+    port: portNumber(env, 'PORT', 8080),
     dataDir,
     databaseUrl: env.DATABASE_URL || null,
     adminEmail: env.ADMIN_EMAIL || null,
     adminPassword: env.ADMIN_PASSWORD || null,
-    signup: env.SIGNUP === 'closed' ? 'closed' : 'open',
-    smtpPort: intOr(env.SMTP_PORT, 2525),
+    signup: oneOf(env, 'SIGNUP', ['open', 'closed'] as const),
+    smtpPort: portNumber(env, 'SMTP_PORT', 2525),
     mailDomain: (env.MAIL_DOMAIN || 'localhost').toLowerCase(),
-    mailMaxBytes: intOr(env.MAIL_MAX_BYTES, 25 * 1024 * 1024) || 25 * 1024 * 1024,
+    mailMaxBytes: count(env, 'MAIL_MAX_BYTES', 25 * 1024 * 1024),
     smtpRelayUrl: relayUrl(env.SMTP_RELAY_URL),
     smtpRelayInsecure: flag(env, 'SMTP_RELAY_INSECURE'),
     mailAuth: oneOf(env, 'MAIL_AUTH', ['hold', 'enforce', 'off'] as const),
@@ -276,13 +276,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsKey: secretsKey(env.SECRETS_KEY),
     publicUrl: env.PUBLIC_URL ? publicOrigin(env.PUBLIC_URL) : null,
     staticDir: env.STATIC_DIR === '' ? null : resolve(env.STATIC_DIR || 'dist/public'),
-    logRequests: env.LOG_REQUESTS !== '0',
-    logFormat: env.LOG_FORMAT === 'json' ? 'json' : 'text',
+    logRequests: oneOrZero(env, 'LOG_REQUESTS') ?? true,
+    logFormat: oneOf(env, 'LOG_FORMAT', ['text', 'json'] as const),
     metricsToken: env.METRICS_TOKEN || null,
-    agentStorageBytes: intOr(env.AGENT_STORAGE_MB, 2048) * 1024 * 1024,
+    agentStorageBytes: env.AGENT_STORAGE_MB ? wholeNumber('AGENT_STORAGE_MB', env.AGENT_STORAGE_MB) * 1024 * 1024 : 2048 * 1024 * 1024,
     diskReserveBytes: env.DISK_RESERVE_MB ? wholeNumber('DISK_RESERVE_MB', env.DISK_RESERVE_MB) * 1024 * 1024 : null,
-    billingProvider: env.BILLING_PROVIDER === 'stripe' ? 'stripe' : 'local',
-    testCreditsCents: intOr(env.BILLING_TEST_CREDITS_CENTS, 500),
+    billingProvider: oneOf(env, 'BILLING_PROVIDER', ['local', 'stripe'] as const),
+    testCreditsCents: env.BILLING_TEST_CREDITS_CENTS ? wholeNumber('BILLING_TEST_CREDITS_CENTS', env.BILLING_TEST_CREDITS_CENTS) : 500,
     stripeSecretKey: env.STRIPE_SECRET_KEY || null,
     stripeApiBase: (env.STRIPE_API_BASE || 'https://api.stripe.com').replace(/\/+$/, ''),
     desktop: loadDesktopConfig(env),
@@ -414,9 +414,13 @@ function isPrice(row: unknown): boolean {
     && (r.from === undefined || r.from === null || (typeof r.from === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(r.from)));
 }
 
-function intOr(value: string | undefined, fallback: number): number {
-  const n = Number(value);
-  return value && Number.isInteger(n) && n >= 0 ? n : fallback;
+/** A TCP port, 0 to 65535 (0: a free one, for tests); anything else stops the start with one clear line. */
+function portNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = env[name];
+  if (value === undefined || value.trim() === '') return fallback;
+  const n = wholeNumber(name, value);
+  if (n > 65535) throw new Error(`${name} must be a port from 0 to 65535, not '${value}'`);
+  return n;
 }
 
 /** A setting that must be a whole number ≥ 0: anything else stops the start with one clear line. */

@@ -69,6 +69,20 @@ bad('numbers, switches, URLs, fractions and the provider name', () => {
     [{ OPENAI_BASE_URL: 'ftp://x' }, /^OPENAI_BASE_URL must be an http\(s\) URL/],
     [{ ANTHROPIC_BASE_URL: 'api.anthropic.com' }, /^ANTHROPIC_BASE_URL must be an http\(s\) URL/],
     [{ MODEL_PROVIDER: 'gpt' }, /^Unknown MODEL_PROVIDER "gpt": use offline, anthropic or openai$/],
+    // Settings that fell back to their default on a bad value (issue 41): a typo no longer runs on silently.
+    [{ PORT: 'abc' }, /^PORT must be a whole number ≥ 0, not 'abc'$/],
+    [{ PORT: '70000' }, /^PORT must be a port from 0 to 65535, not '70000'$/],
+    [{ SMTP_PORT: '-1' }, /^SMTP_PORT must be a whole number ≥ 0, not '-1'$/],
+    [{ AGENT_STORAGE_MB: 'lots' }, /^AGENT_STORAGE_MB must be a whole number ≥ 0, not 'lots'$/],
+    [{ AGENT_HOME_MB: '1.5' }, /^AGENT_HOME_MB must be a whole number ≥ 0, not '1.5'$/],
+    [{ AGENT_TMP_MB: '0' }, /^AGENT_TMP_MB must be a positive whole number, not "0"$/],
+    [{ DESKTOP_MAX_PIXELS: 'huge' }, /^DESKTOP_MAX_PIXELS must be a positive whole number/],
+    [{ MAIL_MAX_BYTES: '25MB' }, /^MAIL_MAX_BYTES must be a whole number of at least 1: 25MB$/],
+    [{ BILLING_TEST_CREDITS_CENTS: '5 dollars' }, /^BILLING_TEST_CREDITS_CENTS must be a whole number ≥ 0/],
+    [{ SIGNUP: 'close' }, /^SIGNUP must be open or closed, not "close"$/],
+    [{ LOG_FORMAT: 'yaml' }, /^LOG_FORMAT must be text or json, not "yaml"$/],
+    [{ LOG_REQUESTS: 'no' }, /^LOG_REQUESTS must be 0 or 1, not "no"$/],
+    [{ BILLING_PROVIDER: 'paypal' }, /^BILLING_PROVIDER must be local or stripe, not "paypal"$/],
   ];
   for (const [env, message] of cases) assert.match(refusal(env) ?? 'taken', message, JSON.stringify(env));
   assert.is(refusal({ MODEL_PROVIDER: 'OpenAI', OPENAI_IMAGES: '1', OFFLINE_TERMINAL_AT: '0,1' }), null, 'good values pass');
