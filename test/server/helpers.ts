@@ -1,6 +1,6 @@
 // One real server per test process, on port 0, over PGlite in memory or — when
 // TEST_DATABASE_URL is set — a throwaway schema in PostgreSQL that is dropped afterwards.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,8 +14,14 @@ import { fakeResolve } from './fake-dns.ts';
  * What a test server takes from this process's environment: the agent uid range run.mjs gave this test
  * process (its desktops must not end another process's) and PATH (where the desktop programs are).
  */
+/**
+ * One SECRETS_KEY for every server this process starts: the audit chain's key is the process's (one server per
+ * process in production), and servers sharing a database must share the key that seals its secrets.
+ */
+const PROCESS_SECRETS_KEY = randomBytes(32).toString('base64');
+
 export function testEnv(env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return { AGENT_UID_BASE: process.env.AGENT_UID_BASE, PATH: process.env.PATH, ...env };
+  return { AGENT_UID_BASE: process.env.AGENT_UID_BASE, PATH: process.env.PATH, SECRETS_KEY: PROCESS_SECRETS_KEY, ...env };
 }
 
 export const ADMIN = { email: 'admin@test.local', password: 'admin-password-123' };
