@@ -13,6 +13,7 @@ import { RateLimiter } from './rate-limit.ts';
 import { createSession, deleteSession, findSession, readCookie, REFRESH_COOKIE, sessionCookie, sessionEndedTopic } from './sessions.ts';
 import { createUser, findUser, findUserByEmail, validEmail } from './users.ts';
 import { record, recordAlone, SYSTEM } from '../domain/audit.ts';
+import type { AuditAction } from '../domain/audit-actions.ts';
 
 const WRONG = 'Invalid email or password';
 const WINDOW_MS = 15 * 60_000;
@@ -115,7 +116,7 @@ export function registerAuthRoutes(api: Api, options: { signup: 'open' | 'closed
   });
 }
 
-async function signedIn(ctx: PublicCtx, user: { id: number; role: string; email: string }, publicUrl: string | null, action: string) {
+async function signedIn(ctx: PublicCtx, user: { id: number; role: string; email: string }, publicUrl: string | null, action: AuditAction) {
   const session = await ctx.services.db.tx(async (q) => {
     const created = await createSession(q, user.id);
     const actor = { type: 'user' as const, id: user.id, label: user.email };

@@ -7,6 +7,7 @@
 import { hostname } from 'node:os';
 import { prepared, type Db, type Queryable } from '../db/db.ts';
 import { eventHash, startSeal, type ChainedEvent, type ChainStart } from './audit-hash.ts';
+import type { AuditAction } from './audit-actions.ts';
 
 /** Which server wrote the event. */
 export const INSTANCE = `${hostname()}:${process.pid}`;
@@ -15,8 +16,8 @@ export type ActorType = 'user' | 'agent' | 'system';
 export type Actor = { type: ActorType; id?: number | null; label?: string | null };
 export type TargetType = 'user' | 'agent' | 'thread' | 'message' | 'schedule' | 'recording' | 'file' | 'audit';
 export type AuditEvent = {
-  /** Dotted: `agent.delete`, `mail.approve`, … (README, "Audit trail", lists them all). */
-  action: string;
+  /** Dotted: `agent.delete`, `mail.approve`, … (audit-actions.ts lists them all). */
+  action: AuditAction;
   target?: { type: TargetType; id: number | string } | null;
   /** What changed, from and to; never secrets or message bodies (keys that look like secrets are dropped). */
   detail?: Record<string, unknown>;

@@ -7,6 +7,7 @@ import { HttpError } from '../http/errors.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { idnView } from '../mail/idn.ts';
 import { record } from './audit.ts';
+import type { AuditAction } from './audit-actions.ts';
 
 export type OutboundState = 'success' | 'requires_approval' | 'queued' | 'dead';
 export const MAIL_QUEUED_TOPIC = 'mail:queued';
@@ -151,7 +152,7 @@ export async function deleteDraft(db: Db, bus: Bus, id: number): Promise<void> {
 }
 
 /** Runs the change; then the thread needs approval only while another draft of it still waits. */
-async function settleDraft(db: Db, bus: Bus, id: number, verb: string, action: string, change: (q: Queryable) => Promise<Record<string, any>[]>) {
+async function settleDraft(db: Db, bus: Bus, id: number, verb: string, action: AuditAction, change: (q: Queryable) => Promise<Record<string, any>[]>) {
   const result = await db.tx(async (q) => {
     const [row] = await change(q);
     if (!row) return null;

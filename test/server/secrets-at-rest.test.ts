@@ -136,7 +136,7 @@ upgrade('seals the key, the secret and the chain kept in clear before it, and ke
       assert.equal(await verifyAudit(t), { ok: false, checked: 3, first_bad_id: 3 });
       throw new Error('put back');
     }).catch((err) => assert.is(err.message, 'put back'));
-    await db.tx((q) => record(q, { action: 'new.event', detail: { after: 'the upgrade' } }));
+    await db.tx((q) => record(q, { action: 'user.update', detail: { after: 'the upgrade' } }));
     assert.equal(await verifyAudit(db), { ok: true, checked: 4, first_bad_id: null });
   } finally {
     await drop();
