@@ -9,17 +9,22 @@ export function bodyTooLarge(what: string, limit: number): HttpError {
   return new HttpError(413, `${what} exceeds the ${Math.round(limit / 1024 / 1024)}MB limit`);
 }
 
+/** Checks a body as it is read, e.g. against a signature (server/desktop/place/signature.ts); end throws for a bad one. */
+export type BodyCheck = { update(chunk: Buffer): void; end(trailers: NodeJS.Dict<string>): void };
+
 export type RawLimit = {
   bytes: number;
   /** The 413 to answer past `bytes`. @default bodyTooLarge(what, bytes) */
   error?: HttpError;
   /** Where the file is written (tests pass a failing one). @default node:fs */
   fs?: FileSystem;
+  /** Sees every chunk; a body its end refuses is discarded like one too large (the error is answered). */
+  check?: BodyCheck;
 };
 
 /** Writes the body to `destination`; resolves with its size in bytes. A full disk is 507, the partial file removed. */
 export async function receiveRaw(req: IncomingMessage, destination: string, limit: number | RawLimit, what = 'Body'): Promise<number> {
-  const { bytes, error, fs } = typeof limit === 'number' ? { bytes: limit } as RawLimit : limit;
+  const { bytes, error, fs, check } = typeof limit === 'number' ? { bytes: limit } as RawLimit : limit;
   const over = () => error ?? bodyTooLarge(what, bytes);
   if (Number(req.headers['content-length']) > bytes) {
     discardRest(req);
@@ -33,9 +38,11 @@ export async function receiveRaw(req: IncomingMessage, destination: string, limi
     for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
       size += chunk.length;
       if (size > bytes) throw over();
+      check?.update(chunk);
       await out.write(chunk);
     }
     if (!req.complete) throw new HttpError(400, 'The request body ended early');
+    check?.end(req.trailers);
     await out.end();
     return size;
   } catch (err) {

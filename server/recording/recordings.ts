@@ -19,7 +19,7 @@ import {
 } from '../domain/recordings.ts';
 import { appendUserInput, createThread, getThread } from '../domain/threads.ts';
 import type { AgentStorage } from '../files/agent-storage.ts';
-import { receiveRaw } from '../files/raw-body.ts';
+import { receiveRaw, type BodyCheck } from '../files/raw-body.ts';
 import type { FileSystem } from '../files/safe-write.ts';
 import { MAX_UPLOAD_BYTES } from '../files/storage.ts';
 import { HttpError } from '../http/errors.ts';
@@ -224,19 +224,22 @@ export class Recordings {
   }
 
   /** Audio passed on by another instance (internal route): the recording is this instance's. */
-  async audioHere(sessionId: string, req: IncomingMessage, contentType: string, after?: { from: string; seq: number }) {
+  async audioHere(sessionId: string, req: IncomingMessage, contentType: string, after?: { from: string; seq: number }, check?: BodyCheck) {
     const row = await recordingBySession(this.o.db, sessionId);
     if (after) await this.relay?.receivedUpTo(after.from, row.agent_id, after.seq);
-    return this.takeAudio(row, req, contentType);
+    return this.takeAudio(row, req, contentType, check);
   }
 
-  private async takeAudio(row: RecordingRow, req: IncomingMessage, contentType: string): Promise<{ session_id: string; received_bytes: number }> {
+  /** `check`: the signature's, for audio passed on by another instance (a body it refuses is not kept). */
+  private async takeAudio(
+    row: RecordingRow, req: IncomingMessage, contentType: string, check?: BodyCheck,
+  ): Promise<{ session_id: string; received_bytes: number }> {
     if (row.audio_bytes !== null) throw new HttpError(409, 'The audio of this recording was already received');
     row = await this.finish(row, false);
     const rel = `${recordingDir(row.agent_id, row.session_id)}/audio.${audioExtension(contentType)}`;
     const partial = join(this.o.filesDir, `${rel}.${randomUUID()}.partial`);
     const limit = (await this.o.storage?.limit(row.agent_id, this.maxAudioBytes)) ?? { bytes: this.maxAudioBytes };
-    const bytes = await receiveRaw(req, partial, { ...limit, fs: this.o.fs }, 'Audio');
+    const bytes = await receiveRaw(req, partial, { ...limit, fs: this.o.fs, check }, 'Audio');
     const agentId = row.agent_id;
     const id = row.id;
     const stored = await this.o.db.tx(async (q) => {

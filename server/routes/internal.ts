@@ -1,5 +1,6 @@
 // Routes between instances of a fleet (issue 18), outside /api: nothing but a valid INTERNAL_SECRET signature
-// opens them (401 otherwise, a person's bearer token included). The desktop relay is a WebSocket served here;
+// opens them (401 otherwise, a person's bearer token included), once, on the instance it names; a body is
+// refused at its end, before it is used, when it is not the one signed. The desktop relay is a WebSocket served here;
 // a file for a desktop held here, removing an agent's desktop, and the stop and audio of a recording made
 // here are plain signed HTTP calls.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -10,25 +11,26 @@ import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { DesktopUnavailable, RelayRefused, serveRelay, serveSound, verifySignature, type FleetDesktops } from '../desktop/index.ts';
-import { receiveRaw } from '../files/raw-body.ts';
+import { receiveRaw, type BodyCheck } from '../files/raw-body.ts';
 import { MAX_UPLOAD_BYTES } from '../files/storage.ts';
 import { HttpError, sendError } from '../http/errors.ts';
 import type { Services } from '../services.ts';
 
 export const INTERNAL_PREFIX = '/internal/';
 
-type Handler = (req: IncomingMessage, match: RegExpExecArray, services: Services, fleet: FleetDesktops) => Promise<unknown>;
+/** `body`: what the request's body must pass as it is read (the signature covers its hash). */
+type Handler = (req: IncomingMessage, match: RegExpExecArray, services: Services, fleet: FleetDesktops, body: BodyCheck) => Promise<unknown>;
 
 const ROUTES: { method: string; pattern: RegExp; handler: Handler }[] = [
   {
     method: 'POST', pattern: /^\/internal\/desktops\/(\d+)\/files$/,
-    handler: async (req, m, _services, fleet) => {
+    handler: async (req, m, _services, fleet, body) => {
       const name = new URL(req.url ?? '/', 'http://internal').searchParams.get('name');
       if (!name) throw new HttpError(400, 'name is required');
       const dir = await mkdtemp(join(tmpdir(), 'aw-internal-'));
       try {
         const file = join(dir, 'upload');
-        await receiveRaw(req, file, MAX_UPLOAD_BYTES, 'File');
+        await receiveRaw(req, file, { bytes: MAX_UPLOAD_BYTES, check: body }, 'File');
         return { path: await fleet.local.putFile(Number(m[1]), file, name) };
       } finally {
         await rm(dir, { recursive: true, force: true });
@@ -48,8 +50,8 @@ const ROUTES: { method: string; pattern: RegExp; handler: Handler }[] = [
   },
   {
     method: 'POST', pattern: /^\/internal\/recordings\/([0-9a-f-]{36})\/audio$/,
-    handler: async (req, m, services) =>
-      services.recordings!.audioHere(m[1], req, String(req.headers['x-audio-type'] ?? 'audio/ogg').slice(0, 100), passedOnAfter(req)),
+    handler: async (req, m, services, _fleet, body) =>
+      services.recordings!.audioHere(m[1], req, String(req.headers['x-audio-type'] ?? 'audio/ogg').slice(0, 100), passedOnAfter(req), body),
   },
 ];
 
@@ -66,14 +68,15 @@ export async function handleInternal(services: Services, req: IncomingMessage, r
   const fleet = services.fleet;
   try {
     if (!fleet) throw new HttpError(404, 'Not found');
-    if (!verifySignature(services.config.fleet!.internalSecret, req)) throw new HttpError(401, 'Not an instance of this deployment');
+    const body = verifySignature(services.config.fleet!.internalSecret, req, fleet.address);
+    if (!body) throw new HttpError(401, 'Not an instance of this deployment');
     const path = (req.url ?? '/').split('?')[0];
     for (const route of ROUTES) {
       const m = route.pattern.exec(path);
       if (!m || route.method !== req.method) continue;
-      const body = await route.handler(req, m, services, fleet);
+      const answer = await route.handler(req, m, services, fleet, body);
       res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify(body ?? null));
+      res.end(JSON.stringify(answer ?? null));
       return;
     }
     throw new HttpError(404, 'Not found');
@@ -96,7 +99,7 @@ export function internalUpgrades(services: Services) {
     async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
       const fleet = services.fleet;
       if (!fleet) return refuse(socket, 404, 'Not found');
-      if (!verifySignature(services.config.fleet!.internalSecret, req)) return refuse(socket, 401, 'Not an instance of this deployment');
+      if (!verifySignature(services.config.fleet!.internalSecret, req, fleet.address)) return refuse(socket, 401, 'Not an instance of this deployment');
       const m = /^\/internal\/desktops\/(\d+)\/(rfb|sound)$/.exec(req.url ?? '');
       if (!m) return refuse(socket, 404, 'Not found');
       if (m[2] === 'sound') {

@@ -2,6 +2,7 @@
 // serve one desktop per agent between them. A viewer, screenshots, control and the runner reach the desktop
 // whichever instance they talk to; the holder killed -9 loses the desktop to the other within the stale window;
 // and the internal relay opens for a valid INTERNAL_SECRET signature only.
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -229,15 +230,20 @@ test('a web tier instance (DESKTOP_HOST=0) serves viewers and screenshots but st
   }
 });
 
-test('the relay and every internal route refuse a person\'s token, a forged and an expired signature (401)', async () => {
+test('the relay and every internal route refuse a person\'s token, a forged, an expired, a replayed signature and another body (401)', async () => {
   const { a } = s.f!;
+  // Signatures name the instance they are for: A's announced INTERNAL_URL.
+  const [{ address: to }] = await s.f!.db.query<{ address: string }>('SELECT address FROM desktop_instances WHERE pid = $1', [a.child.pid]);
   const path = relayPath(s.agent);
+  const get = { method: 'GET', to, path };
   const ws = a.url.replace(/^http/, 'ws') + path;
+  const forger = 'another-secret-0123456789abcdef0123456789';
   assert.is(await upgradeStatus(ws, { Authorization: `Bearer ${s.token}` }), 401, 'bearer token');
   assert.is(await upgradeStatus(`${ws}?token=${s.token}`, {}), 401, 'token in the query');
-  assert.is(await upgradeStatus(ws, signedHeaders('another-secret-0123456789abcdef0123456789', 'GET', path)), 401, 'forged');
-  assert.is(await upgradeStatus(ws, signedHeaders(SECRET, 'GET', path, Date.now() - 5 * 60_000)), 401, 'expired');
-  assert.is(await upgradeStatus(ws, signedHeaders(SECRET, 'GET', relayPath(s.agent + 1))), 401, 'signed for another path');
+  assert.is(await upgradeStatus(ws, signedHeaders(forger, get)), 401, 'forged');
+  assert.is(await upgradeStatus(ws, signedHeaders(SECRET, get, undefined, Date.now() - 5 * 60_000)), 401, 'expired');
+  assert.is(await upgradeStatus(ws, signedHeaders(SECRET, { ...get, path: relayPath(s.agent + 1) })), 401, 'signed for another path');
+  assert.is(await upgradeStatus(ws, signedHeaders(SECRET, { ...get, to: 'http://127.0.0.1:1' })), 401, 'signed for another instance');
   assert.is(await upgradeStatus(ws, {}), 401, 'nothing');
   const files = await fetch(`${a.url}/internal/desktops/${s.agent}/files?name=x.txt`, {
     method: 'POST', headers: { Authorization: `Bearer ${s.token}` }, body: 'x',
@@ -245,17 +251,27 @@ test('the relay and every internal route refuse a person\'s token, a forged and 
   assert.is(files.status, 401, 'file drop with a bearer token');
   assert.is(await upgradeStatus(a.url.replace(/^http/, 'ws') + soundPath(s.agent), { Authorization: `Bearer ${s.token}` }), 401, 'sound');
   const session = '00000000-0000-4000-8000-000000000000';
-  const stopPath = `/internal/recordings/${session}/stop`;
+  const stop = { method: 'POST', to, path: `/internal/recordings/${session}/stop` };
   for (const [what, headers] of [
     ['bearer token', { Authorization: `Bearer ${s.token}` }],
-    ['expired', signedHeaders(SECRET, 'POST', stopPath, Date.now() - 5 * 60_000)],
-    ['forged', signedHeaders('another-secret-0123456789abcdef0123456789', 'POST', stopPath)],
+    ['expired', signedHeaders(SECRET, stop, undefined, Date.now() - 5 * 60_000)],
+    ['forged', signedHeaders(forger, stop)],
   ] as const) {
-    assert.is((await fetch(a.url + stopPath, { method: 'POST', headers })).status, 401, `recording stop: ${what}`);
+    assert.is((await fetch(a.url + stop.path, { method: 'POST', headers })).status, 401, `recording stop: ${what}`);
   }
   assert.is((await fetch(`${a.url}/internal/desktops/${s.agent}`, { method: 'DELETE', headers: { Authorization: `Bearer ${s.token}` } })).status, 401);
-  // A valid signature opens it (the holder relays its desktop).
-  assert.is(await upgradeStatus(ws, signedHeaders(SECRET, 'GET', path)), 101, 'signed');
+  // A file drop signed for one body: that body lands once; the same call again, or with another body, does not.
+  const drop = { method: 'POST', to, path: `/internal/desktops/${s.agent}/files?name=signed.txt` };
+  const signed = signedHeaders(SECRET, drop, createHash('sha256').update('signed').digest('hex'));
+  assert.is((await fetch(a.url + drop.path, { method: 'POST', headers: signed, body: 'signed' })).status, 200, 'the signed body');
+  assert.is((await fetch(a.url + drop.path, { method: 'POST', headers: signed, body: 'replayed' })).status, 401, 'replayed with another body');
+  const again = signedHeaders(SECRET, drop, createHash('sha256').update('signed').digest('hex'));
+  assert.is((await fetch(a.url + drop.path, { method: 'POST', headers: again, body: 'swapped' })).status, 401, 'another body');
+  assert.is(homeFile(a, s.agent, 'Desktop/signed.txt'), 'signed');
+  // A valid signature opens it (the holder relays its desktop), once.
+  const relay = signedHeaders(SECRET, get);
+  assert.is(await upgradeStatus(ws, relay), 101, 'signed');
+  assert.is(await upgradeStatus(ws, relay), 401, 'replayed');
 });
 
 test('a holder that stops answering (SIGSTOP) loses the desktop after the stale window; back, it lets its copy go', async () => {

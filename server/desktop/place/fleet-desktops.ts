@@ -65,6 +65,11 @@ export class FleetDesktops extends EventEmitter implements Desktops {
     return this.me.id;
   }
 
+  /** The INTERNAL_URL this instance announces ('' before start()): internal calls are signed for it. */
+  get address(): string {
+    return this.me.address;
+  }
+
   /** Announces this instance at `address` (INTERNAL_URL) and starts the heartbeat that renews its leases. */
   async start(address: string): Promise<void> {
     this.me.address = address;

@@ -1,12 +1,14 @@
 // Calls between instances of a fleet: their paths, a signed WebSocket or HTTP call to another instance
 // (signature.ts), keep-alive pings, and the errors an instance answers with. relay.ts and relayed-sound.ts
 // build on it; fleet-desktops.ts and the recordings use internalCall.
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { request } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { WebSocket } from 'ws';
-import { signedHeaders } from './signature.ts';
+import { BODY_SIGNATURE_TRAILER, bodyTrailer, EMPTY_BODY, signedHeaders, STREAMED } from './signature.ts';
 
 /** Another instance: its INTERNAL_URL, and the deployment's INTERNAL_SECRET. */
 export type Peer = { address: string; secret: string };
@@ -48,22 +50,29 @@ export function keepAlive(ws: WebSocket, everyMs = KEEPALIVE_MS): void {
   ws.once('close', () => clearInterval(timer));
 }
 
-/** Opens a signed WebSocket to `path` on the holder; rejects with its status on refusal. */
+/**
+ * Opens a signed WebSocket to `path` on the holder; rejects with its status on refusal, or with why it could not
+ * be reached. The socket keeps an 'error' listener for good: an error of a relay is its viewers', never the process's.
+ */
 export function openInternal(o: Peer, path: string, timeout: number): { ws: WebSocket; opened: Promise<void> } {
   const ws = new WebSocket(o.address.replace(/^http/, 'ws') + path, {
-    headers: signedHeaders(o.secret, 'GET', path), perMessageDeflate: false, handshakeTimeout: timeout, maxPayload: 256 * 1024 * 1024,
+    headers: signedHeaders(o.secret, { method: 'GET', to: o.address, path }),
+    perMessageDeflate: false, handshakeTimeout: timeout, maxPayload: 256 * 1024 * 1024,
   });
   const opened = new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve());
-    ws.once('error', (err) => reject(err));
+    // Once settled, a later error only ends the socket ('close' follows): its owner listens for that.
+    ws.on('error', (err) => reject(new Error(`desktop relay to ${o.address}: ${err.message}`, { cause: err })));
     ws.once('unexpected-response', (_req, res) => {
+      // The refusal is read to its end (or until cut off) before the socket goes: its detail says why.
       let body = '';
+      res.on('error', () => {});
       res.on('data', (d: Buffer) => (body += d));
-      res.on('end', () => {
+      res.on('close', () => {
         const detail = safeDetail(body) ?? `HTTP ${res.statusCode}`;
         reject(res.statusCode === 409 ? new RelayRefused(409, detail) : new Error(`desktop relay to ${o.address}: ${detail}`));
+        ws.terminate();
       });
-      ws.terminate();
     });
   });
   return { ws, opened };
@@ -80,10 +89,16 @@ export function internalCall(
 ): Promise<unknown> {
   const url = new URL(o.address + path);
   const send = url.protocol === 'https:' ? httpsRequest : request;
-  return new Promise((resolve, reject) => {
-    const all = { 'Content-Type': 'application/octet-stream', ...headers, ...signedHeaders(o.secret, method, path) };
+  const call = { method, to: o.address, path };
+  // A file is hashed before it is sent; a stream is hashed as it goes, its hash signed in a trailer.
+  const hashed = typeof source === 'string' ? hashFile(source) : Promise.resolve(source ? STREAMED : EMPTY_BODY);
+  return hashed.then((hash) => new Promise((resolve, reject) => {
+    const signed = signedHeaders(o.secret, call, hash);
+    const trailer = hash === STREAMED ? { Trailer: BODY_SIGNATURE_TRAILER } : {};
+    const all = { 'Content-Type': 'application/octet-stream', ...headers, ...trailer, ...signed };
     const req = send(url, { method, headers: all }, (res) => {
       let body = '';
+      res.on('error', reject);
       res.setEncoding('utf8');
       res.on('data', (d) => (body += d));
       res.on('end', () => {
@@ -96,8 +111,21 @@ export function internalCall(
     if (!source) return void req.end();
     const body = typeof source === 'string' ? createReadStream(source) : source;
     body.on('error', (err: Error) => req.destroy(err));
-    body.pipe(req);
-  });
+    if (hash !== STREAMED) return void body.pipe(req);
+    const sum = createHash('sha256');
+    body.on('data', (chunk: Buffer) => sum.update(chunk));
+    body.once('end', () => {
+      req.addTrailers(bodyTrailer(o.secret, call, signed, sum.digest('hex')));
+      req.end();
+    });
+    body.pipe(req, { end: false });
+  }));
+}
+
+async function hashFile(path: string): Promise<string> {
+  const sum = createHash('sha256');
+  await pipeline(createReadStream(path), sum);
+  return sum.digest('hex');
 }
 
 function safeDetail(body: string): string | null {

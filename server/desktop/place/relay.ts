@@ -20,7 +20,10 @@ const HIGH_WATER = 4 * 1024 * 1024;
 export function serveRelay(ws: WebSocket, desktop: RfbDesktop): void {
   keepAlive(ws);
   const target = desktop.target;
-  if (!target) return void ws.close(1011, 'This desktop cannot be relayed');
+  if (!target) {
+    ws.on('error', () => ws.terminate());
+    return void ws.close(1011, 'This desktop cannot be relayed');
+  }
   const sock = netConnect(target as never);
   sock.setNoDelay(true);
   const release = desktop.hold();
@@ -68,7 +71,9 @@ class WsTransport extends EventEmitter {
     super();
     keepAlive(ws);
     ws.on('message', (data: Buffer) => (this.early ? this.early.push(data) : this.emit('data', data)));
-    ws.on('error', (err) => this.emit('error', err));
+    // Before RfbClient listens (the socket is still opening), openInternal's promise carries the error: an
+    // 'error' emitted with no listener would end the process.
+    ws.on('error', (err) => this.listenerCount('error') > 0 && this.emit('error', err));
     ws.on('close', () => {
       this.destroyed = true;
       this.emit('close');
@@ -116,6 +121,7 @@ export async function connectRelay(o: RelayOptions): Promise<RelayedDesktop> {
   const { ws, opened } = openInternal(o, relayPath(o.agentId), timeout);
   const transport = new WsTransport(ws);
   await opened;
+  if (transport.destroyed) throw new Error(`desktop relay to ${o.address}: closed as it opened`);
   const rfb = await RfbClient.over(transport as unknown as RfbTransport, { timeout });
   // The first full picture, so that a screenshot taken at once is not black.
   const deadline = Date.now() + timeout;

@@ -16,6 +16,7 @@ export async function connectSound(o: Peer & { agentId: number }): Promise<(Desk
     ws.once('close', () => resolve(null));
     setTimeout(() => resolve(null), 5000).unref();
   });
+  first.catch(() => {}); // awaited below, unless the socket never opens
   await opened;
   mimetype = await first;
   if (!mimetype) {
@@ -43,6 +44,7 @@ export async function connectSound(o: Peer & { agentId: number }): Promise<(Desk
 /** Serves one sound socket: the mimetype (null without sound), then PCM while the other side says 'on'. */
 export function serveSound(ws: WebSocket, desktop: RfbDesktop): void {
   const sound = desktop.sound;
+  ws.on('error', () => ws.terminate()); // a bad frame from the other side ends this socket ('close' follows), nothing else
   ws.send(JSON.stringify({ mimetype: sound?.mimetype ?? null }));
   if (!sound) return void ws.close(1000);
   keepAlive(ws);
