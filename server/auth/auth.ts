@@ -1,16 +1,21 @@
 // Who is asking: the Bearer token (or ?token= on WebSocket upgrades) names the real user;
-// an admin's X-Impersonate-User-Id makes the request act as another user.
+// an admin's X-Impersonate-User-Id makes the request act as another user. A token whose sign-in session
+// ended (sign-out) is refused on the next request here, and within IDENTITY_TTL_MS on every other instance.
 import type { IncomingMessage } from 'node:http';
 import type { Db } from '../db/db.ts';
 import { HttpError } from '../http/errors.ts';
-import type { TokenIssuer } from './tokens.ts';
+import { sessionAlive } from './sessions.ts';
+import { ACCESS_TOKEN_SECONDS, type TokenIssuer } from './tokens.ts';
 import { findUser, type User } from './users.ts';
 
 /** Who asks; sessionId and expiresAt (ms) come from the access token, for sockets that outlive a request. */
 export type Identity = { user: User; realUser: User; sessionId: number | null; expiresAt: number };
 export const IMPERSONATE_HEADER = 'x-impersonate-user-id';
 
-/** How long a verified token and its user rows are reused: a second, so role and name changes show quickly. */
+/**
+ * How long a verified token, its user rows and whether its session is alive are reused: a second, so role and
+ * name changes, and a sign-out on another instance, show quickly.
+ */
 const IDENTITY_TTL_MS = 1000;
 const IDENTITY_CACHE_MAX = 10_000;
 
@@ -23,6 +28,9 @@ export class Auth {
   // What each connection's last request presented in its headers: a keep-alive client sends the same ones
   // every time, and comparing them skips parsing the header and hashing the token (~1 µs a request).
   private lastOn = new WeakMap<object, { authorization: string; impersonate: unknown; known: Known }>();
+  // Sessions signed out on this instance, with when: a lookup that began before the sign-out and ends after it
+  // must not bring the session back for a second. Kept as long as a token naming them may live.
+  private ended = new Map<number, number>();
 
   constructor(private db: Db, readonly tokens: TokenIssuer) {}
 
@@ -30,7 +38,7 @@ export class Auth {
     const { authorization, [IMPERSONATE_HEADER]: impersonate } = req.headers;
     const now = Date.now();
     const last = this.lastOn.get(req.socket);
-    if (last && last.authorization === authorization && last.impersonate === impersonate && last.known.until > now) return last.known.identity;
+    if (last && last.authorization === authorization && last.impersonate === impersonate && last.known.until > now) return this.unended(last.known.identity);
     const token = bearer(req) ?? (options.allowQueryToken ? queryToken(req) : null);
     if (!token) throw unauthorized();
     const raw = header(req, IMPERSONATE_HEADER) ?? (options.allowQueryToken ? new URL(req.url ?? '/', 'http://x').searchParams.get('impersonate') : null);
@@ -45,7 +53,12 @@ export class Auth {
     if (typeof authorization === 'string' && bearer(req) === token && (raw === null || header(req, IMPERSONATE_HEADER) === raw)) {
       this.lastOn.set(req.socket, { authorization, impersonate, known });
     }
-    return known.identity;
+    return this.unended(known.identity);
+  }
+
+  private unended(identity: Identity): Identity {
+    if (identity.sessionId !== null && this.ended.has(identity.sessionId)) throw unauthorized('Signed out');
+    return identity;
   }
 
   /** Drops cached identities of a user (as the real or the impersonated one) after their row or session changed. */
@@ -59,6 +72,17 @@ export class Auth {
     }
   }
 
+  /** A session signed out here: its tokens are refused from the next request on (other instances ask the database). */
+  signedOut(sessionId: number, userId: number): void {
+    const now = Date.now();
+    for (const [id, at] of this.ended) {
+      if (at > now - ACCESS_TOKEN_SECONDS * 1000) break;
+      this.ended.delete(id);
+    }
+    this.ended.set(sessionId, now);
+    this.forget(userId);
+  }
+
   private async lookup(token: string, raw: string | null): Promise<Identity> {
     let claims: Awaited<ReturnType<TokenIssuer['verify']>>;
     try {
@@ -67,9 +91,15 @@ export class Auth {
       throw unauthorized('Invalid or expired token');
     }
     const sub = Number(claims.sub);
-    const realUser = Number.isInteger(sub) ? await findUser(this.db, sub) : null;
+    const sessionId = Number.isInteger(claims.sid) ? (claims.sid as number) : null;
+    // Tokens signed without a session (tests, tools) have none to end; every sign-in's token names one.
+    const [realUser, alive] = await Promise.all([
+      Number.isInteger(sub) ? findUser(this.db, sub) : null,
+      sessionId === null || sessionAlive(this.db, sessionId),
+    ]);
     if (!realUser) throw unauthorized('Invalid or expired token');
-    const session = { sessionId: Number.isInteger(claims.sid) ? (claims.sid as number) : null, expiresAt: claims.exp * 1000 };
+    if (!alive) throw unauthorized('Signed out');
+    const session = { sessionId, expiresAt: claims.exp * 1000 };
     if (!raw) return { user: realUser, realUser, ...session };
     if (realUser.role !== 'admin') throw new HttpError(403, 'Impersonation is for admins only');
     const id = Number(raw);

@@ -110,7 +110,7 @@ export function registerAuthRoutes(api: Api, options: { signup: 'open' | 'closed
     });
     // Its sockets close now, on every server instance, instead of streaming on until their token expires.
     if (ended) ctx.services.bus.publish(sessionEndedTopic(ended.id), { session_id: ended.id });
-    if (ended) ctx.services.auth.forget(ended.user_id);
+    if (ended) ctx.services.auth.signedOut(ended.id, ended.user_id);
     ctx.headers['Set-Cookie'] = sessionCookie(ctx.req, null, options.publicUrl);
     return null;
   });

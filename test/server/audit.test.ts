@@ -171,7 +171,9 @@ actions('sign-in, failed sign-in, lockout and sign-out; impersonated changes wit
 
   const admin = await adminToken();
   const agent = await newAgent(other.id);
-  const thread = (await call(`/api/threads/${agent.id}/create-new-thread`, { token: other.token, body: { user_text: 'Hi' } })).body;
+  // The signed-out session's token is refused now: a new sign-in acts for the user.
+  const again = (await call('/api/auth/sign-in', { body: { email: other.email, password: 'correct horse battery' } })).body.token;
+  const thread = (await call(`/api/threads/${agent.id}/create-new-thread`, { token: again, body: { user_text: 'Hi' } })).body;
   const [acted] = await leaves(['impersonation.request'], () =>
     call(`/api/threads/${thread.id}/remove-from-schedule`, { token: admin, headers: as(other.id), body: {} }));
   assert.is(acted.actor_id, other.id);

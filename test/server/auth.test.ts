@@ -62,6 +62,33 @@ signUp('the refresh cookie gives a new access token until sign-out', async () =>
   assert.ok(token);
 });
 
+signUp('an access token is refused over HTTP from the first request after its session signs out; other sessions go on', async () => {
+  const user = await newUser('http-out');
+  const other = await call('/api/auth/sign-in', { body: { email: user.email, password: 'correct horse battery' } });
+  assert.is((await call('/api/users/me', { token: user.token })).status, 200); // its identity is cached now
+  assert.is((await call('/api/auth/sign-out', { body: {}, headers: { Cookie: user.cookie.split(';')[0] } })).status, 204);
+  const after = await call('/api/users/me', { token: user.token });
+  assert.is(after.status, 401);
+  assert.is(after.body.detail, 'Signed out');
+  assert.match(after.headers.get('www-authenticate') ?? '', /Bearer/);
+  assert.is((await call(`/api/agents/`, { token: user.token, body: { name: 'After sign-out' } })).status, 401, 'no change either');
+  assert.is((await call('/api/users/me', { token: other.body.token })).body.id, user.id, 'the other session of the same user');
+});
+
+signUp('a session ended by another instance (its row gone from the shared database) is refused here within about a second', async () => {
+  const { db } = (await testServer()).services;
+  const user = await newUser('http-out-elsewhere');
+  assert.is((await call('/api/users/me', { token: user.token })).status, 200);
+  // What a sign-out on another instance leaves this one to find: the session's row deleted, nothing said here.
+  const { sid } = JSON.parse(Buffer.from(user.token.split('.')[1], 'base64url').toString());
+  await db.query('DELETE FROM auth_sessions WHERE id = $1', [sid]);
+  const started = Date.now();
+  let status = 200;
+  while (status === 200 && Date.now() - started < 5000) status = (await call('/api/users/me', { token: user.token })).status;
+  assert.is(status, 401);
+  assert.ok(Date.now() - started < 2500, `refused after ${Date.now() - started} ms`);
+});
+
 signUp('token without a cookie is 401', async () => {
   const res = await call('/api/auth/token', { body: {} });
   assert.is(res.status, 401);
