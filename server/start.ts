@@ -141,6 +141,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     onNeedsHelp: helpNotifier({
       db, bus: services.bus, mailDomain: config.mailDomain, publicUrl: config.publicUrl, port: () => services.port, sending: () => !!services.mailSender,
     }),
+    held: () => services.handbacks?.held() ?? [],
   }));
   await runner.start();
   const mail = await startMail(services).catch(async (err) => {

@@ -6,6 +6,9 @@
 // answers it: needs_help clears and the agent runs again. A lease that runs out (the person's page went away for
 // more than 30 s) writes the log too, but answers nothing. A take-over that recorded a demonstration writes nothing:
 // its summary tells the agent. Driven by the gateway's 'control' and 'input' events.
+// From the moment control ends until the hand-back is written (it waits for the clicks' window lookups and a
+// screenshot), the agent is held: the runner claims none of its threads (held()), so a message sent right after
+// handing back runs with the hand-back before it, not before the hand-back is written.
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -44,6 +47,8 @@ type Takeover = {
 export class Handbacks {
   private takeovers = new Map<number, Takeover>();
   private jobs = new Set<Promise<void>>();
+  /** Hand-backs being written, per agent: the runner holds these agents' runs until they are. */
+  private writing = new Map<number, Set<Promise<void>>>();
 
   constructor(private o: HandbacksOptions) {}
 
@@ -52,7 +57,7 @@ export class Handbacks {
     const current = this.takeovers.get(agentId);
     if (event.state === 'taken') {
       if (current?.userId === event.userId) return; // a reload, or another tab of the same person: the same take-over
-      if (current) this.track(this.finish(agentId, true));
+      if (current) this.track(agentId, this.finish(agentId, true));
       const startedAt = Date.now();
       const demonstration = this.o.recording?.(agentId) ?? false;
       this.takeovers.set(agentId, {
@@ -61,7 +66,7 @@ export class Handbacks {
       });
       return;
     }
-    if (current?.userId === event.userId) this.track(this.finish(agentId, event.state === 'released'));
+    if (current?.userId === event.userId) this.track(agentId, this.finish(agentId, event.state === 'released'));
   }
 
   /** The gateway's 'input' event: only the person in control counts. */
@@ -107,9 +112,32 @@ export class Handbacks {
     while (this.jobs.size) await Promise.allSettled([...this.jobs]);
   }
 
-  private track(job: Promise<void>): void {
-    const tracked = job.catch((err) => this.o.log.error(`hand-back failed: ${(err as Error).stack ?? err}`)).finally(() => this.jobs.delete(tracked));
+  /** Agents whose hand-back is being written: their next run waits for it (the runner's claim leaves them out). */
+  held(): number[] {
+    return [...this.writing.keys()];
+  }
+
+  /** Resolves once the agent's hand-back, if one is being written, is written (or failed). */
+  async written(agentId: number): Promise<void> {
+    for (let jobs; (jobs = this.writing.get(agentId)); ) await Promise.allSettled([...jobs]);
+  }
+
+  /** Runs a hand-back's writing; the agent is held from now (synchronously, as control ends) until it is done. */
+  private track(agentId: number, job: Promise<void>): void {
+    const jobs = this.writing.get(agentId) ?? new Set();
+    this.writing.set(agentId, jobs);
+    const tracked: Promise<void> = job
+      .catch((err) => this.o.log.error(`hand-back failed: ${(err as Error).stack ?? err}`))
+      .finally(() => {
+        this.jobs.delete(tracked);
+        jobs.delete(tracked);
+        if (jobs.size || this.writing.get(agentId) !== jobs) return;
+        this.writing.delete(agentId);
+        // The run held meanwhile (or resumed by the hand-back) starts now, not at the runner's next poll.
+        this.o.bus.publish('runner:wake', { agent_id: agentId });
+      });
     this.jobs.add(tracked);
+    jobs.add(tracked);
   }
 
   /** Writes the take-over's log into the thread; `handBack`: the person handed back on purpose (answers the thread). */

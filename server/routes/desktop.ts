@@ -61,6 +61,8 @@ export function registerDesktopRoutes(api: Api) {
     const before = ctx.services.gateway.describe(id).control;
     // The viewer may be another instance's (a fleet): the gateway passes the request to it.
     const result = await ctx.services.gateway.setControlAnywhere(id, session_id, ctx.user.id, take);
+    // Handed back here: answered once the hand-back is in the thread, so what the page sends next comes after it.
+    if (!take) await ctx.services.handbacks?.written(id);
     // Control lives in the servers' memory, not the database: the event is the only record of it.
     const now = result.control ? session_id : null;
     if ((before === session_id) !== (now === session_id)) {

@@ -40,6 +40,7 @@ export function registerThreadRoutes(api: Api) {
     const agentId = await agentIdParam(ctx);
     const { text, files } = userInput(await ctx.body());
     const { db, bus } = ctx.services;
+    await handedBack(ctx, agentId);
     const created = await db.tx((q) => insertNewThreads(q, [{ agentId, text, files }]));
     announceNewThreads(bus, created);
     ctx.status = 201;
@@ -47,14 +48,16 @@ export function registerThreadRoutes(api: Api) {
   });
 
   api.post('/threads/:id/set-user-input', async (ctx) => {
-    const { id } = await thread(ctx);
+    const { id, agent_id } = await thread(ctx);
     const { text, files } = userInput(await ctx.body());
+    await handedBack(ctx, agent_id);
     return appendUserInput(ctx.services.db, ctx.services.bus, id, text, files);
   });
 
   api.post('/threads/:id/set-user-input-and-schedule', async (ctx) => {
     const { id, agent_id } = await thread(ctx);
     const { text, files } = userInput(await ctx.body());
+    await handedBack(ctx, agent_id);
     return appendUserInputAndSchedule(ctx.services.db, ctx.services.bus, id, agent_id, text, files);
   });
 
@@ -107,6 +110,14 @@ async function thread(ctx: Ctx): Promise<{ id: number; agent_id: number }> {
   const id = idParam(ctx.params.id, 'Thread not found');
   const { agent_id } = await ownedThread(ctx.services.db, ctx.user, id);
   return { id, agent_id };
+}
+
+/**
+ * Waits while a hand-back of a take-over of the agent's desktop is being written here: a message sent right after
+ * handing back comes after the person's action log in the thread (the runner also holds the agent's run until then).
+ */
+async function handedBack(ctx: Ctx, agentId: number): Promise<void> {
+  await ctx.services.handbacks?.written(agentId);
 }
 
 function userInput(body: Record<string, unknown>): { text: string; files: string[] } {

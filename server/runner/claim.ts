@@ -25,9 +25,10 @@ export async function runOwnersOnHost(db: Queryable, host: string, instanceId: s
 /**
  * Claims one runnable queue head (of `agentId` only, when given): the thread at schedule_sequence 1
  * of an agent playing (run) or going fast (run_all), not running, not stopped, whose agent runs no
- * other thread. Marks it running for this instance and the agent as running.
+ * other thread and is not `held` (a hand-back of a take-over of its desktop is being written: its next
+ * run must see it). Marks it running for this instance and the agent as running.
  */
-export async function claimNext(db: Db, instanceId: string, agentId: number | null = null): Promise<Claim | null> {
+export async function claimNext(db: Db, instanceId: string, agentId: number | null = null, held: number[] = []): Promise<Claim | null> {
   return db.tx(async (q) => {
     const [row] = await q.query<Claim>(
       `SELECT t.id AS thread_id, t.agent_id, a.target_run_state AS mode
@@ -36,11 +37,12 @@ export async function claimNext(db: Db, instanceId: string, agentId: number | nu
          AND t.target_run_state IS DISTINCT FROM 'stop'
          AND a.target_run_state IN ('run', 'run_all')
          AND ($1::int IS NULL OR t.agent_id = $1::int)
+         AND NOT (t.agent_id = ANY($2::int[]))
          AND NOT EXISTS (SELECT 1 FROM threads r WHERE r.agent_id = t.agent_id AND r.thread_running)
        ORDER BY t.updated_at, t.id
        LIMIT 1
        FOR UPDATE OF t, a SKIP LOCKED`,
-      [agentId]);
+      [agentId, held]);
     if (!row) return null;
     // The agent row is ours now; this statement's fresh snapshot sees any claim that another
     // instance committed for the same agent while we waited.

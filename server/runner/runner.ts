@@ -68,6 +68,8 @@ export type RunnerOptions = {
   filesDir?: string | null;
   /** A run paused to wait for a person (issue 19): tells the agent's owner (by e-mail). */
   onNeedsHelp?: ((threadId: number, help: NeedsHelp) => Promise<void>) | null;
+  /** Agents whose runs wait for now: a hand-back of their desktop is being written (Handbacks.held). */
+  held?: (() => number[]) | null;
 };
 
 type Outcome =
@@ -96,8 +98,8 @@ export class Runner {
   private running = false;
   private lastBeat = 0;
   private lastRecovery = 0;
-  private o: Required<Omit<RunnerOptions, 'desktops' | 'performAction' | 'filesDir' | 'onNeedsHelp'>>
-    & Pick<RunnerOptions, 'desktops' | 'performAction' | 'filesDir' | 'onNeedsHelp'>;
+  private o: Required<Omit<RunnerOptions, 'desktops' | 'performAction' | 'filesDir' | 'onNeedsHelp' | 'held'>>
+    & Pick<RunnerOptions, 'desktops' | 'performAction' | 'filesDir' | 'onNeedsHelp' | 'held'>;
 
   constructor(options: RunnerOptions) {
     this.o = {
@@ -173,7 +175,7 @@ export class Runner {
       }
       if (now - this.lastRecovery >= (this.o.staleSeconds * 1000) / 2) await this.recover();
       while (this.running && this.active.size < this.o.maxConcurrent) {
-        const claim = await claimNext(this.o.db, this.id);
+        const claim = await claimNext(this.o.db, this.id, null, this.o.held?.() ?? []);
         if (!claim) break;
         this.launch(claim);
       }
@@ -406,7 +408,7 @@ export class Runner {
     if (stopFrom && (await stopAgentAfterRun(db, agentId, stopFrom))) {
       bus.publish(`agent:${agentId}:changed`, { agent_id: agentId, target_run_state: 'stop' });
     }
-    const next = outcome.kind === 'done' && this.running ? await claimNext(db, this.id, agentId) : null;
+    const next = outcome.kind === 'done' && this.running ? await claimNext(db, this.id, agentId, this.o.held?.() ?? []) : null;
     if (next) this.launch(next);
   }
 }

@@ -7,11 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { appendUserInputAndSchedule } from '../../server/domain/threads.ts';
 import { createOffline } from '../../server/models/offline.ts';
 import { Handbacks } from '../../server/recording/handbacks.ts';
 import type { Runner } from '../../server/runner/runner.ts';
 import { call, newAgent, newUser, testServer } from './helpers.ts';
-import { scripted, swapRunner, toolUse, waitFor, type FakeDesktop } from './runner-helpers.ts';
+import { scripted, swapRunner, text, toolUse, waitFor, type FakeDesktop } from './runner-helpers.ts';
 
 let runner: Runner & { desktops: any };
 const filesDir = mkdtempSync(join(tmpdir(), 'aw-supervision-'));
@@ -20,7 +21,11 @@ const quiet = { info: () => {}, error: (m: string) => process.env.TEST_VERBOSE &
 async function setup(provider = createOffline(), guard?: Record<string, number>) {
   if (runner) await runner.stop();
   const notified: { threadId: number; question: string }[] = [];
-  runner = await swapRunner({ provider, filesDir, onNeedsHelp: async (threadId, help) => void notified.push({ threadId, question: help.question }) });
+  const server = await testServer();
+  runner = await swapRunner({
+    provider, filesDir, onNeedsHelp: async (threadId, help) => void notified.push({ threadId, question: help.question }),
+    held: () => server.services.handbacks?.held() ?? [], // as start.ts wires it
+  });
   const user = await newUser('supervise');
   const agent = await newAgent(user.id);
   const post = (path: string, body: unknown = {}) => call(path, { token: user.token, body });
@@ -150,6 +155,86 @@ help('handing back writes the action log with a screenshot, clears needs_help, a
   const after = traces.find((tr: any) => JSON.stringify(tr.request ?? '').includes("typed 'ls'"));
   assert.ok(after, 'a trace request carries the action log');
   assert.match(JSON.stringify(after.request), /The desktop as the person handed it back/);
+});
+
+/** A take-over of the agent's desktop by its owner (a click, 'ls'), whose click's window is known only once `answer` is called. */
+async function slowTakeover(s: Awaited<ReturnType<typeof setup>>) {
+  let answer = () => {};
+  const looked = new Promise<string>((resolve) => (answer = () => resolve('Terminal')));
+  const desktop = () => Object.assign(s.desktop(), { windowAt: () => looked });
+  const handbacks = new Handbacks({ db: s.db, bus: s.bus, log: quiet, filesDir, desktop });
+  const { services } = await testServer();
+  const serverOwn = services.handbacks;
+  services.handbacks = handbacks; // the routes and the runner ask the server's
+  const at = Date.now();
+  const input = (e: { kind: 'mouse'; x: number; y: number; mask: number } | { kind: 'key'; keysym: number; down: boolean }) =>
+    handbacks.input(s.agent.id, { ...e, at, userId: s.user.id });
+  handbacks.control(s.agent.id, { userId: s.user.id, state: 'taken' });
+  input({ kind: 'mouse', x: 300, y: 200, mask: 1 });
+  input({ kind: 'mouse', x: 300, y: 200, mask: 0 });
+  for (const ch of 'ls') {
+    input({ kind: 'key', keysym: ch.charCodeAt(0), down: true });
+    input({ kind: 'key', keysym: ch.charCodeAt(0), down: false });
+  }
+  const handBack = () => handbacks.control(s.agent.id, { userId: s.user.id, state: 'released' });
+  return { handbacks, handBack, answer, restore: () => void (services.handbacks = serverOwn) };
+}
+
+/** The agent's first run, on a provider that records what each model call got and lets the test act at a call. */
+async function afterFirstRun() {
+  const calls: (() => void)[] = [];
+  const provider = scripted([(() => {
+    calls.shift()?.();
+    return [text('Done.')];
+  })]);
+  const s = await setup(provider);
+  const t = await s.send('hello');
+  await s.play();
+  await s.finished(t.id);
+  return { s, t, provider, before: provider.requests.length, atNextCall: (fn: () => void) => calls.push(fn) };
+}
+
+help('a message sent in the same tick as the hand-back comes after it, and the first model call sees what the person did', async () => {
+  const { s, t, provider, before, atNextCall } = await afterFirstRun();
+  const takeover = await slowTakeover(s);
+  // The click's window becomes known once the message waits for the hand-back, or else at the run's model call
+  // (the run did not wait: that call's request has no hand-back, and the test fails below).
+  const waited = takeover.handbacks.written.bind(takeover.handbacks);
+  takeover.handbacks.written = (agentId) => (takeover.answer(), waited(agentId));
+  atNextCall(takeover.answer);
+  try {
+    takeover.handBack();
+    const sent = await s.post(`/api/threads/${t.id}/set-user-input-and-schedule`, { user_text: 'take a screenshot' });
+    assert.is(sent.status, 200);
+    await s.finished(t.id);
+    const first = JSON.stringify(provider.requests[before].messages);
+    const handback = first.indexOf('While you were paused, the person');
+    assert.ok(handback >= 0, 'the first model call of the run has the hand-back');
+    assert.match(first, /clicked at 300,200 in the window \\"Terminal\\"/);
+    assert.ok(first.indexOf('take a screenshot') > handback, 'the message after the hand-back, as they were sent');
+  } finally {
+    takeover.restore();
+  }
+});
+
+help('a run queued another way (mail, a schedule) while a hand-back is being written waits for it', async () => {
+  const { s, t, provider, before, atNextCall } = await afterFirstRun();
+  const takeover = await slowTakeover(s);
+  atNextCall(takeover.answer); // a run that did not wait: the hand-back is written after its call, which lacks it
+  try {
+    takeover.handBack();
+    assert.equal(takeover.handbacks.held(), [s.agent.id], 'held from the moment control ends');
+    await appendUserInputAndSchedule(s.db, s.bus, t.id, s.agent.id, 'take a screenshot', []);
+    await runner.idle(); // the runner woke for it and claimed nothing (or ran it, without the hand-back)
+    assert.is(provider.requests.length, before, 'no model call while the hand-back is being written');
+    takeover.answer();
+    await takeover.handbacks.idle();
+    assert.equal(takeover.handbacks.held(), []);
+    await s.finished(t.id);
+    assert.match(JSON.stringify(provider.requests[before].messages), /While you were paused, the person/);
+  } finally {
+    takeover.restore();
+  }
 });
 
 help('a lease that runs out writes the log but answers nothing', async () => {
