@@ -455,6 +455,36 @@ control('control is a lease of its person: a reload gets it back within the leas
   assert.equal(seen, ['7 1 taken', '7 1 taken', '7 1 taken', '7 1 released']);
 });
 
+control('a reloaded page\'s first input takes control back within the lease, before its own request for it arrives', async () => {
+  const { viewer, desktop, gw } = setup();
+  const seen: string[] = [];
+  const input: string[] = [];
+  gw.on('control', (_, c) => seen.push(`${c.userId} ${c.state}`));
+  gw.on('input', (_, e) => e.kind === 'key' && e.down && input.push(String.fromCharCode(e.keysym)));
+  const a = await viewer(1);
+  gw.setControl(7, a.sessionId, 1, true);
+  a.ws.client(encode('key', 0x61, 1) + encode('key', 0x61, 0));
+  a.ws.close(1006); // the page reloads in control mode
+  const stranger = await viewer(2);
+  stranger.ws.client(encode('key', 0x78, 1));
+  const b = await viewer(1);
+  // The page sends what the person clicks and types as soon as the tunnel is up; its control request comes after.
+  b.ws.client(encode('mouse', 320, 400, 1) + encode('mouse', 320, 400, 0) + encode('key', 0x62, 1) + encode('key', 0x62, 0));
+  assert.equal(desktop.input.filter((i) => i.startsWith('key') && i.endsWith('true')), [`key ${0x61} true`, `key ${0x62} true`]);
+  assert.ok(desktop.input.includes('mouse 320 400 1'), 'the click reached the desktop');
+  assert.equal(input, ['a', 'b'], 'and the hand-back log: the same take-over, no release in between');
+  assert.ok(b.ws.sent.includes(encode('x-control', 1)));
+  assert.equal(gw.setControl(7, b.sessionId, 1, true), { session_id: b.sessionId, control: true });
+  assert.equal(seen, ['1 taken', '1 taken']);
+  // Given back on purpose, the lease is gone: input from the person's viewers no longer takes control.
+  gw.setControl(7, b.sessionId, 1, false);
+  const c = await viewer(1);
+  c.ws.client(encode('key', 0x63, 1));
+  b.ws.client(encode('key', 0x64, 1));
+  assert.not.ok(desktop.input.some((i) => i === `key ${0x63} true` || i === `key ${0x64} true`));
+  assert.equal(gw.describe(7).control, null);
+});
+
 control('a lease nobody takes back runs out', async () => {
   const previous = DesktopSession.leaseMs;
   DesktopSession.leaseMs = 30;

@@ -9,7 +9,15 @@ export class InputGate {
   /** Buttons held, as the last mouse instruction said (released when the viewer leaves). */
   private mask = 0;
 
-  constructor(private session: SessionPort, private userId: number, private hasControl: () => boolean) {}
+  constructor(
+    private session: SessionPort, private userId: number, private hasControl: () => boolean,
+    /** Takes control back for this viewer when its person's lease holds it (a reloaded page's first input). */
+    private takeBack: () => boolean = () => false,
+  ) {}
+
+  private controls(): boolean {
+    return this.hasControl() || this.takeBack();
+  }
 
   private get desktop() {
     return this.session.desktop;
@@ -17,7 +25,7 @@ export class InputGate {
 
   /** True when the mouse reached the desktop. */
   mouse(x: number, y: number, mask: number): boolean {
-    if (!this.hasControl()) return false;
+    if (!this.controls()) return false;
     this.mask = mask;
     this.desktop.pointer(x, y, mask);
     this.session.gateway.emit('input', this.desktop.agentId, { kind: 'mouse', x, y, mask, at: Date.now(), userId: this.userId });
@@ -26,7 +34,7 @@ export class InputGate {
 
   /** True when the key reached the desktop. */
   key(keysym: number, pressed: string | undefined): boolean {
-    if (!this.hasControl()) return false;
+    if (!this.controls()) return false;
     const down = pressed === '1' || pressed === 'true';
     if (!down && pressed !== '0' && pressed !== 'false') throw new GuacProtocolError('key: pressed must be 1 or 0');
     this.desktop.key(keysym, down);

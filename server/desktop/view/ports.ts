@@ -50,4 +50,6 @@ export interface SessionPort {
   /** The controller's input reached the desktop: what the viewers are sent for a while answers it. */
   answering(): void;
   remove(viewer: ViewerPort): void;
+  /** Gives control back to `viewer` when nobody controls the desktop and its person's lease holds it; whether it did. */
+  takeBack(viewer: ViewerPort): boolean;
 }

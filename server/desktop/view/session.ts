@@ -139,6 +139,18 @@ export class DesktopSession<V extends ViewerPort = ViewerPort> implements Sessio
     this.onControl(viewer);
   }
 
+  /**
+   * A viewer of the person whose lease holds control (their page reloaded in control mode) takes it back at its first
+   * input: the page sends input as soon as its tunnel connects, while its own request for control is still on the way,
+   * and input from a viewer without control is dropped (the first keys typed after a reload reached neither the
+   * desktop nor the hand-back log).
+   */
+  takeBack(viewer: ViewerPort): boolean {
+    if (this.controller || !this.viewers.has(viewer as V) || leases.get(this.desktop)?.userId !== viewer.userId) return false;
+    this.setController(viewer as V);
+    return true;
+  }
+
   /** Whether control is held for `userId` (by a viewer or a lease). */
   heldBy(userId: number): boolean {
     return this.controller?.userId === userId || leases.get(this.desktop)?.userId === userId;

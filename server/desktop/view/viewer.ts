@@ -41,7 +41,7 @@ export class Viewer implements ViewerPort {
       nextStream: () => this.nextStream(),
       closed: () => this.closed,
     });
-    this.input = new InputGate(session, this.userId, () => this.hasControl());
+    this.input = new InputGate(session, this.userId, () => this.hasControl(), () => session.takeBack(this));
     ws.on('message', (data, isBinary) => this.onMessage(isBinary ? null : data.toString()));
     ws.on('close', () => this.dispose());
     ws.on('error', () => this.dispose());
