@@ -1,7 +1,7 @@
 // `npm test`: typecheck, the tree's structural rules (scripts/check-structure.mjs), unit tests, server tests (PGlite, and PostgreSQL when reachable),
 // build, then Playwright end-to-end tests in Debian's Chromium. Ends with one line
 // "N passed, N failed" over every suite and exits non-zero on any failure.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +25,20 @@ function record(name, passed, failed, skipped = 0) {
   totals.failed += failed;
   totals.skipped += skipped;
   lines.push(`${name.padEnd(22)} ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+}
+
+/** Lazily unmounts every mount point under `dir` (/proc/self/mountinfo's fifth field). */
+function unmountUnder(dir) {
+  let info = '';
+  try {
+    info = readFileSync('/proc/self/mountinfo', 'utf8');
+  } catch {
+    return;
+  }
+  for (const line of info.split('\n')) {
+    const point = line.split(' ')[4]?.replace(/\\([0-7]{3})/g, (_, o) => String.fromCharCode(parseInt(o, 8)));
+    if (point?.startsWith(`${dir}/`)) spawnSync('umount', ['-l', point]);
+  }
 }
 
 const wanted = (stage) => only.length === 0 || only.includes(stage);
@@ -85,7 +99,10 @@ if (wanted('e2e')) {
       const { stats } = JSON.parse(readFileSync(report, 'utf8'));
       record('e2e (Chromium)', stats.expected + stats.flaky, stats.unexpected, stats.skipped);
     } else record('e2e (Chromium)', 0, 1);
-    if (code === 0) rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
+    if (code === 0) {
+      unmountUnder(dataDir); // the homes' images a server that did not stop cleanly left mounted there
+      rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
+    }
   }
 }
 
