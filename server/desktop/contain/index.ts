@@ -6,7 +6,7 @@
 // start, and `problem` says why and how to fix it. DESKTOP_SANDBOX=off is for development: desktops then
 // run uncontained (as the agent's uid when the server is root, never as root itself).
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DesktopConfig } from '../../config.ts';
 import type { Log } from '../../ops/log.ts';
@@ -111,7 +111,7 @@ export class Containment {
     if (this.options.config.sandbox === 'off') return this.sandbox(agentId);
 
     const account = this.account(agentId)!;
-    const name = `aw-${account.uid}`;
+    const name = DesktopNetwork.nameFor(account.uid); // its own per start: an old desktop's cleanup never removes it
     const { log, config } = this.options;
     let network: DesktopNetwork | null = null;
     let limits: DesktopLimits | null = null;
@@ -126,7 +126,10 @@ export class Containment {
       limits = DesktopLimits.open(name, config.limits);
       // Its /tmp: a tmpfs of its own, made by root (a fresh name nobody could plant), sticky like any /tmp.
       tmp = DesktopTmp.open(account.uid, config.tmpMb);
-      writeFileSync(join(tmp.tmp, '.resolv.conf'), network.resolvConf, { mode: 0o644 });
+      // Readable by the agent's resolver whatever the server's umask (077): chmod, not the mode of the write.
+      const resolvConf = join(tmp.tmp, '.resolv.conf');
+      writeFileSync(resolvConf, network.resolvConf, { mode: 0o644 });
+      chmodSync(resolvConf, 0o644);
       const kept = tmp;
       const jail = { netns: network.path, limits: limits.enforcement, tmp: tmp.tmp, keepSocket: (n: string) => kept.keepSocket(n) };
       return new Sandbox(agentId, this.homeOf(agentId), account, this.host, jail, release);

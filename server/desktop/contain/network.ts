@@ -3,8 +3,17 @@
 // slirp4netns (what rootless podman uses) gives it outbound connections through the host's stack, and an
 // nftables table inside the namespace, which the agent cannot change (the namespace belongs to the host's
 // root), refuses loopback, link-local (cloud metadata at 169.254.169.254), private and shared ranges and
-// the host's own addresses. Only slirp's DNS forwarder (10.0.2.3) is let through among them.
+// the host's own addresses. Only slirp's DNS forwarder (10.0.2.3) is let through among them; slirp4netns
+// forwards what reaches it to the nameserver of the host's /etc/resolv.conf. slirp4netns parses every packet
+// the desktop sends, so it runs in a sandbox of its own (--enable-sandbox: its own mount namespace with only
+// /etc and /run, no capabilities but binding ports) under its own system call filter (--enable-seccomp).
+//
+// Each start's namespace has a name of its own (aw-<uid>-<random>): stopping one desktop removes its own
+// namespace, never the one a new start of the same agent has just made. What a killed server left is found
+// by the uid's prefix when that agent's desktop starts next.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import type { Log } from '../../ops/log.ts';
 import { hostAddresses, watchHostAddresses } from './host-addresses.ts';
 import { processesWithArgument } from './processes.ts';
@@ -19,6 +28,10 @@ const SLIRP_DNS = '10.0.2.3';
 
 export type NetworkMode = 'internet' | 'none';
 
+/** The namespaces this process made and has not removed yet: never taken for a killed server's leftovers. */
+const OPEN = new Set<string>();
+const NETNS_DIR = '/run/netns';
+
 export class DesktopNetwork {
   private slirp: ChildProcess | null = null;
   private unwatch: (() => void) | null = null;
@@ -29,9 +42,14 @@ export class DesktopNetwork {
 
   private constructor(readonly name: string, readonly mode: NetworkMode, private log: Log) {}
 
+  /** A fresh name for a namespace of the desktop of `uid`. */
+  static nameFor(uid: number): string {
+    return `aw-${uid}-${randomBytes(4).toString('hex')}`;
+  }
+
   /** Where programs join the namespace (nsenter --net=…). */
   get path(): string {
-    return `/run/netns/${this.name}`;
+    return `${NETNS_DIR}/${this.name}`;
   }
 
   /** The desktop's resolv.conf: slirp's forwarder, or nothing to ask. */
@@ -39,11 +57,15 @@ export class DesktopNetwork {
     return this.mode === 'internet' ? `nameserver ${SLIRP_DNS}\n` : '# no network\n';
   }
 
-  /** Makes the namespace (replacing one a killed server left behind) and, for `internet`, its way out. */
+  /**
+   * Makes the namespace `name` (from nameFor) and, for `internet`, its way out; first removes what a killed
+   * server left of the same uid's desktops.
+   */
   static async open(name: string, mode: NetworkMode, log: Log): Promise<DesktopNetwork> {
     const network = new DesktopNetwork(name, mode, log);
-    network.removeLeftover();
+    removeLeftovers(name);
     run('ip', ['netns', 'add', name]);
+    OPEN.add(name);
     try {
       run('ip', ['-n', name, 'link', 'set', 'lo', 'up']);
       if (mode === 'internet') {
@@ -64,8 +86,13 @@ export class DesktopNetwork {
 
   private async startSlirp(): Promise<void> {
     // --disable-host-loopback: 10.0.2.2 does not lead to the host's 127.0.0.1.
-    const args = ['--configure', '--mtu=65520', '--disable-host-loopback', '--netns-type=path', this.path, 'tap0'];
-    const slirp = spawn('slirp4netns', args, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' } });
+    // Its sandbox detaches the mounts it was started with; started in a private copy of the server's, so that no
+    // detach reaches the host's (where /run is no mount point of its own, /run/netns/* would go with it).
+    const args = [
+      '--mount', '--propagation', 'private', '--', 'slirp4netns',
+      '--configure', '--mtu=65520', '--disable-host-loopback', '--enable-sandbox', '--enable-seccomp', '--netns-type=path', this.path, 'tap0',
+    ];
+    const slirp = spawn('unshare', args, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' } });
     this.slirp = slirp;
     let output = '';
     const collect = (d: Buffer) => (output = (output + d).slice(-2000));
@@ -111,6 +138,7 @@ export class DesktopNetwork {
     this.unwatch = null;
     this.endSlirp();
     spawnSync('ip', ['netns', 'delete', this.name], { stdio: 'ignore' });
+    OPEN.delete(this.name);
   }
 
   private endSlirp(): void {
@@ -118,15 +146,29 @@ export class DesktopNetwork {
     this.slirp = null;
     if (slirp && slirp.exitCode === null && slirp.signalCode === null) slirp.kill('SIGKILL');
   }
+}
 
-  /** A namespace of this name and its slirp4netns, left by a server that was killed. */
-  private removeLeftover(): void {
-    for (const pid of processesWithArgument(this.path)) {
+/**
+ * The namespaces of the same uid's desktops (and their slirp4netns) that no desktop of this process holds:
+ * what a killed server left, under this naming (aw-<uid>-<random>) or the one before (aw-<uid>).
+ */
+function removeLeftovers(name: string): void {
+  const owner = /^(aw-\d+)-[0-9a-f]{8}$/.exec(name)?.[1];
+  if (!owner) throw new Error(`${name} is not a desktop network's name (DesktopNetwork.nameFor makes them)`);
+  const sameUid = new RegExp(`^${owner}(-[0-9a-f]{8})?$`);
+  let names: string[];
+  try {
+    names = readdirSync(NETNS_DIR);
+  } catch {
+    return; // no namespace made yet on this machine
+  }
+  for (const leftover of names.filter((n) => sameUid.test(n) && !OPEN.has(n))) {
+    for (const pid of processesWithArgument(`${NETNS_DIR}/${leftover}`)) {
       try {
         process.kill(pid, 'SIGKILL');
       } catch {}
     }
-    spawnSync('ip', ['netns', 'delete', this.name], { stdio: 'ignore' });
+    spawnSync('ip', ['netns', 'delete', leftover], { stdio: 'ignore' });
   }
 }
 

@@ -8,14 +8,22 @@
 //     unshare --mount  sh: join the control groups, bind the home and /tmp where the agent's uid can reach them
 //       setpriv --reuid --regid --clear-groups              the agent's uid, no groups, no capabilities
 //         bwrap --unshare-user,pid,ipc,uts,cgroup          the system read-only, the home read-write at
-//                                                          /home/agent, its own /tmp, /proc of its own
-// (bubblewrap is what Flatpak uses; the steps before it need root, which the server has.)
+//                                                          /home/agent, its own /tmp, /proc of its own,
+//                                                          the host's traces in /etc and /proc hidden
+//                                                          (jail-view.ts), a system call filter (seccomp.ts)
+// (bubblewrap is what Flatpak uses; the steps before it need root, which the server has.) bwrap's arguments,
+// its filter and the files it shows instead of the host's come through inherited pipes (fd 3 on), so no
+// command line of the desktop's names a path of the host's; its PATH is the system's, not the server's.
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import type { Writable } from 'node:stream';
 import { lstatSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { findBinary, shortSocketPath } from '../host.ts';
+import { jailView } from './jail-view.ts';
 import type { Enforcement } from './limits.ts';
+import { endDesktopProcesses } from './netns-processes.ts';
 import { endProcessesOf } from './processes.ts';
+import { seccompFilter } from './seccomp.ts';
 
 export type Account = { uid: number; gid: number };
 
@@ -44,6 +52,8 @@ export type SpawnOptions = {
 export const JAIL_HOME = '/home/agent';
 /** The X display of a contained desktop: alone in its /tmp and network namespace, it never meets another. */
 export const JAIL_DISPLAY = 1;
+/** Where a contained desktop's programs are looked for: the system's folders, whatever the server's PATH. */
+export const JAIL_PATH = '/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin';
 
 // The root prelude inside the desktop's mount namespace: join the control groups, then put the home and
 // /tmp under a fresh tmpfs, since the agent's uid may not pass through the folders above DATA_DIR.
@@ -58,11 +68,17 @@ const PRELUDE = [
   'exec "$@"',
 ].join('\n');
 
+/** How many contained desktops of each uid this server runs (a restart overlaps the old desktop's stop). */
+const RUNNING = new Map<number, number>();
+
 export class Sandbox {
   /** What every program of this desktop starts with. */
   readonly env: Readonly<NodeJS.ProcessEnv>;
   /** The home as the desktop's programs see it. */
   readonly insideHome: string;
+  /** The system call filter of its programs (contained only). */
+  private filter: Buffer | null;
+  private closing: Promise<void> | null = null;
 
   constructor(
     readonly agentId: number,
@@ -76,7 +92,10 @@ export class Sandbox {
   ) {
     if (jail && !account) throw new Error('a contained desktop needs an account of its own');
     this.insideHome = jail ? JAIL_HOME : home;
-    this.env = Object.freeze(desktopEnv(agentId, this.insideHome, host));
+    this.env = Object.freeze(desktopEnv(agentId, this.insideHome, jail ? JAIL_PATH : host.path, host));
+    // Built once, here: a machine it cannot be built for contains no desktop (the caller's open fails).
+    this.filter = jail ? seccompFilter() : null;
+    if (jail?.netns) RUNNING.set(account!.uid, (RUNNING.get(account!.uid) ?? 0) + 1);
   }
 
   /** Starts a program of the desktop: as its account, with its environment plus `options.env`, nothing else. */
@@ -84,13 +103,23 @@ export class Sandbox {
     const env = { ...this.env, ...options.env };
     const stdio = options.stdio ?? 'ignore';
     if (!this.jail) return spawn(command, args, { cwd: this.home, stdio, env, ...(this.account ?? {}) });
-    const [program, ...rest] = this.jailed(command, args);
-    return spawn(program, rest, { cwd: '/', stdio, env });
+    const { argv, pipes } = this.jailed(command, args);
+    const [program, ...rest] = argv;
+    const std = typeof stdio === 'string' ? [stdio, stdio, stdio] : [...stdio];
+    while (std.length < 3) std.push('ignore');
+    // fd 3 on: what bwrap reads (and closes) before the program starts; the pipes buffer it meanwhile.
+    const child = spawn(program, rest, { cwd: '/', stdio: [...std.slice(0, 3), ...pipes.map(() => 'pipe' as const)], env });
+    pipes.forEach((data, i) => {
+      const pipe = child.stdio[3 + i] as Writable | null;
+      pipe?.on('error', () => {}); // the chain failed before bwrap read it: the child's exit tells
+      pipe?.end(data);
+    });
+    return child;
   }
 
   /** The program's full path on the desktop's PATH, or null. */
   which(name: string): string | null {
-    return findBinary(name, this.host.path);
+    return findBinary(name, this.env.PATH!);
   }
 
   /** A socket the desktop makes and the server connects to: where the desktop makes it. */
@@ -120,41 +149,67 @@ export class Sandbox {
     return this.insideHome + hostPath.slice(this.home.length);
   }
 
-  /** Ends every process of the desktop's account (nothing to do when it runs as the server's user). */
+  /**
+   * Ends every process of the desktop's account (nothing to do when it runs as the server's user): also those
+   * of another desktop of the same agent, which is what ending a killed server's leftovers needs.
+   */
   async endAll(): Promise<number> {
     return this.account ? endProcessesOf(this.account.uid) : 0;
   }
 
-  /** Ends every process of the desktop, then removes what contained it. */
-  async close(): Promise<void> {
-    await this.endAll();
+  /**
+   * Ends every process of this desktop, then removes what contained it. While a desktop of the same agent that
+   * started meanwhile runs, only the processes in this one's own network namespace: the new one keeps running.
+   */
+  close(): Promise<void> {
+    return (this.closing ??= this.end());
+  }
+
+  private async end(): Promise<void> {
+    const { account, jail } = this;
+    if (account && jail?.netns) {
+      await endDesktopProcesses(account.uid, jail.netns, () => RUNNING.get(account.uid)! > 1);
+      const left = RUNNING.get(account.uid)! - 1;
+      if (left) RUNNING.set(account.uid, left);
+      else RUNNING.delete(account.uid);
+    } else await this.endAll();
     this.release();
   }
 
-  private jailed(command: string, args: string[]): string[] {
+  /** The command line that starts `command` contained, and what bwrap reads from fd 3 on. */
+  private jailed(command: string, args: string[]): { argv: string[]; pipes: Buffer[] } {
     const { uid, gid } = this.account!;
     const { netns, limits, tmp } = this.jail!;
-    return [
+    const view = jailView(this.agentId, this.account!);
+    // fd 3: bwrap's arguments; fd 4: the filter; fd 5 on: the files of the view.
+    const fd = (i: number) => 5 + i;
+    const bwrap = [...bwrapArgs(this.agentId, this.jail!, view.etc(fd), view.proc(fd)), '--seccomp', '4'];
+    const argv = [
       ...(limits.rlimits.length ? ['prlimit', ...limits.rlimits, '--'] : []),
       ...(netns ? ['nsenter', `--net=${netns}`, '--'] : []),
       'unshare', '--mount', '--propagation', 'private', '--',
       '/bin/sh', '-c', PRELUDE, 'sh', this.home, tmp ?? '', String(limits.cgroupProcs.length), ...limits.cgroupProcs,
       'setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--inh-caps=-all', '--',
-      'bwrap', ...bwrapArgs(this.agentId, this.jail!), '--', command, ...args,
+      'bwrap', '--args', '3', '--', command, ...args,
     ];
+    return { argv, pipes: [Buffer.from(bwrap.map((a) => `${a}\0`).join('')), this.filter!, ...view.data] };
   }
 }
 
-/** The sandbox's file system and namespaces (the user namespace maps the agent's uid to itself). */
-function bwrapArgs(agentId: number, jail: Jail): string[] {
+/**
+ * The sandbox's file system and namespaces (the user namespace maps the agent's uid to itself); `etc` and
+ * `proc` hide the host's traces there. Every source is a path inside the prelude's mount namespace or a
+ * system folder: the host's paths of the home and /tmp stay out of them.
+ */
+function bwrapArgs(agentId: number, jail: Jail, etc: string[], proc: string[]): string[] {
   const args = [
     '--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try',
     ...(jail.netns ? [] : ['--unshare-net']),
     '--die-with-parent', '--new-session', '--hostname', `agent-${agentId}`,
-    '--ro-bind', '/usr', '/usr', '--ro-bind', '/etc', '/etc',
-    ...(jail.tmp ? ['--ro-bind', join(jail.tmp, '.resolv.conf'), '/etc/resolv.conf'] : []),
+    '--ro-bind', '/usr', '/usr', '--ro-bind', '/etc', '/etc', ...etc,
+    ...(jail.tmp ? ['--ro-bind', '/mnt/tmp/.resolv.conf', '/etc/resolv.conf'] : []),
     '--ro-bind-try', '/var/cache/fontconfig', '/var/cache/fontconfig',
-    '--proc', '/proc', '--dev', '/dev',
+    '--proc', '/proc', ...proc, '--dev', '/dev',
     '--bind', '/mnt/home', JAIL_HOME, '--bind', '/mnt/tmp', '/tmp',
     '--chdir', JAIL_HOME,
   ];
@@ -168,9 +223,9 @@ function bwrapArgs(agentId: number, jail: Jail): string[] {
   return args;
 }
 
-function desktopEnv(agentId: number, home: string, host: HostSettings): NodeJS.ProcessEnv {
+function desktopEnv(agentId: number, home: string, path: string, host: HostSettings): NodeJS.ProcessEnv {
   return {
-    PATH: host.path,
+    PATH: path,
     HOME: home,
     USER: `agent-${agentId}`,
     LOGNAME: `agent-${agentId}`,

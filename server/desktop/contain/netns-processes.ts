@@ -1,0 +1,47 @@
+// The processes of one contained desktop, told apart from a later desktop of the same agent (same uid), while
+// that one runs, by the network namespace they run in: every program of a desktop enters its namespace first, and only root
+// can leave it. Processes in namespaces they made themselves (Chromium's sandboxed children, an agent's own
+// `unshare -n`) live in the pid namespace of a bubblewrap process that is in the desktop's namespace; when
+// that one is killed, the kernel ends the rest of its pid namespace.
+import { statSync } from 'node:fs';
+import { processesOf } from './processes.ts';
+
+/** Live processes of `uid` in the network namespace `netns` (a file such as /run/netns/<name>). */
+export function processesInNetns(uid: number, netns: string): number[] {
+  let ns: { dev: number; ino: number };
+  try {
+    ns = statSync(netns);
+  } catch {
+    return []; // gone: nothing can be in it any more
+  }
+  return processesOf(uid).filter((pid) => {
+    try {
+      const st = statSync(`/proc/${pid}/ns/net`);
+      return st.ino === ns.ino && st.dev === ns.dev;
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
+}
+
+/**
+ * SIGKILLs the processes of a desktop until none is left: every process of `uid` (jobs it started on its own
+ * anywhere included) while no other desktop of the uid runs; only those in `netns` while `othersRun()`, asked
+ * again each round (a new start of the same agent may begin meanwhile). Never for the server's own uid.
+ */
+export async function endDesktopProcesses(uid: number, netns: string, othersRun: () => boolean, rounds = 50): Promise<number> {
+  if (uid === 0 || uid === process.getuid?.()) throw new Error(`refusing to end the processes of uid ${uid}`);
+  let signalled = 0;
+  for (let round = 0; round < rounds; round++) {
+    const pids = othersRun() ? processesInNetns(uid, netns) : processesOf(uid);
+    if (!pids.length) return signalled;
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+        signalled++;
+      } catch {}
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return signalled;
+}
