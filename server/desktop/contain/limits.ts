@@ -2,8 +2,8 @@
 // its own (cgroup v2, or the v1 pids, memory and cpu controllers), so that a fork bomb or a memory hog in
 // one desktop leaves the server and the other desktops answering. Without control groups only the number
 // of processes is bounded, by RLIMIT_NPROC (per uid, and each agent has its own).
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 
 export type Limits = { pids: number; memoryMb: number; cpus: number };
 
@@ -60,7 +60,19 @@ export class DesktopLimits {
 }
 
 /** A group of that name, emptied of a killed server's leftovers first. */
+/**
+ * The group `dir`, made anew, and the empty groups an earlier start of the same uid left beside it (a killed server's:
+ * each start's name is its own, aw-<uid>-<hex>). A group with processes still in it stays: the kernel refuses.
+ */
 function fresh(dir: string): string {
+  const stem = /^(aw-\d+-)[0-9a-f]+$/.exec(basename(dir))?.[1];
+  for (const sibling of stem && existsSync(dirname(dir)) ? readdirSync(dirname(dir)) : []) {
+    if (sibling.startsWith(stem!) && sibling !== basename(dir)) {
+      try {
+        rmdirSync(join(dirname(dir), sibling));
+      } catch {} // still in use, or not a group
+    }
+  }
   if (existsSync(dir)) {
     for (const pid of readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) {
       try {
