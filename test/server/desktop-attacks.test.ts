@@ -52,6 +52,13 @@ async function inTerminal(agentId: number, name: string, script: string, ms = 30
   return readFileSync(join(home(agentId), `${name}.out`), 'utf8');
 }
 
+/** A `dd` of 400 MB into `path` from the attacker's terminal: it must run out of space; what it said and the size reached. */
+async function fill(name: string, path: string, after = ''): Promise<{ out: string; size: number }> {
+  const out = await inTerminal(ATTACKER, name, [`dd if=/dev/zero of=${path} bs=1M count=400`, `echo "size=$(stat -c %s ${path})"`, after].join('\n'));
+  assert.match(out, /No space left on device/, out);
+  return { out, size: Number(/size=(\d+)/.exec(out)?.[1]) };
+}
+
 /** The desktop name a fresh RFB connection to `path` is greeted with (Xvnc's -desktop: agent-<id>). */
 async function desktopNameAt(path: string): Promise<string> {
   const rfb = await RfbClient.connect({ path }, { timeout: 5000 });
@@ -151,13 +158,7 @@ if (!READY) {
   attacks('/tmp is a tmpfs of AGENT_TMP_MB: a dd into it fills it, not the host\'s disk', async () => {
     const hostTmpFree = () => { const s = statfsSync(tmpdir()); return s.bavail * s.bsize; };
     const before = hostTmpFree();
-    const out = await inTerminal(ATTACKER, 'fill-tmp', [
-      'dd if=/dev/zero of=/tmp/fill bs=1M count=400',
-      'echo "size=$(stat -c %s /tmp/fill)"',
-      'rm -f /tmp/fill',
-    ].join('\n'));
-    assert.match(out, /No space left on device/, out);
-    const size = Number(/size=(\d+)/.exec(out)?.[1]);
+    const { out, size } = await fill('fill-tmp', '/tmp/fill', 'rm -f /tmp/fill');
     assert.ok(size > 0 && size <= TMP_MB * 1024 * 1024, out);
     assert.ok(before - hostTmpFree() < 32 * 1024 * 1024, 'the host\'s disk kept its space');
   });
@@ -168,12 +169,7 @@ if (!READY) {
     const told: [number, string, number][] = [];
     const onFull = (...args: [number, string, number]) => told.push(args);
     ctx.desktops.on('storage-full', onFull);
-    const out = await inTerminal(ATTACKER, 'fill-home', [
-      'dd if=/dev/zero of=~/fill bs=1M count=400',
-      'echo "size=$(stat -c %s ~/fill)"',
-    ].join('\n'));
-    assert.match(out, /No space left on device/, out);
-    const size = Number(/size=(\d+)/.exec(out)?.[1]);
+    const { out, size } = await fill('fill-home', '~/fill');
     assert.ok(size > 0 && size <= HOME_MB * 1024 * 1024, out);
     assert.ok(before - dataFree() < (HOME_MB + 16) * 1024 * 1024, 'the data directory\'s disk lost no more than the image holds');
     // A file dropped on the full desktop: the server's own write fails as a full disk (507), nothing left behind.

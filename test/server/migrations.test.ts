@@ -1,41 +1,15 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { randomUUID } from 'node:crypto';
-import { openDb, type Db } from '../../server/db/db.ts';
-import { migrate, MIGRATIONS, splitStatements } from '../../server/db/migrate.ts';
+import { migrate, MIGRATIONS } from '../../server/db/migrate.ts';
+import { emptyDb, migrateBefore } from './db-helpers.ts';
 
 const migrations = suite('db migrations');
 
-/** A database of its own: PGlite in memory, or a throwaway schema of the test PostgreSQL. */
-async function emptyDb(): Promise<{ db: Db; drop: () => Promise<void> }> {
-  const url = process.env.TEST_DATABASE_URL;
-  if (!url) {
-    const db = await openDb({ dataDir: null });
-    return { db, drop: () => db.close() };
-  }
-  const schema = `mig_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-  const admin = await openDb({ databaseUrl: url });
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  const db = await openDb({ databaseUrl: url, schema });
-  return {
-    db,
-    drop: async () => {
-      await db.close();
-      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-      await admin.close();
-    },
-  };
-}
-
 migrations('008 stores the page JSON of steps written before it, as the steps page would have formatted them', async () => {
-  const { db, drop } = await emptyDb();
+  const { db, drop } = await emptyDb('mig');
   try {
     // The schema as it stood before 008, with a step in it.
-    await db.query('CREATE TABLE schema_migrations (id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
-    for (const m of MIGRATIONS.filter((m) => m.id < 8)) {
-      for (const statement of splitStatements(m.sql)) await db.query(statement);
-      await db.query('INSERT INTO schema_migrations (id, name) VALUES ($1, $2)', [m.id, m.name]);
-    }
+    await migrateBefore(db, 8);
     const [user] = await db.query(`INSERT INTO users (email) VALUES ('old@example.test') RETURNING id`);
     const [agent] = await db.query(`INSERT INTO agents (owner_id, name) VALUES ($1, 'Old') RETURNING id`, [user.id]);
     const [thread] = await db.query(`INSERT INTO threads (agent_id, name) VALUES ($1, 'Old thread') RETURNING id`, [agent.id]);

@@ -2,7 +2,7 @@
 // forged an admin token with any exp, and signed internal calls): every table read as SQL holds neither in clear;
 // a token of the server's own key that lives longer than it issues is refused; migration 015 seals what was kept in
 // clear before it (and keeps it); a key that does not open the database stops the start with one line.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,12 +10,12 @@ import { SignJWT, exportJWK, generateKeyPair, type CryptoKey } from 'jose';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { signingKeyLabel, TokenIssuer } from '../../server/auth/tokens.ts';
-import { openDb, type Db } from '../../server/db/db.ts';
-import { migrate, MIGRATIONS, splitStatements } from '../../server/db/migrate.ts';
+import { migrate } from '../../server/db/migrate.ts';
 import { record } from '../../server/domain/audit.ts';
 import { verifyAudit } from '../../server/domain/audit-read.ts';
 import { deploymentSecret } from '../../server/domain/deployment.ts';
 import { loadSecretBox, SecretBox } from '../../server/system/secret-box.ts';
+import { emptyDb, migrateBefore } from './db-helpers.ts';
 import { spawnServer } from './fault-helpers.ts';
 import { ADMIN, call, testServer } from './helpers.ts';
 
@@ -67,29 +67,11 @@ reader('a token of the server\'s own key that lives longer than it issues, or ha
 
 const upgrade = suite('secrets at rest: migration 015');
 
-/** A database of its own: PGlite in memory, or a throwaway schema of the test PostgreSQL. */
-async function emptyDb(): Promise<{ db: Db; drop: () => Promise<void> }> {
-  const url = process.env.TEST_DATABASE_URL;
-  if (!url) {
-    const db = await openDb({ dataDir: null });
-    return { db, drop: () => db.close() };
-  }
-  const schema = `sec_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-  const admin = await openDb({ databaseUrl: url });
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  const db = await openDb({ databaseUrl: url, schema });
-  return { db, drop: async () => (await db.close(), await admin.query(`DROP SCHEMA ${schema} CASCADE`), await admin.close()) };
-}
-
 upgrade('seals the key, the secret and the chain kept in clear before it, and keeps them working', async () => {
   const { secrets } = await server(); // this process's audit key is the test server's
-  const { db, drop } = await emptyDb();
+  const { db, drop } = await emptyDb('sec');
   try {
-    await db.query('CREATE TABLE schema_migrations (id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
-    for (const m of MIGRATIONS.filter((m) => m.id < 15)) {
-      for (const statement of splitStatements(m.sql)) await db.query(statement);
-      await db.query('INSERT INTO schema_migrations (id, name) VALUES ($1, $2)', [m.id, m.name]);
-    }
+    await migrateBefore(db, 15);
     // As 014 left them: a plain private JWK, a plain secret, three events hashed by the database (unkeyed).
     const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
     const plain = await exportJWK(privateKey);

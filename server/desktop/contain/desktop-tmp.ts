@@ -15,6 +15,9 @@ import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, renameSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+/** The tmpfs mounts of this process's desktops: never a leftover, even while an older desktop of a uid still stops. */
+const HELD = new Set<string>();
+
 export class DesktopTmp {
   /** The desktop's /tmp on the host. */
   readonly tmp: string;
@@ -37,6 +40,7 @@ export class DesktopTmp {
       throw new Error(`its /tmp could not be mounted: ${(mounted.stderr || mounted.error?.message || '').trim()}`);
     }
     const made = new DesktopTmp(base, uid);
+    HELD.add(base);
     try {
       mkdirSync(made.tmp);
       chmodSync(made.tmp, 0o1777); // the mode after the umask, explicitly
@@ -69,11 +73,12 @@ export class DesktopTmp {
     if (this.closed) return;
     this.closed = true;
     unmount(this.base);
+    HELD.delete(this.base);
   }
 
   /** Tmpfs mounts of this uid's desktops that a killed server left behind (found by their source name). */
   static removeLeftover(uid: number): void {
-    for (const point of mountsOf(source(uid))) unmount(point);
+    for (const point of mountsOf(source(uid))) if (!HELD.has(point)) unmount(point);
   }
 }
 

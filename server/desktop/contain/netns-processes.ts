@@ -4,7 +4,7 @@
 // `unshare -n`) live in the pid namespace of a bubblewrap process that is in the desktop's namespace; when
 // that one is killed, the kernel ends the rest of its pid namespace.
 import { statSync } from 'node:fs';
-import { processesOf } from './processes.ts';
+import { endProcesses, processesOf } from './processes.ts';
 
 /** Live processes of `uid` in the network namespace `netns` (a file such as /run/netns/<name>). */
 export function processesInNetns(uid: number, netns: string): number[] {
@@ -29,19 +29,6 @@ export function processesInNetns(uid: number, netns: string): number[] {
  * anywhere included) while no other desktop of the uid runs; only those in `netns` while `othersRun()`, asked
  * again each round (a new start of the same agent may begin meanwhile). Never for the server's own uid.
  */
-export async function endDesktopProcesses(uid: number, netns: string, othersRun: () => boolean, rounds = 50): Promise<number> {
-  if (uid === 0 || uid === process.getuid?.()) throw new Error(`refusing to end the processes of uid ${uid}`);
-  let signalled = 0;
-  for (let round = 0; round < rounds; round++) {
-    const pids = othersRun() ? processesInNetns(uid, netns) : processesOf(uid);
-    if (!pids.length) return signalled;
-    for (const pid of pids) {
-      try {
-        process.kill(pid, 'SIGKILL');
-        signalled++;
-      } catch {}
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return signalled;
+export function endDesktopProcesses(uid: number, netns: string, othersRun: () => boolean, rounds = 50): Promise<number> {
+  return endProcesses(uid, () => (othersRun() ? processesInNetns(uid, netns) : processesOf(uid)), rounds);
 }

@@ -26,11 +26,16 @@ export function processesOf(uid: number): number[] {
  * SIGKILLs every process of the uid until none is left (a process may fork while the others die).
  * Only for the per-agent uids of isolated desktops: never for the server's own uid.
  */
-export async function endProcessesOf(uid: number, rounds = 50): Promise<number> {
-  if (uid === 0 || uid === process.getuid?.()) throw new Error(`refusing to end every process of uid ${uid}`);
+export function endProcessesOf(uid: number, rounds = 50): Promise<number> {
+  return endProcesses(uid, () => processesOf(uid), rounds);
+}
+
+/** SIGKILLs what `list` (processes of `uid`, asked again each round) names until it names none. Never the server's uid. */
+export async function endProcesses(uid: number, list: () => number[], rounds = 50): Promise<number> {
+  if (uid === 0 || uid === process.getuid?.()) throw new Error(`refusing to end the processes of uid ${uid}`);
   let signalled = 0;
   for (let round = 0; round < rounds; round++) {
-    const pids = processesOf(uid);
+    const pids = list();
     if (!pids.length) return signalled;
     for (const pid of pids) {
       try {
