@@ -11,11 +11,11 @@ register('../test/setup/ts-loader.mjs', import.meta.url);
 
 const { PG_URL, pgAvailable, throwawaySchema } = await import('./bench-server.mjs');
 const { migrate } = await import('../server/db/migrate.ts');
-const { record } = await import('../server/domain/audit.ts');
-const { useAuditKey } = await import('../server/domain/audit-hash.ts');
+const { record } = await import('../server/audit/audit.ts');
+const { useAuditKey } = await import('../server/audit/hash.ts');
 const { SecretBox } = await import('../server/system/secret-box.ts');
 const { appendBulk } = await import('../test/server/audit-bulk.ts');
-const { listAudit, verifyAudit } = await import('../server/domain/audit-read.ts');
+const { listAudit, verifyAudit } = await import('../server/audit/read.ts');
 const { benchResult, median } = await import('./bench-result.mjs');
 
 const EVENTS = Number(process.argv[2] || 1_000_000);
@@ -63,7 +63,7 @@ try {
   const [{ total }] = await db.query('SELECT count(*)::int AS total FROM audit_events');
   console.log(`${total.toLocaleString('en')} events written in ${((performance.now() - began) / 1000).toFixed(1)} s`);
 
-  // The agent update as setAgentText makes it (server/domain/agents.ts), with and without its event.
+  // The agent update as setAgentText makes it (server/agents/agents.ts), with and without its event.
   const update = (agentId, value, audited) => db.tx(async (q) => {
     const [before] = await q.query(
       `WITH old AS (SELECT length(notes) AS n FROM agents WHERE id = $1 FOR UPDATE) UPDATE agents SET notes = $2, updated_at = now()

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 register('../test/setup/ts-loader.mjs', import.meta.url);
 const { ADMIN, api, bootServer } = await import('./bench-server.mjs');
 const { benchResult, percentile } = await import('./bench-result.mjs');
-const { addMessage } = await import('../server/domain/messages.ts');
+const { addMessage } = await import('../server/threads/messages.ts');
 
 const SOCKETS = 1000;
 const MESSAGES = 20;

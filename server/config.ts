@@ -309,7 +309,7 @@ function secretsKey(value: string | undefined): Buffer | null {
 }
 
 function fleetConfig(env: NodeJS.ProcessEnv): FleetConfig {
-  // Unset: the instances share one made at the first start and kept in the database (server/domain/deployment.ts).
+  // Unset: the instances share one made at the first start and kept in the database (server/db/deployment-secrets.ts).
   const secret = env.INTERNAL_SECRET ?? '';
   if (secret && secret.length < 32) {
     throw new Error('INTERNAL_SECRET must be at least 32 characters (the same on every instance): it signs calls between instances');

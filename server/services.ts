@@ -9,16 +9,16 @@ import type { ScreenshotStore } from './desktop/index.ts';
 import type { FleetDesktops } from './desktop/index.ts';
 import type { ModelProvider } from './models/types.ts';
 import type { Recordings } from './recording/recordings.ts';
-import type { Handbacks } from './recording/handbacks.ts';
+import type { Handbacks } from './supervision/handbacks.ts';
 import type { Runner } from './runner/runner.ts';
 import type { BillingProvider } from './billing/types.ts';
 import type { SmtpIntake } from './mail/smtp-intake.ts';
 import type { MailSender } from './mail/sender.ts';
-import type { Scheduler } from './scheduler/scheduler.ts';
+import type { Scheduler } from './schedules/scheduler.ts';
 import type { Metrics } from './ops/metrics.ts';
 import type { Log } from './ops/log.ts';
 import type { UploadHook } from './files/storage.ts';
-import type { AgentStorage } from './files/agent-storage.ts';
+import type { AgentStorage } from './agents/storage.ts';
 
 
 export type Services = {
@@ -53,7 +53,7 @@ export type Services = {
   mailSender?: MailSender;
   /** Teaching by demonstration: recordings of the desktop and their summaries (server/recording). */
   recordings?: Recordings;
-  /** Take-overs of the desktops and the action logs handed back to the agents (server/recording/handbacks.ts). */
+  /** Take-overs of the desktops and the action logs handed back to the agents (server/supervision/handbacks.ts). */
   handbacks?: Handbacks;
   /** Starts threads from the agents' schedules (server/scheduler). */
   scheduler?: Scheduler;

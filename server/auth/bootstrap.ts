@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/db.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
-import { record, SYSTEM } from '../domain/audit.ts';
+import { record, SYSTEM } from '../audit/audit.ts';
 import { createUser, findUserByEmail } from './users.ts';
 
 export async function ensureAdmin(db: Db, email: string | null, password: string | null, log: (m: string) => void): Promise<void> {

@@ -9,11 +9,11 @@ import { HttpError, invalid } from '../http/errors.ts';
 import { requireSameSiteJson } from '../http/origin.ts';
 import { MAX_PASSWORD, passwordProblem } from './password-policy.ts';
 import { verifyPassword } from './passwords.ts';
-import { RateLimiter } from './rate-limit.ts';
+import { RateLimiter } from '../ops/rate-limit.ts';
 import { createSession, deleteSession, findSession, readCookie, REFRESH_COOKIE, sessionCookie, sessionEndedTopic } from './sessions.ts';
 import { createUser, findUser, findUserByEmail, validEmail } from './users.ts';
-import { record, recordAlone, SYSTEM } from '../domain/audit.ts';
-import type { AuditAction } from '../domain/audit-actions.ts';
+import { record, recordAlone, SYSTEM } from '../audit/audit.ts';
+import type { AuditAction } from '../audit/actions.ts';
 
 const WRONG = 'Invalid email or password';
 const WINDOW_MS = 15 * 60_000;

@@ -2,7 +2,7 @@
 // text fields trimmed and capped, e-mail empty or an address, country empty or a two-letter code
 // (what Stripe's address.country takes).
 import { validEmail } from '../auth/users.ts';
-import { CUSTOMER_FIELDS, type CustomerFields } from '../domain/billing-customers.ts';
+import { CUSTOMER_FIELDS, type CustomerFields } from './customers.ts';
 
 type Field = keyof CustomerFields;
 export const FIELD_LIMITS: Record<Field, number> = { name: 200, email: 254, address_line1: 200, postal_code: 20, city: 100, country: 2 };

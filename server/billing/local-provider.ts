@@ -1,10 +1,10 @@
 // The built-in payment provider: billing details and a test card kept in billing_customers, the
-// invoice computed from our own usage, and a test-mode portal page (server/routes/billing-portal.ts)
+// invoice computed from our own usage, and a test-mode portal page (server/billing/portal-routes.ts)
 // reached with a single-use token. Nothing is ever charged.
 import type { Db } from '../db/db.ts';
-import { customerRow, fieldsOf, saveCustomerFields, savePriceId } from '../domain/billing-customers.ts';
-import { spendByKind } from '../domain/billing-usage.ts';
-import { issuePortalToken } from '../domain/portal-tokens.ts';
+import { customerRow, fieldsOf, saveCustomerFields, savePriceId } from './customers.ts';
+import { spendByKind } from './usage.ts';
+import { issuePortalToken } from './portal-tokens.ts';
 import type { BillingProvider, Price, UsageLine } from './types.ts';
 
 export const PORTAL_PATH = '/api/billing/portal';

@@ -1,7 +1,7 @@
 // The local provider's test-mode billing portal as server-rendered HTML: plain forms posting back
 // with a fresh single-use token, no inline script or style (the app's CSP applies). It borrows the
 // app's stylesheet and a tiny same-origin script that applies the stored theme.
-import type { CustomerFields, PaymentMethod } from '../domain/billing-customers.ts';
+import type { CustomerFields, PaymentMethod } from './customers.ts';
 import type { CardErrors } from './test-cards.ts';
 
 export type PortalView = {

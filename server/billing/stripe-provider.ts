@@ -4,7 +4,7 @@
 // Left out: subscriptions and metered usage reporting (the price chosen is recorded, not subscribed).
 import type { Db } from '../db/db.ts';
 import { HttpError } from '../http/errors.ts';
-import { customerRow, saveCustomerFields, savePaymentMethod, savePriceId, saveProviderCustomerId } from '../domain/billing-customers.ts';
+import { customerRow, saveCustomerFields, savePaymentMethod, savePriceId, saveProviderCustomerId } from './customers.ts';
 import { StripeError, type StripeClient } from './stripe-client.ts';
 import type { BillingProvider, BillingUser, CustomerFields, PaymentMethod, UsageLine } from './types.ts';
 

@@ -1,7 +1,7 @@
 // The local portal's card check. It is test mode, so only the well-known test card numbers are
 // taken (a real number typed by mistake is refused, never stored); only brand, last 4 digits and
 // expiry are kept, the CVC is checked for shape and dropped.
-import type { PaymentMethod } from '../domain/billing-customers.ts';
+import type { PaymentMethod } from './customers.ts';
 
 export const TEST_CARDS: Record<string, string> = {
   '4242424242424242': 'visa',

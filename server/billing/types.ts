@@ -1,8 +1,8 @@
 // The payment provider behind /api/billing: 'local' (records in our database, a built-in test-mode
 // portal) or 'stripe' (Stripe's REST API). Usage and its enforcement never depend on the provider:
-// server/domain/billing-usage.ts computes them from the traces.
-import type { CustomerFields, PaymentMethod } from '../domain/billing-customers.ts';
-import type { Credits, SpendState } from '../domain/billing-usage.ts';
+// server/billing/usage.ts computes them from the traces.
+import type { CustomerFields, PaymentMethod } from './customers.ts';
+import type { Credits, SpendState } from './usage.ts';
 
 export type { CustomerFields, PaymentMethod };
 

@@ -5,7 +5,7 @@ import { constants, createWriteStream } from 'node:fs';
 import { copyFile, unlink, writeFile } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { HttpError } from '../http/errors.ts';
-import { isOutOfSpace, OUT_OF_SPACE_DETAIL } from './out-of-space.ts';
+import { isOutOfSpace, OUT_OF_SPACE_DETAIL } from '../system/out-of-space.ts';
 
 export { isOutOfSpace, OUT_OF_SPACE_DETAIL };
 

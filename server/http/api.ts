@@ -16,7 +16,7 @@ import { Router, type Params } from './router.ts';
 import { databaseUnavailable } from '../db/unavailable.ts';
 import type { RequestContext } from '../ops/request-context.ts';
 import { requestDb } from '../db/request-db.ts';
-import { record } from '../domain/audit.ts';
+import { record } from '../audit/audit.ts';
 
 export type AuthLevel = 'public' | 'user' | 'admin';
 

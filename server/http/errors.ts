@@ -1,7 +1,7 @@
 // HttpError carries a status and the spec's {detail}; sendError writes it and hides internals.
 import type { ServerResponse } from 'node:http';
 import { databaseCannotWrite, databaseUnavailable } from '../db/unavailable.ts';
-import { isOutOfSpace, OUT_OF_SPACE_DETAIL } from '../files/out-of-space.ts';
+import { isOutOfSpace, OUT_OF_SPACE_DETAIL } from '../system/out-of-space.ts';
 import { writeText } from './compress.ts';
 import { JsonText } from './json-text.ts';
 

@@ -5,11 +5,11 @@
 // when its sender is not verified or the agent's mail already started its hourly runs: the thread
 // then waits for its owner to run it, and the step says why.
 import type { Db } from '../db/db.ts';
-import { countMailRuns, findReplyThread, insertInbound, type HeldReason } from '../domain/comm-messages.ts';
-import type { Mailbox } from '../domain/email-settings.ts';
-import { announceInput, announceScheduledInput, insertScheduledInput, insertThread, insertUserInput, lockAgents } from '../domain/threads.ts';
-import { recordFiles } from '../domain/uploads.ts';
-import type { AgentStorage } from '../files/agent-storage.ts';
+import { countMailRuns, findReplyThread, insertInbound, type HeldReason } from './comm-messages.ts';
+import type { Mailbox } from './email-settings.ts';
+import { announceInput, announceScheduledInput, insertScheduledInput, insertThread, insertUserInput, lockAgents } from '../threads/threads.ts';
+import { recordFiles } from '../agents/uploads.ts';
+import type { AgentStorage } from '../agents/storage.ts';
 import { removeStoredFile, storableName, storeFile, type UploadHook } from '../files/storage.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { cleanLine } from './clean-text.ts';

@@ -1,10 +1,10 @@
 // Delivers approved (queued) mail: claims one due message at a time (exactly one instance gets each,
-// see domain/outbox.ts), sends it, and records success, or a retry with exponential backoff, or —
+// see mail/outbox.ts), sends it, and records success, or a retry with exponential backoff, or —
 // after maxAttempts — dead with the last error. Woken on the bus when a message is queued; it also
 // polls, and sleeps until the next retry is due.
 import type { Db } from '../db/db.ts';
-import { MAIL_QUEUED_TOPIC } from '../domain/comm-messages.ts';
-import { claimDue, markFailed, markSent, msUntilNextDue, type OutboundMail } from '../domain/outbox.ts';
+import { MAIL_QUEUED_TOPIC } from './comm-messages.ts';
+import { claimDue, markFailed, markSent, msUntilNextDue, type OutboundMail } from './outbox.ts';
 import type { Bus } from '../realtime/bus.ts';
 import type { Log } from '../ops/log.ts';
 import { createDelivery, type Delivery } from './transport.ts';

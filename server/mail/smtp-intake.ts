@@ -8,11 +8,11 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
 import type { MailLimits } from '../config.ts';
-import { findMailbox, type Mailbox } from '../domain/email-settings.ts';
+import { findMailbox, type Mailbox } from './email-settings.ts';
 import type { Log } from '../ops/log.ts';
 import { acceptsSender } from './accept-from.ts';
 import { recipientPrefix, splitAddress } from './address.ts';
-import { QuotaExceeded } from '../domain/uploads.ts';
+import { QuotaExceeded } from '../agents/uploads.ts';
 import { databaseCannotWrite } from '../db/unavailable.ts';
 import { isOutOfSpace, OutOfSpace } from '../files/safe-write.ts';
 import { ingestMail, type IngestDeps } from './ingest.ts';

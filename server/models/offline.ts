@@ -4,7 +4,7 @@
 // Traces are real: token counts are estimated from text length, cost is 0.
 import { estimateTokens, elideImages } from './estimate.ts';
 import { planInstruction, type PlannedCall, type Place } from './offline-planner.ts';
-import { HANDBACK_PREFIX, HANDBACK_SCREEN_CAPTION } from '../recording/handback-format.ts';
+import { HANDBACK_PREFIX, HANDBACK_SCREEN_CAPTION } from './handback-words.ts';
 import type { AssistantBlock, Message, ModelProvider, ModelRequest, ModelResponse, ToolResultBlock } from './types.ts';
 
 export const OFFLINE_MODEL = 'offline-planner-1';

@@ -5,7 +5,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Desktop, DesktopInput } from '../desktop/index.ts';
-import { QuotaExceeded } from '../domain/uploads.ts';
+import { QuotaExceeded } from '../agents/uploads.ts';
 import { nodeFs, writeFileOrRemove, type FileSystem } from '../files/safe-write.ts';
 import { ActionTracker, type Action } from './action-tracker.ts';
 

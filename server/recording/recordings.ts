@@ -12,13 +12,13 @@ import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import type { Db } from '../db/db.ts';
 import type { Desktop, DesktopInput } from '../desktop/index.ts';
-import { addMessage } from '../domain/messages.ts';
+import { addMessage } from '../threads/messages.ts';
 import {
   addKeyframeBytes, getRecording, insertRecording, markStopped, markSummarized, openRecording, ownRecording, recordingBySession, setAudio,
   type RecordingRow,
-} from '../domain/recordings.ts';
-import { appendUserInput, createThread, getThread } from '../domain/threads.ts';
-import type { AgentStorage } from '../files/agent-storage.ts';
+} from './store.ts';
+import { appendUserInput, createThread, getThread } from '../threads/threads.ts';
+import type { AgentStorage } from '../agents/storage.ts';
 import { receiveRaw, type BodyCheck } from '../files/raw-body.ts';
 import type { FileSystem } from '../files/safe-write.ts';
 import { MAX_UPLOAD_BYTES } from '../files/storage.ts';

@@ -4,8 +4,8 @@
 // agent's home).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RecordingRow } from '../domain/recordings.ts';
-import type { StepImage } from '../domain/steps.ts';
+import type { RecordingRow } from './store.ts';
+import type { StepImage } from '../threads/steps.ts';
 import type { ActionLog } from './active-recording.ts';
 import { describeAction, formatSummary, type Speech } from './action-format.ts';
 import type { Transcriber } from './transcriber.ts';

@@ -7,13 +7,13 @@ import {
   DEFAULT_CONTEXT_TOKENS, ModelError, isAbort,
   type AssistantBlock, type Message, type ModelProvider, type ModelRequest, type ToolResultBlock,
 } from '../models/types.ts';
-import { toolSet } from '../tools/index.ts';
-import { ToolInputError, type AgentInfo, type ToolContext } from '../tools/types.ts';
+import { toolSet } from './tools/index.ts';
+import { ToolInputError, type AgentInfo, type ToolContext } from './tools/types.ts';
 import { fitContext, INTERRUPTED_RESULT, keepRecentImages, type StoredToolCall } from './history.ts';
-import { recordTrace } from '../domain/traces.ts';
+import { recordTrace } from '../traces/traces.ts';
 import type { LiveStep, StepWriter } from './steps.ts';
 import { RunFailure, RunPaused, RunStopped, stopOf } from './errors.ts';
-import type { RunawayGuard, Trip } from './guard.ts';
+import type { RunawayGuard, Trip } from '../supervision/guard.ts';
 
 export type LoopDeps = {
   db: Db;

@@ -20,20 +20,20 @@ import type { Bus } from '../realtime/bus.ts';
 import type { Log } from '../ops/log.ts';
 import type { Desktops, PerformAction } from '../desktop/index.ts';
 import type { ModelProvider, ModelRequest } from '../models/types.ts';
-import { addMessage } from '../domain/messages.ts';
-import { getRunAgent, stopAgentAfterRun } from '../domain/agents.ts';
-import { getThreadName, removeFromSchedule, threadExists } from '../domain/threads.ts';
-import { hasUserInputAfter, stepsToReplay, userInputAfter } from '../domain/steps.ts';
+import { addMessage } from '../threads/messages.ts';
+import { getRunAgent, stopAgentAfterRun } from '../agents/agents.ts';
+import { getThreadName, removeFromSchedule, threadExists } from '../threads/threads.ts';
+import { hasUserInputAfter, stepsToReplay, userInputAfter } from '../threads/steps.ts';
 import {
   claimNext, claimState, heartbeat, refreshAgentState, releaseClaim, retireInstance, runOwnersOnHost, takeOrphans, type Claim,
 } from './claim.ts';
 import { converse, type LoopDeps } from './conversation.ts';
 import { RunFailure, RunPaused, RunStopped, SpendRefused, stopOf, type StopReason } from './errors.ts';
-import { record, recordAlone, SYSTEM } from '../domain/audit.ts';
-import { RunawayGuard } from './guard.ts';
-import { getGuardSettings, GUARD_DEFAULTS, setNeedsHelp, usageSinceHuman, type NeedsHelp, type PauseReason } from '../domain/supervision.ts';
+import { record, recordAlone, SYSTEM } from '../audit/audit.ts';
+import { RunawayGuard } from '../supervision/guard.ts';
+import { getGuardSettings, GUARD_DEFAULTS, setNeedsHelp, usageSinceHuman, type NeedsHelp, type PauseReason } from '../supervision/supervision.ts';
 import { messagesFromSteps, systemPrompt, type StoredStep } from './history.ts';
-import { refusal, reserveSpend, settleSpend, spendState } from '../domain/billing-usage.ts';
+import { refusal, reserveSpend, settleSpend, spendState } from '../billing/usage.ts';
 import { loadStepImages } from './step-images.ts';
 import { StepWriter } from './steps.ts';
 import { processAlive } from '../system/processes.ts';

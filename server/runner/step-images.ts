@@ -3,7 +3,7 @@
 // Only paths inside the agent's recordings folder are read; anything else, or a file gone, becomes a note.
 import { readFile } from 'node:fs/promises';
 import { join, normalize } from 'node:path';
-import type { StepImage } from '../domain/steps.ts';
+import type { StepImage } from '../threads/steps.ts';
 import type { UserBlock } from '../models/types.ts';
 
 /** Image blocks (each after its caption) per step sequence, for messagesFromSteps. */

@@ -2,9 +2,9 @@
 // tool calls pending → running → done/failed) and the matching chat messages.
 import type { Db } from '../db/db.ts';
 import type { Bus } from '../realtime/bus.ts';
-import { addMessage, updateAssistantData, type MessageRole } from '../domain/messages.ts';
-import { insertModelStep, saveToolCalls } from '../domain/steps.ts';
-import { publishStep } from '../domain/threads.ts';
+import { addMessage, updateAssistantData, type MessageRole } from '../threads/messages.ts';
+import { insertModelStep, saveToolCalls } from '../threads/steps.ts';
+import { publishStep } from '../threads/threads.ts';
 import type { AssistantBlock, ModelResponse } from '../models/types.ts';
 import type { StoredToolCall } from './history.ts';
 

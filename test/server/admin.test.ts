@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { emailTool } from '../../server/tools/email.ts';
+import { emailTool } from '../../server/runner/tools/email.ts';
 import { adminToken, call, newAgent, newUser, testServer } from './helpers.ts';
 
 /** A user with an agent, two threads (one queued, one with a draft waiting for approval), and the admin's token. */

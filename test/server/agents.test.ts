@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { listAgents } from '../../server/domain/agents.ts';
+import { listAgents } from '../../server/agents/agents.ts';
 import { adminToken, call, newAgent, newUser, testServer } from './helpers.ts';
 
 const agents = suite('agents');

@@ -5,8 +5,8 @@ import * as assert from 'uvu/assert';
 import { ensureAdmin } from '../../server/auth/bootstrap.ts';
 import { DesktopUnavailable } from '../../server/desktop/index.ts';
 import type { Runner } from '../../server/runner/runner.ts';
-import { markFailed } from '../../server/domain/outbox.ts';
-import { GUARD_DEFAULTS, GUARD_LIMITS, setGuardSettings } from '../../server/domain/supervision.ts';
+import { markFailed } from '../../server/mail/outbox.ts';
+import { GUARD_DEFAULTS, GUARD_LIMITS, setGuardSettings } from '../../server/supervision/supervision.ts';
 import { ADMIN, call, newAgent, newUser, testServer, uniqueEmail } from './helpers.ts';
 import { scripted, swapRunner, toolUse, waitFor } from './runner-helpers.ts';
 

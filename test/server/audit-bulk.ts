@@ -1,7 +1,7 @@
 // Many audit events at once, appended as record() would (the keyed hash computed here, the chain's head moved once),
 // for the volume tests and the audit bench: one transaction, rows inserted from arrays 10,000 at a time.
 import type { Db } from '../../server/db/db.ts';
-import { eventHash, type ChainedEvent } from '../../server/domain/audit-hash.ts';
+import { eventHash, type ChainedEvent } from '../../server/audit/hash.ts';
 
 /** An event without its id; `at` as UTC text with microseconds (or milliseconds), `detail` as any JSON text. */
 export type BulkEvent = Omit<ChainedEvent, 'id'>;

@@ -6,7 +6,7 @@ import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { pruneAudit } from '../../server/domain/audit.ts';
+import { pruneAudit } from '../../server/audit/audit.ts';
 import type { Queryable } from '../../server/db/db.ts';
 import { appendBulk } from './audit-bulk.ts';
 import { adminToken, call, newAgent, newUser, testServer } from './helpers.ts';

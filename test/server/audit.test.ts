@@ -2,10 +2,10 @@
 // failed change leaves none, and only admins (not an admin acting as a user) read it.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { emailTool } from '../../server/tools/email.ts';
-import { record } from '../../server/domain/audit.ts';
-import { createAgent } from '../../server/domain/agents.ts';
-import { setEmailSettings } from '../../server/domain/email-settings.ts';
+import { emailTool } from '../../server/runner/tools/email.ts';
+import { record } from '../../server/audit/audit.ts';
+import { createAgent } from '../../server/agents/agents.ts';
+import { setEmailSettings } from '../../server/mail/email-settings.ts';
 import { adminToken, call, newAgent, newUser, testServer } from './helpers.ts';
 
 type Event = {

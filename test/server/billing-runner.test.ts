@@ -3,7 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Runner } from '../../server/runner/runner.ts';
-import { GUARD_DEFAULTS, GUARD_LIMITS, setGuardSettings } from '../../server/domain/supervision.ts';
+import { GUARD_DEFAULTS, GUARD_LIMITS, setGuardSettings } from '../../server/supervision/supervision.ts';
 import { call, newAgent, newUser, testServer } from './helpers.ts';
 import { scripted, swapRunner, text, toolUse, waitFor } from './runner-helpers.ts';
 

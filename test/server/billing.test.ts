@@ -2,7 +2,7 @@
 // test-mode portal (driven like a browser submits its forms), billing details, plans and the limit.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { monthlyPeriod } from '../../server/domain/billing-usage.ts';
+import { monthlyPeriod } from '../../server/billing/usage.ts';
 import { adminToken, call, newAgent, newUser, testServer } from './helpers.ts';
 
 async function setup() {

@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { openDb, type Db } from '../../server/db/db.ts';
 import { migrate } from '../../server/db/migrate.ts';
 import { beat, claimLease, leaseOf, releaseLease, type Instance } from '../../server/desktop/place/leases.ts';
-import { deploymentSecret } from '../../server/domain/deployment.ts';
+import { deploymentSecret } from '../../server/db/deployment-secrets.ts';
 import { SecretBox } from '../../server/system/secret-box.ts';
 
 const leases = suite('fleet: desktop leases');

@@ -1,4 +1,4 @@
-// Calls between instances without a fleet: the real internal routes (server/routes/internal.ts) behind a stand-in
+// Calls between instances without a fleet: the real internal routes (server/desktop/internal-routes.ts) behind a stand-in
 // FleetDesktops, called by the real client (internal-call.ts). A signature is good once, for its own body, and a
 // holder that cannot be reached is an error of the relay, never of the process.
 import { createHash } from 'node:crypto';
@@ -14,7 +14,7 @@ import { connectRelay } from '../../server/desktop/index.ts';
 import { desktopPath, filesPath, internalCall, sendFile } from '../../server/desktop/place/internal-call.ts';
 import { connectSound } from '../../server/desktop/place/relayed-sound.ts';
 import { signedHeaders, STREAMED } from '../../server/desktop/place/signature.ts';
-import { handleInternal, internalUpgrades } from '../../server/routes/internal.ts';
+import { handleInternal, internalUpgrades } from '../../server/desktop/internal-routes.ts';
 import type { Services } from '../../server/services.ts';
 
 const SECRET = 'internal-calls-test-secret-0123456789abcdef';

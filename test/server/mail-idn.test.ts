@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { asciiAddress, idnView } from '../../server/mail/idn.ts';
-import { emailTool } from '../../server/tools/email.ts';
-import { ToolInputError } from '../../server/tools/types.ts';
+import { emailTool } from '../../server/runner/tools/email.ts';
+import { ToolInputError } from '../../server/runner/tools/types.ts';
 import { testServer } from './helpers.ts';
 import { commMessages, mailAgent, sendMail, threadsOf } from './mail-helpers.ts';
 

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
-import { AgentStorage } from '../../server/files/agent-storage.ts';
+import { AgentStorage } from '../../server/agents/storage.ts';
 import { DiskSpace } from '../../server/files/disk-space.ts';
 import { SmtpIntake } from '../../server/mail/smtp-intake.ts';
 import { testServer } from './helpers.ts';

@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import nodemailer from 'nodemailer';
 import { MailSender } from '../../server/mail/sender.ts';
 import { SmtpIntake } from '../../server/mail/smtp-intake.ts';
-import { emailTool } from '../../server/tools/email.ts';
+import { emailTool } from '../../server/runner/tools/email.ts';
 import { call, testServer } from './helpers.ts';
 import { fakeResolve } from './fake-dns.ts';
 import { commMessages, mailAgent, sendMail, threadsOf } from './mail-helpers.ts';

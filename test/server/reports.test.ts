@@ -2,8 +2,8 @@
 // marking entries reviewed — each only for the owner; plus the report tool writing through the domain.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { reportTool } from '../../server/tools/report.ts';
-import { ToolInputError, type ToolContext } from '../../server/tools/types.ts';
+import { reportTool } from '../../server/runner/tools/report.ts';
+import { ToolInputError, type ToolContext } from '../../server/runner/tools/types.ts';
 import { call, newAgent, newUser, testServer } from './helpers.ts';
 
 async function setup() {

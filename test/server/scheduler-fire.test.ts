@@ -8,8 +8,8 @@ import * as assert from 'uvu/assert';
 import { openDb, type Db } from '../../server/db/db.ts';
 import { migrate } from '../../server/db/migrate.ts';
 import { LocalBus } from '../../server/realtime/bus.ts';
-import { createSchedule } from '../../server/domain/schedules.ts';
-import { Scheduler } from '../../server/scheduler/scheduler.ts';
+import { createSchedule } from '../../server/schedules/schedules.ts';
+import { Scheduler } from '../../server/schedules/scheduler.ts';
 import { normalizeSchedule, type ScheduleRule } from '../../src/lib/schedule-rules.ts';
 import { adminToken, call, newAgent, newUser, testServer } from './helpers.ts';
 

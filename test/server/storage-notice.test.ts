@@ -3,7 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EventEmitter } from 'node:events';
-import { tellWhenStorageFull } from '../../server/domain/messages.ts';
+import { tellWhenStorageFull } from '../../server/threads/messages.ts';
 import { call, newAgent, newUser, testServer } from './helpers.ts';
 
 const notice = suite('storage-full notice');

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { appendUserInputAndSchedule } from '../../server/domain/threads.ts';
+import { appendUserInputAndSchedule } from '../../server/threads/threads.ts';
 import { createOffline } from '../../server/models/offline.ts';
-import { Handbacks } from '../../server/recording/handbacks.ts';
+import { Handbacks } from '../../server/supervision/handbacks.ts';
 import type { Runner } from '../../server/runner/runner.ts';
 import { call, newAgent, newUser, testServer } from './helpers.ts';
 import { scripted, swapRunner, text, toolUse, waitFor, type FakeDesktop } from './runner-helpers.ts';
@@ -104,7 +104,7 @@ help('an answer in the chat clears needs_help and the agent runs again', async (
 });
 
 help('the owner\'s e-mail goes through the outbound sender, queued on the thread without approval', async () => {
-  const { helpNotifier } = await import('../../server/mail/help-notice.ts');
+  const { helpNotifier } = await import('../../server/supervision/help-notice.ts');
   const s = await setup();
   const t = await s.send('take a screenshot');
   await s.play();

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { databaseCannotWrite, databaseUnavailable } from '../../server/db/unavailable.ts';
-import { QuotaExceeded } from '../../server/domain/uploads.ts';
+import { QuotaExceeded } from '../../server/agents/uploads.ts';
 import { DiskSpace, reserveFor } from '../../server/files/disk-space.ts';
 import { receiveFile } from '../../server/files/multipart.ts';
 import { receiveRaw } from '../../server/files/raw-body.ts';

@@ -1,8 +1,8 @@
-// The audit actions the code may record (server/domain/audit-actions.ts) are the ones the README's table lists.
+// The audit actions the code may record (server/audit/actions.ts) are the ones the README's table lists.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
-import { AUDIT_ACTIONS } from '../../server/domain/audit-actions.ts';
+import { AUDIT_ACTIONS } from '../../server/audit/actions.ts';
 
 const actions = suite('audit actions');
 

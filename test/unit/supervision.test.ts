@@ -2,8 +2,8 @@
 // offline model's 'ask me for help with "…"'.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { RunawayGuard, actionKey } from '../../server/runner/guard.ts';
-import { duration, formatHandback, looksSecret, secretTyping, type HandbackAction } from '../../server/recording/handback-format.ts';
+import { RunawayGuard, actionKey } from '../../server/supervision/guard.ts';
+import { duration, formatHandback, looksSecret, secretTyping, type HandbackAction } from '../../server/supervision/handback-format.ts';
 import { planInstruction } from '../../server/models/offline-planner.ts';
 import { offlineReply } from '../../server/models/offline.ts';
 import type { Message } from '../../server/models/types.ts';

@@ -2,8 +2,8 @@
 // keys' private JWKs, the deployment secrets) and where the audit chain starts, with the server's key. A database
 // with none of these (a new one) needs no key, so tools that only migrate a fresh schema need not give one.
 import { signingKeyLabel } from '../../auth/tokens.ts';
-import { auditKeyOf, isGenesis, startSeal, type ChainStart } from '../../domain/audit-hash.ts';
-import { deploymentSecretLabel } from '../../domain/deployment.ts';
+import { auditKeyOf, isGenesis, startSeal, type ChainStart } from '../../audit/hash.ts';
+import { deploymentSecretLabel } from '../deployment-secrets.ts';
 import { SecretBox } from '../../system/secret-box.ts';
 import type { Queryable } from '../types.ts';
 

@@ -7,7 +7,7 @@ import { writeFileOrRemove } from '../../files/safe-write.ts';
 import { join } from 'node:path';
 import type { Db } from '../../db/db.ts';
 import type { Log } from '../../ops/log.ts';
-import { agentExists, stampScreenshot } from '../../domain/screenshots.ts';
+import { agentExists, stampScreenshot } from './screenshot-stamps.ts';
 import type { LocalDesktops } from '../place/local-desktops.ts';
 import type { RfbDesktop } from '../rfb/desktop.ts';
 

@@ -1,6 +1,6 @@
 // A hand-back step (issue 19) as the chat shows it: the server writes the person's take-over as the user-side
 // text 'While you were paused, the person took control of the desktop for 2 min and did this (14 actions …):'
-// followed by one numbered line per action (server/recording/handback-format.ts). Null for any other text.
+// followed by one numbered line per action (server/supervision/handback-format.ts). Null for any other text.
 export type Handback = { title: string; lines: string[] };
 
 const HEAD = /^While you were paused, the person took control of the desktop for (.+?) and (?:did this \((\d+) actions?[^\n]*|did nothing on it[^\n]*)/;

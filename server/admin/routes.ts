@@ -1,0 +1,49 @@
+// /api/admin (admin only, spec §6/§7 "Admin"): every user's agents and threads, the threads waiting
+// for approval, deleting a thread, and the data directory's free space. The communication-message routes are in admin-mail.ts.
+import { idParam, type Api } from '../http/api.ts';
+import { HttpError, invalid } from '../http/errors.ts';
+import {
+  deleteAdminThread, getAdminAgentThreads, getAdminThread, listAdminAgents, listThreadsRequiringApproval,
+} from './admin.ts';
+
+export function registerAdminRoutes(api: Api) {
+  api.get('/admin/agents', (ctx) => listAdminAgents(ctx.services.db), 'admin');
+
+  // The agent's overview row comes along so the page can name the agent with one request.
+  api.get('/admin/threads', async (ctx) => {
+    if (!ctx.query.get('agent_id')) throw invalid('agent_id', 'agent_id is required', 'query');
+    const found = await getAdminAgentThreads(ctx.services.db, idParam(ctx.query.get('agent_id'), 'Agent not found'));
+    if (!found) throw new HttpError(404, 'Agent not found');
+    return found;
+  }, 'admin');
+
+  api.get('/admin/threads/:id', async (ctx) => {
+    const thread = await getAdminThread(ctx.services.db, idParam(ctx.params.id, 'Thread not found'));
+    if (!thread) throw new HttpError(404, 'Thread not found');
+    return thread;
+  }, 'admin');
+
+  api.delete('/admin/threads/:id', async (ctx) => {
+    const deleted = await deleteAdminThread(ctx.services.db, ctx.services.bus, idParam(ctx.params.id, 'Thread not found'));
+    if (!deleted) throw new HttpError(404, 'Thread not found');
+    return null;
+  }, 'admin');
+
+  api.get('/admin/threads-requiring-approval', (ctx) => listThreadsRequiringApproval(ctx.services.db), 'admin');
+
+  // The Ops Dashboard's desktops: which instance runs which agent's desktop (one instance: this one's running desktops).
+  api.get('/admin/desktops', async (ctx) => {
+    const { fleet, desktops } = ctx.services;
+    if (!fleet) {
+      const local = desktops.list?.() ?? [];
+      return { instance_id: null, instances: [], placements: local.map((d) => ({ agent_id: d.agentId, instance_id: null, stale: false })) };
+    }
+    return { instance_id: fleet.instanceId, instances: await fleet.instances(), placements: await fleet.placements() };
+  }, 'admin');
+
+  // The Ops Dashboard's disk figures: free space of DATA_DIR, its size, and the reserve kept for the database.
+  api.get('/admin/storage', async (ctx) => {
+    const { free, total, reserve, low } = await ctx.services.storage.disk.read();
+    return { free_bytes: free, total_bytes: total, reserve_bytes: reserve, low };
+  }, 'admin');
+}

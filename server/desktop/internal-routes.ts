@@ -1,0 +1,127 @@
+// Routes between instances of a fleet (issue 18), outside /api: nothing but a valid INTERNAL_SECRET signature
+// opens them (401 otherwise, a person's bearer token included), once, on the instance it names; a body is
+// refused at its end, before it is used, when it is not the one signed. The desktop relay is a WebSocket served here;
+// a file for a desktop held here, removing an agent's desktop, and the stop and audio of a recording made
+// here are plain signed HTTP calls.
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import { DesktopUnavailable, RelayRefused, serveRelay, serveSound, verifySignature, type FleetDesktops } from './index.ts';
+import { receiveRaw, type BodyCheck } from '../files/raw-body.ts';
+import { MAX_UPLOAD_BYTES } from '../files/storage.ts';
+import { HttpError, sendError } from '../http/errors.ts';
+import type { Services } from '../services.ts';
+
+export const INTERNAL_PREFIX = '/internal/';
+
+/** `body`: what the request's body must pass as it is read (the signature covers its hash). */
+type Handler = (req: IncomingMessage, match: RegExpExecArray, services: Services, fleet: FleetDesktops, body: BodyCheck) => Promise<unknown>;
+
+const ROUTES: { method: string; pattern: RegExp; handler: Handler }[] = [
+  {
+    method: 'POST', pattern: /^\/internal\/desktops\/(\d+)\/files$/,
+    handler: async (req, m, _services, fleet, body) => {
+      const name = new URL(req.url ?? '/', 'http://internal').searchParams.get('name');
+      if (!name) throw new HttpError(400, 'name is required');
+      const dir = await mkdtemp(join(tmpdir(), 'aw-internal-'));
+      try {
+        const file = join(dir, 'upload');
+        await receiveRaw(req, file, { bytes: MAX_UPLOAD_BYTES, check: body }, 'File');
+        return { path: await fleet.local.putFile(Number(m[1]), file, name) };
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  },
+  {
+    method: 'DELETE', pattern: /^\/internal\/desktops\/(\d+)$/,
+    handler: async (_req, m, _services, fleet) => {
+      await fleet.local.remove(Number(m[1]));
+      return { ok: true };
+    },
+  },
+  {
+    method: 'POST', pattern: /^\/internal\/recordings\/([0-9a-f-]{36})\/stop$/,
+    handler: async (req, m, services) => services.recordings!.stopHere(m[1], false, passedOnAfter(req)),
+  },
+  {
+    method: 'POST', pattern: /^\/internal\/recordings\/([0-9a-f-]{36})\/audio$/,
+    handler: async (req, m, services, _fleet, body) =>
+      services.recordings!.audioHere(m[1], req, String(req.headers['x-audio-type'] ?? 'audio/ogg').slice(0, 100), passedOnAfter(req), body),
+  },
+];
+
+/** Which instance passed a recording's stop or audio on, after how many input events (recordings.ts). */
+function passedOnAfter(req: IncomingMessage): { from: string; seq: number } | undefined {
+  const query = new URL(req.url ?? '/', 'http://internal').searchParams;
+  const from = query.get('from');
+  const seq = Number(query.get('seq'));
+  return from && Number.isSafeInteger(seq) && seq >= 0 ? { from, seq } : undefined;
+}
+
+/** Answers an HTTP request under /internal/. */
+export async function handleInternal(services: Services, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const fleet = services.fleet;
+  try {
+    if (!fleet) throw new HttpError(404, 'Not found');
+    const body = verifySignature(services.config.fleet!.internalSecret, req, fleet.address);
+    if (!body) throw new HttpError(401, 'Not an instance of this deployment');
+    const path = (req.url ?? '/').split('?')[0];
+    for (const route of ROUTES) {
+      const m = route.pattern.exec(path);
+      if (!m || route.method !== req.method) continue;
+      const answer = await route.handler(req, m, services, fleet, body);
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(answer ?? null));
+      return;
+    }
+    throw new HttpError(404, 'Not found');
+  } catch (err) {
+    sendError(res, err, services.log.error);
+  }
+}
+
+/** The relay's WebSocket upgrades (/internal/desktops/<id>/rfb and …/sound); anything else under /internal/ is refused. */
+export function internalUpgrades(services: Services) {
+  // The relayed client sends input and clipboard only (chunked to 60 KB); frames go the other way.
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 1024 * 1024 });
+  const refuse = (socket: Duplex, status: number, detail: string) => {
+    const body = JSON.stringify({ detail });
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  };
+  return {
+    count: () => wss.clients.size,
+    async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+      const fleet = services.fleet;
+      if (!fleet) return refuse(socket, 404, 'Not found');
+      if (!verifySignature(services.config.fleet!.internalSecret, req, fleet.address)) return refuse(socket, 401, 'Not an instance of this deployment');
+      const m = /^\/internal\/desktops\/(\d+)\/(rfb|sound)$/.exec(req.url ?? '');
+      if (!m) return refuse(socket, 404, 'Not found');
+      if (m[2] === 'sound') {
+        // Only for a desktop already running here (the relay opened it first): sound never starts a desktop.
+        const running = fleet.local.running(Number(m[1]));
+        if (!running) return refuse(socket, 409, 'The desktop does not run on this instance');
+        return void wss.handleUpgrade(req, socket, head, (ws) => serveSound(ws, running));
+      }
+      let desktop;
+      try {
+        desktop = await fleet.acquireHere(Number(m[1]));
+      } catch (err) {
+        if (err instanceof RelayRefused) return refuse(socket, 409, err.message);
+        if (err instanceof DesktopUnavailable) return refuse(socket, 503, err.message);
+        services.log.error(`desktop relay ${m[1]}: ${(err as Error).message}`);
+        return refuse(socket, 503, 'The desktop could not be started');
+      }
+      wss.handleUpgrade(req, socket, head, (ws) => serveRelay(ws, desktop));
+    },
+    close() {
+      for (const ws of wss.clients) ws.terminate();
+      wss.close();
+    },
+  };
+}
