@@ -10,7 +10,7 @@ import { register } from 'node:module';
 register('../test/setup/ts-loader.mjs', import.meta.url);
 
 const { PG_URL, pgAvailable, throwawaySchema } = await import('./bench-server.mjs');
-const { migrate } = await import('../server/db/migrate.ts');
+const { migrate } = await import('../server/migrations.ts');
 const { record } = await import('../server/audit/audit.ts');
 const { useAuditKey } = await import('../server/audit/hash.ts');
 const { SecretBox } = await import('../server/system/secret-box.ts');

@@ -9,7 +9,7 @@ import { register } from 'node:module';
 register('../test/setup/ts-loader.mjs', import.meta.url);
 
 const { PG_URL, pgAvailable, throwawaySchema } = await import('./bench-server.mjs');
-const { migrate } = await import('../server/db/migrate.ts');
+const { migrate } = await import('../server/migrations.ts');
 const { LocalBus } = await import('../server/realtime/bus.ts');
 const { Scheduler } = await import('../server/schedules/scheduler.ts');
 const { benchResult } = await import('./bench-result.mjs');

@@ -8,7 +8,7 @@ import { ensureAdmin } from './auth/bootstrap.ts';
 import { TokenIssuer } from './auth/tokens.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
-import { migrate } from './db/migrate.ts';
+import { migrate } from './migrations.ts';
 import type { Log } from './ops/log.ts';
 import type { Services } from './services.ts';
 import { BUS_CHANNEL, LocalBus, PostgresBus, type Bus } from './realtime/bus.ts';

@@ -1,5 +1,6 @@
 // Applies the numbered SQL migrations in order, each once, recorded in schema_migrations. A migration may have a step
-// in Node after its SQL, in the same transaction (015: sealing with the server's key, which never goes to the database).
+// in Node after its SQL, in the same transaction; the steps that need a wing's knowledge are added above the kernel
+// (server/migrations.ts: 015 seals with the server's key, which never goes to the database).
 import type { SecretBox } from '../system/secret-box.ts';
 import type { Db, Queryable } from './db.ts';
 import m001 from './migrations/001_init.sql';
@@ -17,11 +18,11 @@ import m012 from './migrations/012_desktop_leases.sql';
 import m013 from './migrations/013_audit.sql';
 import m014 from './migrations/014_supervision.sql';
 import m015 from './migrations/015_secrets_at_rest.sql';
-import { sealAtRest } from './migrations/015_secrets_at_rest.ts';
 
-type Migration = { id: number; name: string; sql: string; step?: (q: Queryable, secrets: SecretBox | null) => Promise<void> };
+export type Migration = { id: number; name: string; sql: string; step?: (q: Queryable, secrets: SecretBox | null) => Promise<void> };
 
-export const MIGRATIONS: Migration[] = [
+/** The schema's SQL; server/migrations.ts adds the Node steps. */
+export const SQL_MIGRATIONS: Migration[] = [
   { id: 1, name: 'init', sql: m001 },
   { id: 2, name: 'runner', sql: m002 },
   { id: 3, name: 'trace_days', sql: m003 },
@@ -36,15 +37,15 @@ export const MIGRATIONS: Migration[] = [
   { id: 12, name: 'desktop_leases', sql: m012 },
   { id: 13, name: 'audit', sql: m013 },
   { id: 14, name: 'supervision', sql: m014 },
-  { id: 15, name: 'secrets_at_rest', sql: m015, step: sealAtRest },
+  { id: 15, name: 'secrets_at_rest', sql: m015 },
 ];
 
 /** `secrets`: the server's key, for the steps that seal; a fresh database migrates without it. */
-export async function migrate(db: Db, secrets: SecretBox | null = null): Promise<number[]> {
+export async function runMigrations(db: Db, migrations: Migration[], secrets: SecretBox | null): Promise<number[]> {
   await db.query(`CREATE TABLE IF NOT EXISTS schema_migrations (id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
   const done = new Set((await db.query<{ id: number }>('SELECT id FROM schema_migrations')).map((r) => r.id));
   const applied: number[] = [];
-  for (const m of MIGRATIONS) {
+  for (const m of migrations) {
     if (done.has(m.id)) continue;
     await db.tx(async (q) => {
       for (const statement of splitStatements(m.sql)) await q.query(statement);

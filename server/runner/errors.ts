@@ -1,6 +1,6 @@
 // How a run ends other than with an answer: failed (the thread shows why) or stopped on purpose.
 // A stop travels as the reason of the run's AbortSignal.
-import type { PauseReason } from '../supervision/supervision.ts';
+import type { PauseReason } from '../threads/needs-help.ts';
 
 /** A failure that ends the run; its message is shown to the user as the thread's error. */
 export class RunFailure extends Error {

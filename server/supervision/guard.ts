@@ -5,7 +5,8 @@
 // - calls: more model calls than M since the last human message (default 200).
 // Pure: the runner feeds it the calls' costs and the actions with a hash of the screen after each.
 import { createHash } from 'node:crypto';
-import type { GuardSettings, PauseReason } from './supervision.ts';
+import type { GuardSettings } from './supervision.ts';
+import type { PauseReason } from '../threads/needs-help.ts';
 
 export type Trip = { reason: Exclude<PauseReason, 'asked'>; question: string };
 

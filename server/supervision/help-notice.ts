@@ -3,7 +3,8 @@
 // since the server writes it, not the agent. Nothing is sent while the sender does not run.
 import type { Db } from '../db/db.ts';
 import { queueNotice } from '../mail/comm-messages.ts';
-import { helpContext, type NeedsHelp } from './supervision.ts';
+import { helpContext } from './supervision.ts';
+import type { NeedsHelp } from '../threads/needs-help.ts';
 import type { Bus } from '../realtime/bus.ts';
 
 export type HelpNoticeDeps = { db: Db; bus: Bus; mailDomain: string; publicUrl: string | null; port: () => number; sending: () => boolean };

@@ -9,7 +9,7 @@ import { THREAD_COLUMNS } from '../agents/agents.ts';
 import { announceMessage, insertUserMessages } from './messages.ts';
 import { STEP_COLUMNS, type StepImage } from './steps.ts';
 import { record } from '../audit/audit.ts';
-import { announceAnswered, answerHelp } from '../supervision/supervision.ts';
+import { announceAnswered, answerHelp } from './needs-help.ts';
 
 export const FILES_ONLY_TEXT = 'Files uploaded';
 

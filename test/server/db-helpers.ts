@@ -1,7 +1,8 @@
 // Databases of a test's own, for the migration tests: empty, or as the schema stood before a given migration.
 import { randomUUID } from 'node:crypto';
 import { openDb, type Db } from '../../server/db/db.ts';
-import { MIGRATIONS, splitStatements } from '../../server/db/migrate.ts';
+import { splitStatements } from '../../server/db/migrate.ts';
+import { MIGRATIONS } from '../../server/migrations.ts';
 
 /** A database of its own: PGlite in memory, or a throwaway schema (named `prefix`_…) of the test PostgreSQL. */
 export async function emptyDb(prefix: string): Promise<{ db: Db; drop: () => Promise<void> }> {

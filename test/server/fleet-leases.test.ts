@@ -5,7 +5,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openDb, type Db } from '../../server/db/db.ts';
-import { migrate } from '../../server/db/migrate.ts';
+import { migrate } from '../../server/migrations.ts';
 import { beat, claimLease, leaseOf, releaseLease, type Instance } from '../../server/desktop/place/leases.ts';
 import { deploymentSecret } from '../../server/db/deployment-secrets.ts';
 import { SecretBox } from '../../server/system/secret-box.ts';

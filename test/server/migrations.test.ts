@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { migrate, MIGRATIONS } from '../../server/db/migrate.ts';
+import { migrate, MIGRATIONS } from '../../server/migrations.ts';
 import { emptyDb, migrateBefore } from './db-helpers.ts';
 
 const migrations = suite('db migrations');

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openDb, type Db } from '../../server/db/db.ts';
-import { migrate } from '../../server/db/migrate.ts';
+import { migrate } from '../../server/migrations.ts';
 import { LocalBus } from '../../server/realtime/bus.ts';
 import { createSchedule } from '../../server/schedules/schedules.ts';
 import { Scheduler } from '../../server/schedules/scheduler.ts';

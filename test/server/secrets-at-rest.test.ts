@@ -10,7 +10,7 @@ import { SignJWT, exportJWK, generateKeyPair, type CryptoKey } from 'jose';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { signingKeyLabel, TokenIssuer } from '../../server/auth/tokens.ts';
-import { migrate } from '../../server/db/migrate.ts';
+import { migrate } from '../../server/migrations.ts';
 import { record } from '../../server/audit/audit.ts';
 import { verifyAudit } from '../../server/audit/read.ts';
 import { deploymentSecret } from '../../server/db/deployment-secrets.ts';

@@ -1,5 +1,5 @@
 // The tool set of a run: every tool by name, and the definitions the model is offered.
-import { askForHelpTool } from '../../supervision/ask-for-help.ts';
+import { askForHelpTool } from './ask-for-help.ts';
 import { computerTool } from './computer.ts';
 import { emailTool } from './email.ts';
 import { notesTool } from './notes.ts';

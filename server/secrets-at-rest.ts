@@ -1,11 +1,11 @@
-// Migration 015's step in Node (its SQL: 015_secrets_at_rest.sql): seals what was kept in clear before it (the signing
+// Migration 015's step in Node (its SQL: db/migrations/015_secrets_at_rest.sql): seals what was kept in clear before it (the signing
 // keys' private JWKs, the deployment secrets) and where the audit chain starts, with the server's key. A database
 // with none of these (a new one) needs no key, so tools that only migrate a fresh schema need not give one.
-import { signingKeyLabel } from '../../auth/tokens.ts';
-import { auditKeyOf, isGenesis, startSeal, type ChainStart } from '../../audit/hash.ts';
-import { deploymentSecretLabel } from '../deployment-secrets.ts';
-import { SecretBox } from '../../system/secret-box.ts';
-import type { Queryable } from '../types.ts';
+import { signingKeyLabel } from './auth/tokens.ts';
+import { auditKeyOf, isGenesis, startSeal, type ChainStart } from './audit/hash.ts';
+import { deploymentSecretLabel } from './db/deployment-secrets.ts';
+import { SecretBox } from './system/secret-box.ts';
+import type { Queryable } from './db/types.ts';
 
 export async function sealAtRest(q: Queryable, secrets: SecretBox | null): Promise<void> {
   const keys = await q.query<{ kid: string; private_jwk: string }>('SELECT kid, private_jwk FROM signing_keys');

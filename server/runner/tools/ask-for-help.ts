@@ -1,7 +1,7 @@
 // The ask_for_help tool: the agent asks its person a question and its run pauses. The thread then waits for a
 // person (threads.needs_help, issue 19) until they answer in the chat or take control and hand the desktop back;
 // the runner does the pausing when it sees the output's `pause`.
-import { short, str, ToolInputError, type Tool } from '../runner/tools/types.ts';
+import { short, str, ToolInputError, type Tool } from './types.ts';
 
 export const MAX_QUESTION = 2000;
 
