@@ -1,20 +1,30 @@
 // The tree's structural rules, checked in `npm test` (stage "structure"):
 // - no import cycles in server/ or src/, type-only imports included (TypeScript's own pre-processor lists
 //   every import, `import type` too, which a bundler's metafile leaves out);
+// - server/ is a kernel (KERNEL) that imports no wing, wings (every other folder) that each keep their own
+//   rooms, and the composition root (the files at the top: start.ts, app.ts, …): from outside a wing only its
+//   index.ts is imported (a wing over ten files must have one), and no two top-level rooms import each other
+//   in a loop (a folder-level knot);
 // - only server/config.ts reads process.env;
 // - no source line over 160 characters.
-// Prints one line per finding and a closing "N passed, N failed" over the three checks.
-import { readdirSync, readFileSync } from 'node:fs';
+// Prints one line per finding and a closing "N passed, N failed" over the checks. `--root DIR` checks another
+// tree (the structure tests plant a bad import in a copy of this one).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
-const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
+const rootAt = process.argv.indexOf('--root');
+const ROOT = rootAt > 0 ? resolve(process.argv[rootAt + 1]) : resolve(dirname(new URL(import.meta.url).pathname), '..');
+/** The server's kernel: what every wing may use, knowing no feature. */
+const KERNEL = ['http', 'db', 'ops', 'realtime', 'files', 'system', 'models', 'config', 'config.ts'];
+const WING_INDEX_ABOVE = 10;
 const MAX_LINE = 160;
 const SOURCE = /\.(ts|tsx|mjs|js|css)$/;
 
 /** Every file below dir (relative to ROOT), skipping build output and dependencies. */
 function files(dir) {
   const out = [];
+  if (!existsSync(join(ROOT, dir))) return out;
   for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
     if (['node_modules', 'dist', 'test-results', 'playwright-report', '.tmp'].includes(entry.name)) continue;
     const path = join(dir, entry.name);
@@ -79,6 +89,59 @@ function checkCycles() {
   return problems;
 }
 
+/** server/'s import graph: file → the files it imports. */
+function serverGraph() {
+  const modules = files('server').filter((f) => /\.tsx?$/.test(f));
+  const known = new Set(modules);
+  return new Map(modules.map((m) => [m, importsOf(m, known)]));
+}
+
+/** The top-level room of a server file: its folder under server/, or the file itself at the top. */
+const roomOf = (file) => relative('server', file).split('/')[0];
+const isFolder = (file) => relative('server', file).includes('/');
+const isKernel = (file) => KERNEL.includes(roomOf(file));
+
+function checkKernel() {
+  const problems = [];
+  for (const [file, imports] of serverGraph()) {
+    if (!isKernel(file)) continue;
+    for (const target of imports) {
+      if (!isKernel(target)) problems.push(`${file} imports ${target}: the kernel imports no wing`);
+    }
+  }
+  return problems;
+}
+
+function checkWingDoors() {
+  const problems = [];
+  const graph = serverGraph();
+  const wings = new Map();
+  for (const file of graph.keys()) if (isFolder(file) && !isKernel(file)) wings.set(roomOf(file), [...(wings.get(roomOf(file)) ?? []), file]);
+  for (const [wing, members] of wings) {
+    const door = join('server', wing, 'index.ts');
+    if (members.length > WING_INDEX_ABOVE && !members.includes(door)) problems.push(`server/${wing}/: ${members.length} files and no index.ts`);
+  }
+  for (const [file, imports] of graph) {
+    for (const target of imports) {
+      const wing = roomOf(target);
+      if (!wings.has(wing) || roomOf(file) === wing) continue;
+      const door = join('server', wing, 'index.ts');
+      if (wings.get(wing).includes(door) && target !== door) problems.push(`${file} imports ${target}: from outside server/${wing}/ only its index.ts`);
+    }
+  }
+  return problems;
+}
+
+function checkKnots() {
+  const rooms = new Map();
+  for (const [file, imports] of serverGraph()) {
+    const from = roomOf(file);
+    if (!rooms.has(from)) rooms.set(from, []);
+    for (const target of imports) if (roomOf(target) !== from && !rooms.get(from).includes(roomOf(target))) rooms.get(from).push(roomOf(target));
+  }
+  return cycles(rooms).map((knot) => `server/ rooms that import each other in a loop: ${knot.join(' ⇄ ')}`);
+}
+
 function checkEnv() {
   const problems = [];
   for (const file of files('server').filter((f) => f.endsWith('.ts') && f !== join('server', 'config.ts'))) {
@@ -91,7 +154,7 @@ function checkEnv() {
 
 function checkLines() {
   const problems = [];
-  const tracked = ['server', 'src', 'test', 'e2e', 'scripts', 'styles'].flatMap(files).concat(['build.mjs', 'playwright.config.ts']);
+  const tracked = ['server', 'src', 'test', 'e2e', 'scripts', 'styles'].flatMap(files).concat(['build.mjs', 'playwright.config.ts'].filter((f) => existsSync(join(ROOT, f))));
   for (const file of tracked.filter((f) => SOURCE.test(f))) {
     readFileSync(join(ROOT, file), 'utf8').split('\n').forEach((line, i) => {
       if ([...line].length > MAX_LINE) problems.push(`${file}:${i + 1}: ${[...line].length} characters (at most ${MAX_LINE})`);
@@ -100,7 +163,9 @@ function checkLines() {
   return problems;
 }
 
-const checks = { 'import cycles': checkCycles, 'process.env outside config.ts': checkEnv, [`lines over ${MAX_LINE} characters`]: checkLines };
+const checks = {
+  'import cycles': checkCycles, 'the kernel imports no wing': checkKernel, 'a wing is entered by its index.ts': checkWingDoors,
+  'no knot between server rooms': checkKnots, 'process.env outside config.ts': checkEnv, [`lines over ${MAX_LINE} characters`]: checkLines };
 let failed = 0;
 for (const [name, check] of Object.entries(checks)) {
   const problems = check();
