@@ -50,6 +50,28 @@ test('the bootstrap admin sees the admin rail items and a user does not', async 
   await other.close();
 });
 
+test('the rail has no scrollbar of its own and its hover labels show whole beside it', async ({ page }) => {
+  await signIn(page, ADMIN.email, ADMIN.password);
+  const rail = page.getByRole('navigation', { name: 'Main' });
+  // The rail scrolls sideways when it is a scrolling box whose content is wider than it (the labels beside it).
+  const scrollsSideways = await rail.evaluate((el) => getComputedStyle(el).overflowX !== 'visible' && el.scrollWidth > el.clientWidth);
+  expect(scrollsSideways).toBe(false);
+  const item = rail.getByTitle('Ops Dashboard', { exact: true });
+  await item.hover();
+  const label = item.locator('.rail-label');
+  await expect(label).toHaveCSS('opacity', '1');
+  // No box around the label cuts it: the first ancestor that clips and does not hold the label whole, if any.
+  const clippedBy = await label.evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    for (let box = el.parentElement; box; box = box.parentElement) {
+      const b = box.getBoundingClientRect();
+      if (getComputedStyle(box).overflowX !== 'visible' && (r.left < b.left || r.right > b.right)) return box.className;
+    }
+    return null;
+  });
+  expect(clippedBy).toBeNull();
+});
+
 test('a user on admin pages sees Forbidden: Admins only.', async ({ page }) => {
   await signUp(page);
   for (const path of ['/admin', '/admin/ops', '/admin/agents/1', '/admin/threads/1', '/llm-traces']) {
