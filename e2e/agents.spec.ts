@@ -114,6 +114,9 @@ test('the agent screen: title, Fast toggle, VM view and developer options', asyn
 
   // Developer options: edit notes.md, save, reopen, preview it rendered safely.
   let editor = await openEditor(page);
+  // The tab strip scrolls sideways on a narrow screen, never up and down by the pixel its underline hangs below.
+  const tabs = editor.getByRole('tablist', { name: 'Agent texts' });
+  expect(await tabs.evaluate((el) => getComputedStyle(el).overflowY !== 'hidden' && el.scrollHeight > el.clientHeight)).toBe(false);
   await editor.getByRole('textbox', { name: 'System Prompt' }).fill('You are a careful assistant.');
   await screenshotBothThemes(page, 'editor-system-prompt');
   await editor.getByRole('tab', { name: 'notes.md' }).click();
