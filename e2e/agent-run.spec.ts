@@ -56,6 +56,12 @@ test('an agent on the offline model opens a terminal, types hello, fills the tra
   const chat = page.getByRole('complementary', { name: 'Chat' });
   await expect(chat.getByRole('button', { name: /^Completed \d+ action/ }).last()).toBeVisible({ timeout: 30_000 });
   await expect(chat.getByPlaceholder('Write anything...')).toBeVisible();
+  // The group's calls, open: their hidden status words stay inside the chat, so the screen itself never scrolls
+  // (the wheel over the live view once moved the whole agent screen by that much, leaving a blank band).
+  const group = chat.getByRole('button', { name: /^Completed \d+ action/ }).last();
+  if ((await group.getAttribute('aria-expanded')) !== 'true') await group.click();
+  await expect(chat.locator('.tool-call').first()).toBeVisible();
+  expect(await page.locator('main.app-content').evaluate((el) => el.scrollHeight - el.clientHeight)).toBe(0);
   // The traces of this thread arrived by polling, the newest opened by itself.
   const rows = traces.locator('.trace-row');
   await expect(rows.first()).toBeVisible({ timeout: 10_000 });
