@@ -29,7 +29,8 @@ export function formatCost(value: Maybe<number>): string {
 
 export function formatLatency(seconds: Maybe<number>): string {
   if (!isNumber(seconds)) return NO_DATA;
-  if (seconds > 0 && seconds < 0.005) return '<0.01 s';
+  // A call measured as 0 took under a hundredth too: one wording for both, side by side in a list.
+  if (seconds >= 0 && seconds < 0.005) return '<0.01 s';
   return seconds < 10 ? `${seconds.toFixed(2)} s` : `${seconds.toFixed(1)} s`;
 }
 

@@ -32,7 +32,7 @@ format('formats tokens, cost and latency', () => {
   assert.is(formatCost(1.5), '$1.50');
   assert.is(formatCost(0.0042), '$0.0042');
   assert.is(formatCost(0.00001), '<$0.0001');
-  assert.is(formatLatency(0), '0.00 s');
+  assert.is(formatLatency(0), '<0.01 s');
   assert.is(formatLatency(0.001), '<0.01 s');
   assert.is(formatLatency(1.234), '1.23 s');
   assert.is(formatLatency(12.34), '12.3 s');
