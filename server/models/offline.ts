@@ -122,9 +122,11 @@ export function offlineReply(request: ModelRequest, options: OfflineOptions = {}
   return { id: `msg_offline_${request.messages.length}`, model: OFFLINE_MODEL, role: 'assistant', content, stop_reason: stop, usage };
 }
 
+/** The whole plan once, before its first step; after that only where the run stands (the chat shows every step). */
 function thinking(calls: PlannedCall[], n: number): string {
+  if (n > 1) return `Step ${n} of ${calls.length}.`;
   const plan = calls.map((c, i) => `${i + 1}. ${c.say}`).join('\n');
-  return `Plan (offline planner):\n${plan}\nNow step ${n} of ${calls.length}.`;
+  return `Plan (offline planner):\n${plan}\nNow step 1 of ${calls.length}.`;
 }
 
 function summary(progress: Progress, usable: PlannedCall[], missing: PlannedCall[], unknown: string[]): string {

@@ -59,6 +59,8 @@ runs('offline: "open a terminal and type hello" runs on the desktop, step by ste
   const calls = steps.flatMap((st: any) => st.tool_calls);
   assert.equal(calls.map((c: any) => [c.name, c.status]), [['computer', 'done'], ['computer', 'done'], ['computer', 'done']]);
   assert.ok(steps[1].reasoning_text.includes('Plan (offline planner)'));
+  // The plan is told once; the later steps say only where the run stands.
+  assert.equal(steps.slice(2, 4).map((st: any) => st.reasoning_text), ['Step 2 of 3.', 'Step 3 of 3.']);
   assert.match(steps[steps.length - 1].assistant_text, /Offline model/);
   // each call was pushed as pending, then running, then done
   const statuses = pushed.filter((p) => p.sequence === 2).map((p) => p.tool_calls[0].status);

@@ -59,6 +59,10 @@ export function MessageList({ thread, steps, isLoading, thinking, onTakeControl 
     let latestGroup = -1;
     for (const step of steps) if (visibleToolCalls(step).length > 0) latestGroup = step.sequence;
     const running = isRunning(thread);
+    const help = thread.needs_help && !running ? thread.needs_help : null;
+    // The step that says why the run paused repeats the card's question: while the card shows, the card says it.
+    const last = steps[steps.length - 1];
+    const toldByCard = help && last?.assistant_text?.endsWith(help.question) ? last.sequence : null;
     body = (
       <>
         {steps.length === 0 && !thread.error_message && <p className="message-state">No messages</p>}
@@ -67,7 +71,7 @@ export function MessageList({ thread, steps, isLoading, thinking, onTakeControl 
             {steps.map((step) => (
               <StepView
                 key={step.sequence}
-                step={step}
+                step={toldByCard === step.sequence ? { ...step, assistant_text: '' } : step}
                 latestGroup={step.sequence === latestGroup}
                 threadRunning={running}
                 groupOpen={groupChoice[step.sequence] ?? null}
@@ -77,7 +81,7 @@ export function MessageList({ thread, steps, isLoading, thinking, onTakeControl 
           </ol>
         )}
         {thread.error_message && <div className="thread-error" role="alert">{thread.error_message}</div>}
-        {thread.needs_help && !running && <HelpRequest help={thread.needs_help} onTakeControl={onTakeControl} />}
+        {help && <HelpRequest help={help} onTakeControl={onTakeControl} />}
         {thinking && <p className="thinking" aria-live="polite">Thinking</p>}
       </>
     );
