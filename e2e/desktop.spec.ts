@@ -249,6 +249,18 @@ test('live desktop: connect, take control, type, hand back, paste, drop files', 
   await expect(frame).toHaveAttribute('data-state', 'connected');
   await expect.poll(async () => (await page.locator('.live-display').boundingBox())?.width ?? Infinity).toBeLessThanOrEqual(375);
   await screenshotBothThemes(page, 'live-desktop-375');
+
+  // On a phone (a touch screen: no hover) Take control stays on the view, and Record beside it, not over it.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 5 });
+  await expect.poll(() => page.evaluate(() => matchMedia('(hover: none)').matches)).toBe(true);
+  const takeBox = (await page.getByRole('button', { name: 'Take control' }).boundingBox())!;
+  const record = (await page.getByRole('button', { name: 'Record' }).boundingBox())!;
+  const apart = takeBox.x + takeBox.width <= record.x || record.x + record.width <= takeBox.x
+    || takeBox.y + takeBox.height <= record.y || record.y + record.height <= takeBox.y;
+  expect(apart, `Take control ${JSON.stringify(takeBox)} and Record ${JSON.stringify(record)} overlap`).toBe(true);
+  await screenshotBothThemes(page, 'live-desktop-phone');
+  await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: false });
   expect(errors).toEqual([]);
 });
 
