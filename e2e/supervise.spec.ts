@@ -131,6 +131,10 @@ test('the agent asks, the person takes control, reloads, types, hands back; the 
   await screenshotBothThemes(page, 'supervise-ops-dashboard');
   await opsRow.click();
   await expect(page.locator('.admin-help')).toContainText('Paused by the runaway guard');
+  // The thread's page is its agent's, under the Admin Dashboard, whichever list led there.
+  const rail = page.getByRole('navigation', { name: 'Main' });
+  await expect(rail.getByTitle('Admin Dashboard', { exact: true })).toHaveAttribute('aria-current', 'page');
+  await expect(rail.getByTitle('Ops Dashboard', { exact: true })).not.toHaveAttribute('aria-current', 'page');
   await screenshotBothThemes(page, 'supervise-admin-thread');
   await page.evaluate((id) => localStorage.setItem('impersonateUserId', String(id)), me.id);
   await page.goto(`/agent/${agent.id}`);

@@ -38,8 +38,10 @@ export function Rail({ isAdmin }: { isAdmin: boolean }) {
             <ImpersonateIcon />
             <span className="rail-label">Impersonate User</span>
           </button>
-          <RailLink href="/admin" label="Admin Dashboard" icon={<DashboardIcon />} active={path === '/admin' || under('/admin/agents')} />
-          <RailLink href="/admin/threads" label="Ops Dashboard" icon={<OpsIcon />} active={under('/admin/ops') || under('/admin/threads')} />
+          {/* A thread's page belongs to its agent's (it links there), under the Admin Dashboard; the Ops Dashboard is the list. */}
+          <RailLink href="/admin" label="Admin Dashboard" icon={<DashboardIcon />}
+            active={path === '/admin' || under('/admin/agents') || path.startsWith('/admin/threads/')} />
+          <RailLink href="/admin/threads" label="Ops Dashboard" icon={<OpsIcon />} active={under('/admin/ops') || path === '/admin/threads'} />
           <RailLink href="/llm-traces" label="LLM Traces" icon={<TracesIcon />} active={under('/llm-traces')} />
         </>
       )}
