@@ -58,6 +58,12 @@ test('the admin reads who did what: sentences, detail, filters, export, verifica
   await page.getByRole('button', { name: 'Apply' }).click();
   await expect(events.getByRole('listitem')).toHaveCount(1);
   await expect(events).toContainText('changed their monthly spend limit');
+  // The filters are in the URL: a reload (or a shared link) shows the same events, with the filters filled in.
+  await expect(page).toHaveURL(/\/admin\/audit\?actor=[^&]+&action=billing\.$/);
+  await page.reload();
+  await expect(page.getByLabel('Actor')).toHaveValue(email);
+  await expect(page.getByLabel('Action')).toHaveValue('billing.');
+  await expect(events.getByRole('listitem')).toHaveCount(1);
 
   // The export takes the same filters.
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);

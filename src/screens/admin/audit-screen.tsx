@@ -1,10 +1,11 @@
 // The audit trail (/admin/audit): the chain's verification at the top, filters, the events newest first as
 // one sentence each (opening to their detail), 50 at a time with "Load more", and the export buttons.
-import { useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import {
   AUDIT_VERIFY_PATH, auditPath, downloadAudit, getAuditPage, type AuditEvent, type AuditFilter, type AuditPage, type AuditVerdict,
 } from '../../lib/audit-api.ts';
 import type { ApiError } from '../../lib/http.ts';
+import { navigate, useLocation } from '../../lib/router.ts';
 import { useTitle } from '../../lib/title.tsx';
 import { useIsAdmin } from '../../lib/use-is-admin.ts';
 import { useResource } from '../../lib/use-resource.ts';
@@ -13,10 +14,25 @@ import { actorPhrase, auditSentence } from './audit-sentence.ts';
 import { LoadError } from './load-error.tsx';
 
 const TARGET_TYPES = ['user', 'agent', 'thread', 'message', 'schedule', 'recording', 'audit'];
+const FILTER_KEYS = ['actor', 'action', 'target_type', 'target_id', 'since', 'until'] as const;
+
+/** The filters live in the page's URL (the same query the API takes), so a filtered view can be reloaded and shared. */
+function filterOf(search: string): AuditFilter {
+  const params = new URLSearchParams(search);
+  return Object.fromEntries(FILTER_KEYS.flatMap((key) => (params.get(key) ? [[key, params.get(key)!]] : [])));
+}
+
+/** A date input's value for a filter's instant: the local day it falls on (`until` is the end of its day, hence -1 ms). */
+function dayOf(iso: string | undefined, before = 0): string | undefined {
+  if (!iso) return undefined;
+  const d = new Date(new Date(iso).getTime() - before);
+  return Number.isNaN(d.getTime()) ? undefined : `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
 
 export default function AuditScreen() {
   const isAdmin = useIsAdmin();
-  const [filter, setFilter] = useState<AuditFilter>({});
+  const { search } = useLocation();
+  const filter = useMemo(() => filterOf(search), [search]);
   const [more, setMore] = useState<{ key: string; events: AuditEvent[]; cursor: string | null } | null>(null);
   const key = auditPath(filter);
   const page = useResource<AuditPage>(isAdmin ? key : null);
@@ -39,10 +55,10 @@ export default function AuditScreen() {
       const v = text(name);
       return v ? new Date(new Date(`${v}T00:00`).getTime() + after).toISOString() : undefined;
     };
-    setFilter({
+    navigate(auditPath({
       actor: text('actor'), action: text('action'), target_type: text('target_type'), target_id: text('target_id'),
       since: day('since'), until: day('until', 86_400_000),
-    });
+    }));
     setMore(null);
   };
   const loadMore = async () => {
@@ -72,7 +88,7 @@ export default function AuditScreen() {
   return (
     <div className="admin-page audit-page">
       <VerifyBanner verdict={verdict.data} error={verdict.error} />
-      <form className="audit-filters" aria-label="Filter events" onSubmit={apply}>
+      <form key={search} className="audit-filters" aria-label="Filter events" onSubmit={apply}>
         <label>Actor<input name="actor" placeholder="e-mail, user id or system" defaultValue={filter.actor} /></label>
         <label>Action<input name="action" placeholder="mail. or agent.delete" defaultValue={filter.action} /></label>
         <label>
@@ -83,8 +99,8 @@ export default function AuditScreen() {
           </select>
         </label>
         <label>Target id<input name="target_id" inputMode="numeric" defaultValue={filter.target_id} /></label>
-        <label>From<input name="since" type="date" /></label>
-        <label>To<input name="until" type="date" /></label>
+        <label>From<input name="since" type="date" defaultValue={dayOf(filter.since)} /></label>
+        <label>To<input name="until" type="date" defaultValue={dayOf(filter.until, 1)} /></label>
         <div className="audit-filter-actions">
           <button type="submit" className="button">Apply</button>
           <button type="button" className="button" disabled={!!busy} onClick={() => exportAs('csv')}>
