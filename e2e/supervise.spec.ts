@@ -114,6 +114,12 @@ test('the agent asks, the person takes control, reloads, types, hands back; the 
   await expect(help).toContainText('times in a row and the screen did not change');
   // Said once: the card holds the reason while it waits (the thread's answer keeps it for after).
   await expect(chat.getByText(/times in a row and the screen did not change/)).toHaveCount(1);
+  // The thread list marks the thread that waits.
+  await chat.getByRole('button', { name: /: show all threads$/ }).click();
+  const waitingRow = chat.getByRole('region', { name: 'All threads' }).locator('.thread-row', { hasText: 'click at 1270,790' });
+  await expect(waitingRow.getByText('Waiting for you')).toBeVisible();
+  await screenshotBothThemes(page, 'supervise-thread-list-waiting');
+  await chat.getByRole('button', { name: /: show all threads$/ }).click();
   await screenshotBothThemes(page, 'supervise-guard-paused');
 
   // The agents grid marks the agent as waiting for a person.

@@ -62,6 +62,13 @@ status('auto-selection takes the running thread, else the first, else none', () 
   assert.is(autoSelect([]), null);
 });
 
+status('auto-selection takes a thread waiting for a person before the first (newest) one', () => {
+  const newest = thread({ id: 1 });
+  const waiting = thread({ id: 2, needs_help: { question: 'Which file?', asked_at: '2026-11-28T10:00:00Z', reason: 'asked' } });
+  assert.is(autoSelect([newest, waiting])?.id, 2);
+  assert.is(autoSelect([newest, waiting, thread({ id: 3, thread_running: true })])?.id, 3, 'a running thread still comes first');
+});
+
 status.run();
 
 // ---

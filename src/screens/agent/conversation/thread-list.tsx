@@ -131,6 +131,7 @@ export function ThreadList({ threads, selectedId, onSelect, onDelete, onUnschedu
                   >
                     {name}
                   </button>
+                  {thread.needs_help && <span className="badge waiting-badge" title={thread.needs_help.question}>Waiting for you</span>}
                   {section.scheduled && (
                     <button type="button" className="icon-button thread-row-action" aria-label={`Remove ${name} from the schedule`}
                       title="Remove from schedule" onClick={() => onUnschedule(thread)}>

@@ -37,7 +37,10 @@ export function threadIcon(thread: Thread, options?: { draggable?: boolean }): S
   return isDraft(thread) ? null : statusIcon(threadStatus(thread), options);
 }
 
-/** Spec §4: with no thread selected, the running thread is selected first, otherwise the first one. */
+/**
+ * Spec §4: with no thread selected, the running thread is selected first, otherwise the first one; before the first,
+ * a thread waiting for a person (its run paused to ask), which is what an agent marked "Waiting for a person" is about.
+ */
 export function autoSelect(threads: readonly Thread[]): Thread | null {
-  return threads.find((t) => isRunning(t)) ?? threads[0] ?? null;
+  return threads.find((t) => isRunning(t)) ?? threads.find((t) => t.needs_help) ?? threads[0] ?? null;
 }
