@@ -27,6 +27,8 @@ async function openEditor(page: Page) {
 test('a user without agents sees No agents found and no admin tools', async ({ page }) => {
   await signUp(page);
   await expect(page.getByText('No agents found')).toBeVisible();
+  // Not a dead end: the page says who can give them one.
+  await expect(page.getByText('Agents are created by an administrator of this workspace: ask yours to make one for you.')).toBeVisible();
   await expect(page.getByRole('button', { name: 'More options' })).toHaveCount(0);
   await screenshotBothThemes(page, 'agents-empty');
   await page.setViewportSize(MOBILE);

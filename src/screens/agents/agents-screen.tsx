@@ -53,7 +53,16 @@ export function AgentsScreen() {
         </p>
       )}
       {!data && !error && <p className="page-message" role="status">Loading agents...</p>}
-      {data && data.length === 0 && !error && <p className="page-message">No agents found</p>}
+      {data && data.length === 0 && !error && (
+        <div className="page-message">
+          <p>No agents found</p>
+          {/* Only admins create agents: a user who signed up alone needs to know whom to ask, and the admin what to do. */}
+          <p className="muted agents-empty-hint">
+            {isAdmin ? 'Create one with Create agent in the More options menu above.'
+              : 'Agents are created by an administrator of this workspace: ask yours to make one for you.'}
+          </p>
+        </div>
+      )}
       {data && data.length > 0 && (
         <ul className="agent-grid" aria-label="Agents">
           {data.map((agent) => (
