@@ -79,7 +79,8 @@ test('billing: test credits, a card from the portal, and the spend limit', async
   await expect(portal).toHaveURL(/\/settings\/billing$/);
   await portal.close();
 
-  await page.reload();
+  // The billing tab catches up when the user comes back to it (a focus), without a reload.
+  await page.evaluate(() => window.dispatchEvent(new Event('focus')));
   await expect(payment.getByText('Visa')).toBeVisible();
   await expect(payment.getByText('•••• 4242')).toBeVisible();
   await expect(payment.getByText(`(exp 07/${year.slice(2)})`)).toBeVisible();

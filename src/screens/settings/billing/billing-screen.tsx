@@ -9,6 +9,8 @@ import {
 } from '../../../lib/billing-api.ts';
 import { useTitle } from '../../../lib/title.tsx';
 import { useResource } from '../../../lib/use-resource.ts';
+import { env } from '../../../lib/environment.ts';
+import { takePortalVisit } from './portal.ts';
 import { SettingsLayout } from '../settings-layout.tsx';
 import { BillingBanner } from './billing-banner.tsx';
 import { BillingInfoCard } from './billing-info-card.tsx';
@@ -22,6 +24,12 @@ export default function BillingScreen() {
   const method = useResource<PaymentMethod>(paymentMethodPath, BILLING_CACHE);
   const customer = useResource<BillingCustomer>(customerPath, BILLING_CACHE);
   const [editingLimit, setEditingLimit] = useState(false);
+  const refetch = [usage.mutate, method.mutate, customer.mutate];
+
+  // Back from the portal's tab: what it changed shows without a reload.
+  useEffect(() => env.onFocus(() => {
+    if (env.isVisible() && takePortalVisit()) for (const again of refetch) void again();
+  }));
 
   useEffect(() => {
     if (method.error) console.error('Failed to load the payment method:', method.error.detail);
