@@ -154,7 +154,8 @@ function checkEnv() {
 
 function checkLines() {
   const problems = [];
-  const tracked = ['server', 'src', 'test', 'e2e', 'scripts', 'styles'].flatMap(files).concat(['build.mjs', 'playwright.config.ts'].filter((f) => existsSync(join(ROOT, f))));
+  const roots = ['build.mjs', 'playwright.config.ts'].filter((f) => existsSync(join(ROOT, f)));
+  const tracked = ['server', 'src', 'test', 'e2e', 'scripts', 'styles'].flatMap(files).concat(roots);
   for (const file of tracked.filter((f) => SOURCE.test(f))) {
     readFileSync(join(ROOT, file), 'utf8').split('\n').forEach((line, i) => {
       if ([...line].length > MAX_LINE) problems.push(`${file}:${i + 1}: ${[...line].length} characters (at most ${MAX_LINE})`);
