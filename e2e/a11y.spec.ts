@@ -1,6 +1,7 @@
 // Accessibility: axe-core over every screen and modal, in light and in dark theme. A serious or
 // critical violation, or any violation of a WCAG 2 A/AA rule, fails the test with its rule, its nodes and the screen it was found on.
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './console.ts';
 import { axeFindings } from './axe.ts';
 import { ADMIN, accessToken, screenshotBothThemes, signIn } from './fixtures.ts';
 

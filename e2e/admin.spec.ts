@@ -5,7 +5,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './console.ts';
 import { accessToken, ADMIN, E2E_MAIL_DOMAIN, E2E_SMTP_PORT, screenshotBothThemes, signIn, signUp } from './fixtures.ts';
 
 const OUTBOX = join(process.env.E2E_DATA_DIR!, 'outbox');

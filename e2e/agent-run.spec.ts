@@ -3,7 +3,8 @@
 // desktop, and the traces panel fills; then a long task is stopped with the round stop button.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './console.ts';
 import { accessToken, ADMIN, screenshotBothThemes, signIn, terminalDrawn } from './fixtures.ts';
 
 const DATA_DIR = process.env.E2E_DATA_DIR!;

@@ -1,7 +1,8 @@
 import { mkdtempSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import type { APIRequestContext, Page } from '@playwright/test';
+import { expect, test } from './console.ts';
 import { accessToken, ADMIN, rewriteJson, screenshotBothThemes, signUp } from './fixtures.ts';
 
 // --- setup through the API: agents can only be created by the admin, acting as the user
@@ -167,7 +168,8 @@ test('attachments upload with progress, are sent with the message, and files ove
   await expect(refusal).toBeHidden({ timeout: 7000 });
 });
 
-test('the browser reads the server\'s 413 {detail} for an upload over 100 MB that skips the client\'s check', async ({ page, request }) => {
+test('the browser reads the server\'s 413 {detail} for an upload over 100 MB that skips the client\'s check', async ({ page, request, consoleErrors }) => {
+  consoleErrors.allow(/413 \(Payload Too Large\)/);
   const { agent } = await newUserWithAgent(page, request);
   await page.goto(`/agent/${agent.id}`);
   const token = await accessToken(page);

@@ -2,7 +2,7 @@
 // a Cyrillic а — and the approval page shows the address that will be sent (xn--) with its Unicode
 // form and a warning that its name mixes scripts (in red), in light and dark theme.
 import nodemailer from 'nodemailer';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './console.ts';
 import { accessToken, ADMIN, E2E_MAIL_DOMAIN, E2E_SMTP_PORT, screenshotBothThemes, signIn } from './fixtures.ts';
 
 test('a draft to an IDN look-alike address is shown in ASCII with its Unicode form and a mixed-script warning', async ({ page }) => {

@@ -1,7 +1,8 @@
 // Teaching by demonstration in Chromium with a fake microphone, against the real server and a real Xvnc:
 // Record takes control and shows the red ring, the person clicks and types on the desktop, Stop hands
 // control back and uploads the audio, and the summary listing those actions arrives in the chat.
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './console.ts';
 import { accessToken, ADMIN, CHROMIUM, newUserWithAgent, screenshotBothThemes } from './fixtures.ts';
 
 test.use({ launchOptions: { ...CHROMIUM, args: [...CHROMIUM.args, '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream'] } });

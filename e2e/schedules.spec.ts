@@ -1,7 +1,8 @@
 // Schedules, end to end: an admin opens More options → Schedules on an agent, adds one schedule of
 // each kind, meets every validation message on the way, edits and deletes; times are typed in the
 // browser's local time (here India, UTC+05:30) and stored in UTC.
-import { expect, test, type Locator, type Page } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
+import { expect, test } from './console.ts';
 import { accessToken, ADMIN, screenshotBothThemes, signIn } from './fixtures.ts';
 
 test.use({ timezoneId: 'Asia/Kolkata' });

@@ -1,7 +1,8 @@
 // Security in the browser: a Markdown XSS corpus rendered in the chat (the offline model echoes what it
 // did not understand, as Markdown) fires no handler, runs no script and loads nothing; and the
 // Content-Security-Policy stops an inline script that got into the page some other way.
-import { expect, test, type Page, type Response } from '@playwright/test';
+import type { Page, Response } from '@playwright/test';
+import { expect, test } from './console.ts';
 import { accessToken, ADMIN, screenshotBothThemes, signUp } from './fixtures.ts';
 
 // Each payload would call xss(n) (or alert) or fetch an "xss-probe" URL if it got through. Quoted with
@@ -62,7 +63,9 @@ async function arm(page: Page) {
   });
 }
 
-test('a Markdown XSS corpus in the chat fires no handler, runs no script and loads nothing', async ({ page, request, baseURL }) => {
+test('a Markdown XSS corpus in the chat fires no handler, runs no script and loads nothing', async ({ page, request, baseURL, consoleErrors }) => {
+  // What the corpus tries is blocked by the CSP too, and Chromium reports each attempt.
+  consoleErrors.allow(/violates the following Content Security Policy directive/);
   test.setTimeout(90_000);
   await arm(page);
   const own = new URL(baseURL!).host;
@@ -135,7 +138,8 @@ test('a Markdown XSS corpus in the chat fires no handler, runs no script and loa
   await screenshotBothThemes(page, 'security-xss-corpus');
 });
 
-test('the Content-Security-Policy blocks inline scripts and inline handlers that get into the page (and allows no eval)', async ({ page }) => {
+test('the Content-Security-Policy blocks inline scripts and inline handlers that get into the page (and allows no eval)', async ({ page, consoleErrors }) => {
+  consoleErrors.allow(/violates the following Content Security Policy directive/);
   await arm(page);
   const assets: Response[] = [];
   page.on('response', (r) => new URL(r.url()).pathname.startsWith('/assets/') && assets.push(r));

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './console.ts';
 import { ADMIN, PASSWORD, screenshotBothThemes, signIn, signOut, signUp, uniqueEmail } from './fixtures.ts';
 
 const ADMIN_ITEMS = ['Impersonate User', 'Admin Dashboard', 'Ops Dashboard', 'LLM Traces'];
@@ -22,7 +22,8 @@ test('a visitor signs up, signs out and signs back in', async ({ page }) => {
   expect(await page.evaluate(() => JSON.stringify(localStorage))).not.toContain('eyJ');
 });
 
-test('a wrong password shows the error and keeps the form', async ({ page }) => {
+test('a wrong password shows the error and keeps the form', async ({ page, consoleErrors }) => {
+  consoleErrors.allow(/401 \(Unauthorized\) \(at \S+\/api\/auth\/sign-in\)/);
   await page.goto('/');
   await page.getByLabel('E-mail').fill(ADMIN.email);
   await page.getByLabel('Password').fill('not the password');

@@ -3,7 +3,8 @@
 // not started again), hands back with Expand chat; the next trace's request holds what they typed as actions and
 // the agent goes on with its plan. Then the runaway guard pauses a run that clicks the same spot on an unchanged
 // screen. Screenshots of the help request, the hand-back item and the guard's pause in both themes.
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './console.ts';
 import { ADMIN, newUserWithAgent, screenshotBothThemes, signIn, signOut, terminalDrawn } from './fixtures.ts';
 
 async function send(page: Page, text: string) {

@@ -1,6 +1,7 @@
 // LLM traces: an admin's agent answers on the offline model, and its model calls show on the
 // LLM Traces page (filters, paging, the detail modal on the response tab).
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './console.ts';
 import { accessToken, ADMIN, screenshotBothThemes, signIn } from './fixtures.ts';
 
 type Json = Record<string, unknown>;

@@ -1,7 +1,8 @@
 // What Chromium really receives (CDP encodedDataLength, headers included): the bundle arrives Brotli-
 // compressed, the first load stays under 100 KB, and an unchanged agents list asked again costs a
 // few hundred bytes whether the browser's cache revalidates it or the page asks with If-None-Match.
-import { expect, test, type CDPSession, type Page } from '@playwright/test';
+import type { CDPSession, Page } from '@playwright/test';
+import { expect, test } from './console.ts';
 import { request as httpRequest } from 'node:http';
 import { signUp } from './fixtures.ts';
 

@@ -22,6 +22,29 @@ const AuthContext = createContext<AuthApi | null>(null);
 const RENEW_BEFORE_MS = 60_000;
 /** The server takes sign-in calls only as JSON (no other site can send that without a CORS preflight). */
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
+/**
+ * Whether this browser signed in and has not signed out since: the refresh cookie itself is httpOnly, and asking
+ * for a token without one is a 401 that the browser logs as an error on every signed-out visit.
+ */
+const SESSION_HINT = 'awSignedIn';
+const hint = {
+  // Without storage (some private modes) every visit asks, as before.
+  get(): boolean {
+    try {
+      return localStorage.getItem(SESSION_HINT) === '1';
+    } catch {
+      return true;
+    }
+  },
+  set(on: boolean): void {
+    try {
+      if (on) localStorage.setItem(SESSION_HINT, '1');
+      else localStorage.removeItem(SESSION_HINT);
+    } catch {
+      // no storage: nothing to remember
+    }
+  },
+};
 
 let token: string | null = null;
 let renewing: Promise<string | null> | null = null;
@@ -38,7 +61,11 @@ function expiresAt(jwt: string): number {
 /** Asks the server for a fresh access token from the refresh cookie; null when signed out. */
 function renewToken(): Promise<string | null> {
   renewing ??= fetch('/api/auth/token', { method: 'POST', credentials: 'same-origin', headers: JSON_HEADERS })
-    .then(async (res) => (token = res.ok ? ((await res.json()) as { token: string }).token : null))
+    .then(async (res) => {
+      token = res.ok ? ((await res.json()) as { token: string }).token : null;
+      if (res.status === 401) hint.set(false);
+      return token;
+    })
     .catch(() => token)
     .finally(() => (renewing = null));
   return renewing;
@@ -59,6 +86,7 @@ async function credentialCall(path: string, email: string, password: string): Pr
   const body = await res.json().catch(() => ({}));
   if (!res.ok) throw normalizeError(new HttpError(res, 'POST', `/api/auth/${path}`, body));
   token = body.token;
+  hint.set(true);
 }
 
 /** onToken: called once a session's token is at hand at start-up, before the profile is read (to preload). */
@@ -79,6 +107,8 @@ export function AuthProvider({ children, onToken }: { children: ReactNode; onTok
 
   useEffect(() => {
     configureHttp({ getToken, onUnauthorized: () => setState({ status: 'signed-out' }) });
+    // Never signed in here (or signed out since): no session to renew, so no request that can only fail.
+    if (!hint.get()) return setState({ status: 'signed-out' });
     renewToken().then((t) => {
       if (!t) return setState({ status: 'signed-out' });
       onToken?.();
@@ -101,6 +131,7 @@ export function AuthProvider({ children, onToken }: { children: ReactNode; onTok
     signOut: async () => {
       await fetch('/api/auth/sign-out', { method: 'POST', credentials: 'same-origin', headers: JSON_HEADERS }).catch(() => {});
       token = null;
+      hint.set(false);
       clearImpersonation();
       setState({ status: 'signed-out' });
     },
