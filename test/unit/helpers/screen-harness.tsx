@@ -100,6 +100,8 @@ export async function renderScreen(api: FakeApi, screen: ReactNode): Promise<voi
   globals.alert = (message: string) => void dialogs.alerts.push(message);
   globals.confirm = (message: string) => (dialogs.confirms.push(message), dialogs.answer);
   globals.WebSocket = SilentSocket;
+  // A browser that signed in before (src/lib/auth.tsx asks for a token only then); the fake API hands one out.
+  localStorage.setItem('awSignedIn', '1');
   const el = document.createElement('div');
   document.body.append(el);
   root = createRoot(el);
