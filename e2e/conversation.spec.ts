@@ -87,6 +87,23 @@ test('a user starts a thread from a draft and sees later steps arrive over the r
   await screenshotBothThemes(page, 'conversation-steps-375');
 });
 
+test('a message to a stopped agent says why it waits and starts the agent from the chat', async ({ page, request }) => {
+  const { agent } = await newUserWithAgent(page, request);
+  await page.goto(`/agent/${agent.id}`);
+  await page.getByRole('button', { name: 'New thread' }).click();
+  const box = page.getByRole('textbox', { name: 'Message text' });
+  await box.fill('write a note remember the milk');
+  await box.press('Enter');
+  // A new agent starts stopped: the chat says so instead of an hourglass with nothing said.
+  const chat = page.getByRole('complementary', { name: 'Chat' });
+  await expect(chat.getByText('The agent is stopped: this thread runs when you start it.')).toBeVisible();
+  await screenshotBothThemes(page, 'conversation-stopped-agent');
+  await chat.getByRole('button', { name: 'Start the agent' }).click();
+  await expect(page.getByRole('button', { name: 'Fast' })).toHaveAttribute('aria-pressed', 'true');
+  await expect(chat.locator('.message-assistant').last()).toContainText('Done:', { timeout: 30_000 });
+  await expect(chat.getByText('The agent is stopped: this thread runs when you start it.')).toHaveCount(0);
+});
+
 test('scheduled threads reorder by drag and drop, keep the order after a reload, and can be deleted', async ({ page, request }) => {
   const { agent, api } = await newUserWithAgent(page, request);
   for (const text of ['Task one', 'Task two', 'Task three']) {

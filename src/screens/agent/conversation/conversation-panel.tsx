@@ -4,7 +4,7 @@
 // Fills its container's height.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import {
-  createNewThread, deleteThread, removeFromSchedule, setScheduleSequence, setUserInputAndSchedule, stopAgent, stopThread,
+  createNewThread, deleteThread, removeFromSchedule, setAgentRunState, setScheduleSequence, setUserInputAndSchedule, stopAgent, stopThread,
 } from '../../../lib/api.ts';
 import type { Agent, Thread } from '../../../lib/types.ts';
 import { useMessageSocket } from '../../../lib/use-message-socket.ts';
@@ -13,6 +13,7 @@ import { createDraft, isDraft, replaceDraft, withLocal } from './drafts.ts';
 import { StopIcon } from '../../../ui/icons.tsx';
 import { applyMessageEvent, refreshesAgent } from './message-events.ts';
 import { MessageList } from './message-list.tsx';
+import { queueNotice } from './queue-notice.ts';
 import { dropSequence } from './reorder.ts';
 import { showThinking } from './shimmer.ts';
 import { ThreadSwitcher } from './thread-switcher.tsx';
@@ -159,6 +160,30 @@ function Panel({ agent, onAgentChange, disabled = false, onThreadChange, onTakeC
 
   const running = isRunning(selected);
   const thinking = showThinking(selected, agent.agent_running, steps);
+  const waiting = queueNotice(selected, agent);
+  const [starting, setStarting] = useState(false);
+  // As the title bar's toggle does (spec §4): fast, through the schedule in order, this thread included.
+  const start = async () => {
+    setStarting(true);
+    try {
+      await setAgentRunState(agent.id, 'run_all');
+    } catch (error) {
+      console.warn('Failed to start the agent', error);
+    } finally {
+      setStarting(false);
+    }
+    refresh();
+  };
+  const notice = waiting && (
+    <div className="queue-notice" role="status">
+      <p>{waiting.text}</p>
+      {waiting.canStart && (
+        <button type="button" className="button button-small button-primary" disabled={starting} onClick={() => void start()}>
+          {starting ? 'Starting...' : 'Start the agent'}
+        </button>
+      )}
+    </div>
+  );
 
   return (
     <div className="conversation">
@@ -173,7 +198,7 @@ function Panel({ agent, onAgentChange, disabled = false, onThreadChange, onTakeC
         onUnschedule={unschedule}
         onReorder={reorder}
       />
-      <MessageList thread={selected} steps={steps} isLoading={isLoading} thinking={thinking} onTakeControl={onTakeControl} />
+      <MessageList thread={selected} steps={steps} isLoading={isLoading} thinking={thinking} onTakeControl={onTakeControl} notice={notice} />
       {running ? (
         <div className="chat-stop">
           <button type="button" className="stop-button" aria-label="Stop" title="Stop" onClick={stop}>

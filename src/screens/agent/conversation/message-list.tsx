@@ -1,7 +1,7 @@
 // The selected thread's steps, oldest first, with the thread's error in a red box and the 'Thinking'
 // shimmer. States: 'Select a thread', 'Loading messages...', 'No messages'. Stays scrolled to the newest
 // step unless the reader has scrolled up.
-import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import type { Step, Thread } from '../../../lib/types.ts';
 import { visibleToolCalls } from './steps.ts';
 import { StepView } from './step-view.tsx';
@@ -15,11 +15,13 @@ type MessageListProps = {
   thinking: boolean;
   /** The Take control button of a thread waiting for a person. */
   onTakeControl?: () => void;
+  /** Why the scheduled thread waits (queue-notice.ts), shown below its steps. */
+  notice?: ReactNode;
 };
 
 const NEAR_BOTTOM_PX = 80;
 
-export function MessageList({ thread, steps, isLoading, thinking, onTakeControl }: MessageListProps) {
+export function MessageList({ thread, steps, isLoading, thinking, onTakeControl, notice }: MessageListProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
   // Per step sequence, the reader's open/closed choice for its tool-call group.
@@ -34,7 +36,7 @@ export function MessageList({ thread, steps, isLoading, thinking, onTakeControl 
   useLayoutEffect(() => {
     const el = scroller.current;
     if (el && stick.current) el.scrollTop = el.scrollHeight;
-  }, [steps, thinking, thread?.error_message, thread?.needs_help, threadId]);
+  }, [steps, thinking, thread?.error_message, thread?.needs_help, threadId, notice]);
 
   // A smaller panel (narrower window, attachments appearing below) keeps the newest step in view.
   useEffect(() => {
@@ -82,6 +84,7 @@ export function MessageList({ thread, steps, isLoading, thinking, onTakeControl 
         )}
         {thread.error_message && <div className="thread-error" role="alert">{thread.error_message}</div>}
         {help && <HelpRequest help={help} onTakeControl={onTakeControl} />}
+        {notice}
         {thinking && <p className="thinking" aria-live="polite">Thinking</p>}
       </>
     );
