@@ -148,7 +148,7 @@ async function engineBench(engine, reference) {
   const { running, db, close } = await bootServer(engine, 'api');
   // The agents list is compared with the fixed-JSON server run in turns with it (pairedRuns).
   const fixed = await bareServer(FIXED_JSON);
-  await running.services.runner?.stop();
+  await running.parts.runner?.stop();
   const base = running.url.replace('localhost', '127.0.0.1');
   try {
     const token = (await api(base, '/api/auth/sign-in', { body: ADMIN })).token;

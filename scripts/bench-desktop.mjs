@@ -75,7 +75,7 @@ try {
   const started = performance.now();
   const enter = await api('/api/agents/enter', { token: admin, body: { agent_id: agent.id } });
   console.log(`desktop start (POST /agents/enter, cold): ${ms(performance.now() - started)}`);
-  const desktop = running.services.desktops.running(agent.id);
+  const desktop = running.parts.desktops.running(agent.id);
   client = await GuacTestClient.connect(base.replace('http', 'ws') + enter.body.guacamole_tunnel_url);
   await client.until(() => client.frames >= 1, 10_000, 'first frame');
   await api(`/api/agents/${agent.id}/control`, { token: admin, body: { session_id: enter.body.session_id, take: true } });
@@ -125,7 +125,7 @@ try {
   {
     const display = (await import('node:fs')).readFileSync(join(dataDir, 'run', `xvnc-agent-${agent.id}.pid`), 'latin1').split('\n')[1];
     // A program of the desktop, started as its apps are (in its sandbox when contained).
-    const full = running.services.desktops.xvnc.sandboxOf(agent.id)
+    const full = running.parts.desktops.xvnc.sandboxOf(agent.id)
       .spawn('xterm', ['-fa', 'Monospace', '-fs', '10', '-geometry', '160x47+0+0', '-e', 'sh', '-c', 'ls -la /usr/bin /usr/lib | head -46; exec sh'], {
         env: { DISPLAY: `:${display}` },
       });
@@ -240,7 +240,7 @@ try {
   // 6. the same in Chromium, ours against noVNC
   if (!browserBenchAvailable()) console.log('6. browser comparison skipped: needs /usr/bin/chromium, /usr/share/novnc and websockify');
   else {
-    const socketPath = running.services.desktops.running(agent.id).target.path;
+    const socketPath = running.parts.desktops.running(agent.id).target.path;
     // Twice, as issue 21 asks: on the machine as it is, then with one core kept busy by a spinning process.
     for (const busy of [false, true]) {
       const spinner = busy ? spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }) : null;

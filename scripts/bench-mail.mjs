@@ -61,7 +61,7 @@ async function bench(engine) {
   const lifted = { perIpPerMinute: 1e9, perSenderPerMinute: 1e9, runsPerAgentPerHour: 1e9, connectionsPerIp: CLIENTS, idleMs: 30_000 };
   const { running, close } = await bootServer(engine, 'mail', { mailDomain: 'bench.test', mailLimits: lifted, mailAuth: 'off' }, { DESKTOP_PROVIDER: 'none' });
   const base = running.url;
-  const port = running.services.smtp.port;
+  const port = running.parts.smtp.port;
   const admin = (await api(base, '/api/auth/sign-in', { body: ADMIN })).token;
   const agents = [];
   for (let c = 0; c < CLIENTS; c++) {

@@ -42,7 +42,7 @@ for (let i = 0; i < count; i++) {
 `;
 
 const { running, db, close } = await bootServer('pglite', 'realtime');
-await running.services.runner?.stop();
+await running.parts.runner?.stop();
 let clients, warmup;
 try {
   const base = running.url.replace('localhost', '127.0.0.1');
@@ -85,7 +85,7 @@ try {
   const commits = new Map();
   for (let i = 0; i < MESSAGES; i++) {
     const t = now();
-    const message = await addMessage(db, running.services.bus, {
+    const message = await addMessage(db, running.parts.bus, {
       agent_id: agent.id, thread_id: thread.id, role: 'user', user_data: { text: `bench message ${i}`, files: [] },
     });
     commits.set(message.id, t);

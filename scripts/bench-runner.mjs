@@ -28,7 +28,7 @@ const ms = (n) => `${n.toFixed(2)} ms`;
 /** A server on port 0 whose own runner is stopped (each bench brings its own). */
 async function boot(engine) {
   const server = await bootServer(engine, 'runner');
-  await server.running.services.runner?.stop();
+  await server.running.parts.runner?.stop();
   return server;
 }
 
@@ -39,9 +39,9 @@ async function desktopParts(engine) {
   // whose screenshot is a real 1280x800 PNG encode of a blank framebuffer.
   const haveModule = existsSync(new URL('../server/desktop/index.ts', import.meta.url));
   const { fakeDesktops, fakePerform } = await import('../test/server/runner-helpers.ts');
-  if (haveModule && existsSync('/usr/bin/Xvnc') && engine.services.desktops?.status().available) {
+  if (haveModule && existsSync('/usr/bin/Xvnc') && engine.parts.desktops?.status().available) {
     const { performAction } = await import('../server/desktop/index.ts');
-    return { desktops: engine.services.desktops, performAction, label: 'real Xvnc desktop' };
+    return { desktops: engine.parts.desktops, performAction, label: 'real Xvnc desktop' };
   }
   return { desktops: fakeDesktops(), performAction: fakePerform, label: 'fake desktop (fixed PNG)' };
 }
@@ -101,7 +101,7 @@ async function benchRunner(engine) {
     console.log(`desktop.screenshot() alone (${engine}): median ${ms(median(shots))}`);
   }
   const runner = new Runner({
-    db: running.services.db, bus: running.services.bus, log: quiet, provider, desktops: parts.desktops,
+    db: running.parts.db, bus: running.parts.bus, log: quiet, provider, desktops: parts.desktops,
     performAction: timedPerform, pollMs: 20, maxTurns: ACTIONS + 5,
   });
   // Time each loop turn from one model reply to the next model call: action + step writes + pushes + trace.
@@ -114,10 +114,10 @@ async function benchRunner(engine) {
     return r;
   };
   let pushes = 0;
-  running.services.bus.subscribe(`agent:${agent.id}:messages`, () => pushes++);
+  running.parts.bus.subscribe(TOPICS.agentMessages(agent.id), () => pushes++);
   await runner.start();
   const thread = await api(base, `/api/threads/${agent.id}/create-new-thread`, { token: admin, body: { user_text: 'bench' } });
-  running.services.bus.subscribe(`thread:${thread.id}:steps`, () => pushes++);
+  running.parts.bus.subscribe(TOPICS.threadSteps(thread.id), () => pushes++);
   const t0 = performance.now();
   await api(base, `/api/agents/${agent.id}/run-state`, { token: admin, body: { state: 'run_all' } });
   for (;;) {

@@ -10,49 +10,59 @@ import { registerAuthRoutes } from './auth/routes.ts';
 import { registerHealthRoutes } from './health/routes.ts';
 import { registerUserRoutes } from './auth/user-routes.ts';
 import { registerAgentRoutes } from './agents/routes.ts';
+import { registerSupervisionRoutes } from './supervision/routes.ts';
+import { recordImpersonatedChange } from './audit/audit.ts';
 import { registerThreadRoutes } from './threads/routes.ts';
 import { registerMessageRoutes } from './threads/message-routes.ts';
 import { registerRealtimeRoutes } from './threads/realtime-routes.ts';
 import { registerTraceRoutes } from './traces/routes.ts';
-import { registerDesktopRoutes } from './desktop/routes.ts';
+import { registerDesktopRoutes } from './desktop/index.ts';
 import { registerReportRoutes } from './reports/routes.ts';
-import { registerBillingRoutes } from './billing/routes.ts';
-import { registerBillingPortalRoutes } from './billing/portal-routes.ts';
-import { registerEmailSettingsRoutes } from './mail/settings-routes.ts';
-import { registerAdminMailRoutes } from './mail/admin-routes.ts';
+import { registerBillingRoutes } from './billing/index.ts';
+import { registerBillingPortalRoutes } from './billing/index.ts';
+import { registerEmailSettingsRoutes } from './mail/index.ts';
+import { registerAdminMailRoutes } from './mail/index.ts';
 import { registerAdminRoutes } from './admin/routes.ts';
 import { registerScreenshareRoutes } from './recording/routes.ts';
 import { registerSchedulerRoutes } from './schedules/routes.ts';
 import { registerMetricsRoutes } from './health/metrics-routes.ts';
 import { registerAdminAuditRoutes } from './audit/routes.ts';
 import { registerAdminSpendRoutes } from './admin/spend-routes.ts';
-import { handleInternal, INTERNAL_PREFIX } from './desktop/internal-routes.ts';
+import { handleInternal, INTERNAL_PREFIX } from './desktop/index.ts';
 import { assignRequestId } from './ops/request-id.ts';
 import type { RequestContext } from './ops/request-context.ts';
-import type { Services } from './services.ts';
+import type { Parts } from './parts.ts';
 
-export function createApp(services: Services) {
-  const api = new Api(services);
+/**
+ * `parts` is what start.ts built; each wing registers its routes with the parts it uses, read when a request comes
+ * (tests swap some of them on a running server).
+ */
+export function createApp(parts: Parts) {
+  const { config, db, auth } = parts;
+  const api = new Api({
+    db, get log() { return parts.log; }, identify: (req, options) => auth.identify(req, options), onImpersonatedChange: recordImpersonatedChange,
+  });
   registerHealthRoutes(api);
-  registerAuthRoutes(api, { signup: services.config.signup, publicUrl: services.config.publicUrl });
-  registerUserRoutes(api);
-  registerAgentRoutes(api);
-  registerThreadRoutes(api);
+  registerAuthRoutes(api, { auth, bus: parts.bus, signup: config.signup, publicUrl: config.publicUrl });
+  registerUserRoutes(api, parts);
+  registerAgentRoutes(api, parts);
+  registerSupervisionRoutes(api, parts);
+  registerThreadRoutes(api, parts);
   registerMessageRoutes(api);
-  registerRealtimeRoutes(api);
-  registerTraceRoutes(api);
-  registerDesktopRoutes(api);
+  registerRealtimeRoutes(api, parts);
+  registerTraceRoutes(api, parts);
+  registerDesktopRoutes(api, parts);
   registerReportRoutes(api);
-  registerBillingRoutes(api);
-  registerBillingPortalRoutes(api);
-  registerEmailSettingsRoutes(api);
-  registerAdminRoutes(api);
-  registerAdminMailRoutes(api);
-  registerAdminAuditRoutes(api);
+  registerBillingRoutes(api, parts);
+  registerBillingPortalRoutes(api, parts);
+  registerEmailSettingsRoutes(api, parts);
+  registerAdminRoutes(api, parts);
+  registerAdminMailRoutes(api, parts);
+  registerAdminAuditRoutes(api, parts);
   registerAdminSpendRoutes(api);
-  registerScreenshareRoutes(api);
+  registerScreenshareRoutes(api, parts);
   registerSchedulerRoutes(api);
-  registerMetricsRoutes(api);
+  registerMetricsRoutes(api, parts);
 
   const handle = async function handle(req: IncomingMessage, res: AppResponse): Promise<void> {
     const started = performance.now();
@@ -70,19 +80,19 @@ export function createApp(services: Services) {
       const seconds = (performance.now() - started) / 1000;
       // Unmatched API paths share one label, so scanners cannot grow the series without bound.
       const route = context.route ?? (isApi ? 'unmatched' : 'static');
-      services.metrics?.observe(req.method ?? 'GET', route, res.statusCode, seconds);
-      if (!services.config.logRequests) return;
+      parts.metrics?.observe(req.method ?? 'GET', route, res.statusCode, seconds);
+      if (!config.logRequests) return;
       const ms = Math.round(seconds * 10000) / 10;
-      services.log.info(`${req.method} ${path} ${res.statusCode} ${ms}ms`, { request_id, method: req.method, path, route, status: res.statusCode, ms });
+      parts.log.info(`${req.method} ${path} ${res.statusCode} ${ms}ms`, { request_id, method: req.method, path, route, status: res.statusCode, ms });
     });
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
       if (isApi) return await api.handle(req, res, url, context);
-      if (url.pathname.startsWith(INTERNAL_PREFIX)) return await handleInternal(services, req, res);
-      if (!services.config.staticDir) return sendError(res, new HttpError(404, 'Not found'));
-      await serveStatic(services.config.staticDir, req, res, url.pathname);
+      if (url.pathname.startsWith(INTERNAL_PREFIX)) return await handleInternal(parts, req, res);
+      if (!config.staticDir) return sendError(res, new HttpError(404, 'Not found'));
+      await serveStatic(config.staticDir, req, res, url.pathname);
     } catch (err) {
-      sendError(res, err, (msg) => services.log.error(msg, { request_id }));
+      sendError(res, err, (msg) => parts.log.error(msg, { request_id }));
     }
   };
   return Object.assign(handle, {

@@ -3,10 +3,26 @@
 // of the desktop, model, recording and scheduler settings stops the start with an Error naming the variable.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Price } from './models/prices.ts';
 import { parseKey } from './system/secret-box.ts';
 
 export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-4-5';
+
+/** A model's prices in USD per million tokens: a row of MODEL_PRICES_FILE, and of models/prices.ts's table. */
+export type Price = {
+  /** Model ids starting with this prefix (date suffixes and the like follow). */
+  model: string;
+  input: number;
+  cache_write_5m: number;
+  cache_write_1h: number;
+  cache_read: number;
+  output: number;
+  /** First day (UTC, YYYY-MM-DD) this row applies; the latest row not after the call wins. */
+  from?: string;
+  /** Prompts above this many tokens bill every rate × longMultiplier. */
+  longThreshold?: number;
+  longMultiplier?: number;
+  source: string;
+};
 
 export type Config = {
   port: number;

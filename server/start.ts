@@ -1,4 +1,5 @@
-// Builds the services from a config and starts listening; used by main.ts and by the tests.
+// Builds the server's parts from a config (the kernel's, then each wing's) and starts listening; used by main.ts
+// and by the tests, which read and swap the parts it returns.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
@@ -10,14 +11,14 @@ import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
 import { migrate } from './migrations.ts';
 import type { Log } from './ops/log.ts';
-import type { Services } from './services.ts';
+import type { Parts } from './parts.ts';
 import { BUS_CHANNEL, LocalBus, PostgresBus, type Bus } from './realtime/bus.ts';
 import { createSocketServer } from './realtime/sockets.ts';
 import { createGateway, desktopUploadHook, performAction, startDesktops } from './desktop/index.ts';
 import { chooseProvider } from './models/choose.ts';
-import { Runner } from './runner/runner.ts';
-import { chooseBillingProvider } from './billing/choose.ts';
-import { startMail } from './mail/setup.ts';
+import { Runner } from './runner/index.ts';
+import { chooseBillingProvider } from './billing/index.ts';
+import { startMail } from './mail/index.ts';
 import { filesDir } from './files/storage.ts';
 import { AgentStorage } from './agents/storage.ts';
 import { DiskSpace } from './files/disk-space.ts';
@@ -31,12 +32,12 @@ import { runCounts } from './threads/threads.ts';
 import { tellWhenStorageFull } from './threads/messages.ts';
 import { pruneAudit } from './audit/audit.ts';
 import { countByAction } from './audit/read.ts';
-import { INTERNAL_PREFIX, internalUpgrades } from './desktop/internal-routes.ts';
+import { INTERNAL_PREFIX, internalUpgrades } from './desktop/index.ts';
 import { deploymentSecret } from './db/deployment-secrets.ts';
 import { useAuditKey } from './audit/hash.ts';
 import { loadSecretBox } from './system/secret-box.ts';
 
-export type Running = { server: Server; url: string; services: Services; close: () => Promise<void> };
+export type Running = { server: Server; url: string; parts: Parts; close: () => Promise<void> };
 
 export async function start(config: Config, db: Db, log: Log): Promise<Running> {
   // The key outside the database: it seals the secrets kept there and keys the audit chain (a wrong one stops here).
@@ -53,50 +54,50 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   const bus = await createBus(db, log);
   tellWhenStorageFull(local, db, bus, log);
   const disk = new DiskSpace({ dir: config.dataDir, reserveBytes: config.diskReserveBytes, log });
-  const services: Services = {
+  const parts: Parts = {
     config, port: config.port, db, auth: new Auth(db, tokens), bus, log, models: chooseProvider(config.modelProvider, config.models),
     desktops, fleet, screenshots,
-    gateway: createGateway({ get desktops() { return services.desktops; }, bus, log }, !!config.fleet),
+    gateway: createGateway({ get desktops() { return parts.desktops; }, bus, log }, !!config.fleet),
     // The screenshot is counted from its file: server/desktop/ stores it without a size.
-    storage: new AgentStorage({ db, config, disk, unrecorded: (agentId) => [services.screenshots.path(agentId)] }),
+    storage: new AgentStorage({ db, config, disk, unrecorded: (agentId) => [parts.screenshots.path(agentId)] }),
   };
-  services.metrics = new Metrics();
-  services.onUpload = desktopUploadHook(desktops, log);
-  services.billing = chooseBillingProvider(config, db);
+  parts.metrics = new Metrics();
+  parts.onUpload = desktopUploadHook(desktops, log);
+  parts.billing = chooseBillingProvider(config, db);
   const { transcribe, maxSeconds } = config.recording;
-  services.recordings = new Recordings({
-    db, bus: services.bus, log, filesDir: filesDir(config.dataDir), transcriber: transcribe ? createTranscriber(transcribe) : null,
-    storage: services.storage, desktop: (agentId) => services.desktops.running(agentId), maxSeconds,
-    warm: async (agentId) => services.desktops.find?.(agentId),
+  parts.recordings = new Recordings({
+    db, bus: parts.bus, log, filesDir: filesDir(config.dataDir), transcriber: transcribe ? createTranscriber(transcribe) : null,
+    storage: parts.storage, desktop: (agentId) => parts.desktops.running(agentId), maxSeconds,
+    warm: async (agentId) => parts.desktops.find?.(agentId),
     fleet: fleet && { instanceId: fleet.instanceId, call: (...args) => fleet.call(...args) },
   });
-  services.handbacks = new Handbacks({
-    db, bus: services.bus, log, filesDir: filesDir(config.dataDir), desktop: (agentId) => services.desktops.running(agentId),
-    recording: (agentId) => services.recordings?.isRecording(agentId) ?? false,
+  parts.handbacks = new Handbacks({
+    db, bus: parts.bus, log, filesDir: filesDir(config.dataDir), desktop: (agentId) => parts.desktops.running(agentId),
+    recording: (agentId) => parts.recordings?.isRecording(agentId) ?? false,
   });
-  // Looked up per event: tests swap services.recordings.
-  services.gateway.on('input', (agentId, input) => {
-    services.recordings?.input(agentId, input);
-    services.handbacks?.input(agentId, input);
+  // Looked up per event: tests swap parts.recordings.
+  parts.gateway.on('input', (agentId, input) => {
+    parts.recordings?.input(agentId, input);
+    parts.handbacks?.input(agentId, input);
   });
-  services.gateway.on('control', (agentId, control) => services.handbacks?.control(agentId, control));
+  parts.gateway.on('control', (agentId, control) => parts.handbacks?.control(agentId, control));
 
-  const app = createApp(services);
+  const app = createApp(parts);
   const server = createServer({ ServerResponse: AppResponse }, app);
-  const sockets = createSocketServer(services, app.upgrade);
-  const internal = internalUpgrades(services);
-  services.metrics
+  const sockets = createSocketServer(log, app.upgrade);
+  const internal = internalUpgrades(parts);
+  parts.metrics
     .gauge({ name: 'aw_open_sockets', help: 'WebSockets open on this instance (message feeds, hubs, desktop tunnels).', read: () => sockets.count() })
     .gauge({ name: 'aw_runs_in_progress', help: 'Threads running now, on all instances.', read: async () => (await runCounts(db)).running })
     .gauge({ name: 'aw_queue_depth', help: 'Scheduled threads waiting to run, on all instances.', read: async () => (await runCounts(db)).queued })
-    .gauge({ name: 'aw_runner_active_threads', help: 'Threads this instance is running.', read: () => services.runner?.activeThreads().length ?? 0 })
+    .gauge({ name: 'aw_runner_active_threads', help: 'Threads this instance is running.', read: () => parts.runner?.activeThreads().length ?? 0 })
     .gauge({ name: 'aw_desktops_running', help: 'Virtual desktops running on this instance.', read: () => desktops.list?.().length ?? 0 })
     .gauge({
       name: 'aw_desktops_relayed', help: 'Desktops of other instances this instance relays (fleet).', read: () => fleet?.relays().length ?? 0,
     })
     .gauge({
       name: 'aw_desktop_relayed_viewers', help: 'Viewers on this instance watching a desktop another instance runs.',
-      read: () => fleet?.relays().reduce((n, d) => n + services.gateway.describe(d.agentId).viewers, 0) ?? 0,
+      read: () => fleet?.relays().reduce((n, d) => n + parts.gateway.describe(d.agentId).viewers, 0) ?? 0,
     })
     .gauge({ name: 'aw_desktop_relay_sockets', help: 'Relay connections other instances hold to desktops of this one.', read: () => internal.count() })
     .gauge({
@@ -129,27 +130,29 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     server.listen(config.port, resolve);
   });
   const { port } = server.address() as AddressInfo;
-  services.port = port;
+  parts.port = port;
   if (fleet) {
     const address = config.fleet?.internalUrl ?? `http://127.0.0.1:${port}`;
     if (!config.fleet?.internalUrl) log.info(`desktops: INTERNAL_URL is not set; announcing ${address}, which only instances on this machine reach`);
     await fleet.start(address);
   }
-  const runner = (services.runner = new Runner({
-    db, bus: services.bus, log, provider: services.models!, mailDomain: config.mailDomain, smtpUtf8: config.mailSmtpUtf8,
-    desktops: services.desktops, performAction, testCreditsCents: config.testCreditsCents, filesDir: filesDir(config.dataDir),
+  const runner = (parts.runner = new Runner({
+    db, bus: parts.bus, log, provider: parts.models!, mailDomain: config.mailDomain, smtpUtf8: config.mailSmtpUtf8,
+    desktops: parts.desktops, performAction, testCreditsCents: config.testCreditsCents, filesDir: filesDir(config.dataDir),
     onNeedsHelp: helpNotifier({
-      db, bus: services.bus, mailDomain: config.mailDomain, publicUrl: config.publicUrl, port: () => services.port, sending: () => !!services.mailSender,
+      db, bus: parts.bus, mailDomain: config.mailDomain, publicUrl: config.publicUrl, port: () => parts.port, sending: () => !!parts.mailSender,
     }),
-    held: () => services.handbacks?.held() ?? [],
+    held: () => parts.handbacks?.held() ?? [],
   }));
   await runner.start();
-  const mail = await startMail(services).catch(async (err) => {
+  const mail = await startMail(parts).catch(async (err) => {
     await runner.stop();
     server.close();
     throw err;
   });
-  const scheduler = (services.scheduler = new Scheduler({ db, bus: services.bus, log, tickMs: config.schedulerTickMs }));
+  parts.smtp = mail.smtp;
+  parts.mailSender = mail.mailSender;
+  const scheduler = (parts.scheduler = new Scheduler({ db, bus: parts.bus, log, tickMs: config.schedulerTickMs }));
   scheduler.start();
   // The audit trail's retention: at start, then every six hours (on several instances the second prune finds nothing).
   const prune = () => pruneAudit(db, config.auditRetentionDays).then((done) => {
@@ -165,8 +168,8 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
       await scheduler.stop();
       await runner.stop();
       await mail.close();
-      await services.recordings?.close();
-      await services.handbacks?.idle();
+      await parts.recordings?.close();
+      await parts.handbacks?.idle();
       sockets.close();
       internal.close();
       await new Promise<void>((resolve) => {
@@ -176,7 +179,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
       });
       await desktops.stopAll();
     })());
-  return { server, url: `http://localhost:${port}`, services, close };
+  return { server, url: `http://localhost:${port}`, parts, close };
 }
 
 async function createBus(db: Db, log: Log): Promise<Bus> {

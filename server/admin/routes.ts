@@ -5,35 +5,40 @@ import { HttpError, invalid } from '../http/errors.ts';
 import {
   deleteAdminThread, getAdminAgentThreads, getAdminThread, listAdminAgents, listThreadsRequiringApproval,
 } from './admin.ts';
+import type { Bus } from '../realtime/bus.ts';
+import type { AgentStorage } from '../agents/storage.ts';
+import type { Desktops, FleetDesktops } from '../desktop/index.ts';
 
-export function registerAdminRoutes(api: Api) {
-  api.get('/admin/agents', (ctx) => listAdminAgents(ctx.services.db), 'admin');
+type Deps = { bus: Bus; storage: Pick<AgentStorage, 'disk'>; desktops: Desktops; fleet?: FleetDesktops | null };
+
+export function registerAdminRoutes(api: Api, deps: Deps) {
+  api.get('/admin/agents', (ctx) => listAdminAgents(ctx.db), 'admin');
 
   // The agent's overview row comes along so the page can name the agent with one request.
   api.get('/admin/threads', async (ctx) => {
     if (!ctx.query.get('agent_id')) throw invalid('agent_id', 'agent_id is required', 'query');
-    const found = await getAdminAgentThreads(ctx.services.db, idParam(ctx.query.get('agent_id'), 'Agent not found'));
+    const found = await getAdminAgentThreads(ctx.db, idParam(ctx.query.get('agent_id'), 'Agent not found'));
     if (!found) throw new HttpError(404, 'Agent not found');
     return found;
   }, 'admin');
 
   api.get('/admin/threads/:id', async (ctx) => {
-    const thread = await getAdminThread(ctx.services.db, idParam(ctx.params.id, 'Thread not found'));
+    const thread = await getAdminThread(ctx.db, idParam(ctx.params.id, 'Thread not found'));
     if (!thread) throw new HttpError(404, 'Thread not found');
     return thread;
   }, 'admin');
 
   api.delete('/admin/threads/:id', async (ctx) => {
-    const deleted = await deleteAdminThread(ctx.services.db, ctx.services.bus, idParam(ctx.params.id, 'Thread not found'));
+    const deleted = await deleteAdminThread(ctx.db, deps.bus, idParam(ctx.params.id, 'Thread not found'));
     if (!deleted) throw new HttpError(404, 'Thread not found');
     return null;
   }, 'admin');
 
-  api.get('/admin/threads-requiring-approval', (ctx) => listThreadsRequiringApproval(ctx.services.db), 'admin');
+  api.get('/admin/threads-requiring-approval', (ctx) => listThreadsRequiringApproval(ctx.db), 'admin');
 
   // The Ops Dashboard's desktops: which instance runs which agent's desktop (one instance: this one's running desktops).
   api.get('/admin/desktops', async (ctx) => {
-    const { fleet, desktops } = ctx.services;
+    const { fleet, desktops } = deps;
     if (!fleet) {
       const local = desktops.list?.() ?? [];
       return { instance_id: null, instances: [], placements: local.map((d) => ({ agent_id: d.agentId, instance_id: null, stale: false })) };
@@ -43,7 +48,7 @@ export function registerAdminRoutes(api: Api) {
 
   // The Ops Dashboard's disk figures: free space of DATA_DIR, its size, and the reserve kept for the database.
   api.get('/admin/storage', async (ctx) => {
-    const { free, total, reserve, low } = await ctx.services.storage.disk.read();
+    const { free, total, reserve, low } = await deps.storage.disk.read();
     return { free_bytes: free, total_bytes: total, reserve_bytes: reserve, low };
   }, 'admin');
 }

@@ -8,14 +8,14 @@ import { csvCell } from '../audit/routes.ts';
 export function registerAdminSpendRoutes(api: Api) {
   api.get('/admin/spend', async (ctx) => {
     const month = monthParam(ctx);
-    return { month: month.toISOString().slice(0, 7), users: await spendReport(ctx.services.db, month) };
+    return { month: month.toISOString().slice(0, 7), users: await spendReport(ctx.db, month) };
   }, 'admin');
 
   api.get('/admin/spend/export', async (ctx) => {
     const month = monthParam(ctx);
     const raw = ctx.query.get('months') ?? '1';
     if (!/^\d{1,2}$/.test(raw) || Number(raw) < 1 || Number(raw) > 24) throw invalid('months', 'months must be from 1 to 24', 'query');
-    const rows = await spendReportMonths(ctx.services.db, month, Number(raw));
+    const rows = await spendReportMonths(ctx.db, month, Number(raw));
     const usd = (cents: number) => (cents / 100).toFixed(2);
     const lines = [['month', 'user_id', 'email', 'spend_usd', 'limit_usd', 'status', 'top_agents'].join(',')];
     for (const r of rows) {

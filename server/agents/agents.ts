@@ -7,6 +7,7 @@ import { cachedRead } from '../db/read-cache.ts';
 import { JsonText } from '../http/json-text.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { record } from '../audit/audit.ts';
+import { TOPICS } from '../realtime/topics.ts';
 
 export const RUN_STATES = ['run', 'run_all', 'stop'] as const;
 export type RunState = (typeof RUN_STATES)[number];
@@ -112,7 +113,7 @@ export async function deleteAgent(db: Db, id: number, filesDir: string): Promise
 
 export async function touchAgent(db: Queryable, bus: Bus, id: number): Promise<void> {
   await db.query('UPDATE agents SET updated_at = now() WHERE id = $1', [id]);
-  bus.publish(`agent:${id}:changed`, { agent_id: id });
+  bus.publish(TOPICS.agentChanged(id), { agent_id: id });
 }
 
 export type AgentTextColumn = (typeof AGENT_TEXTS)[keyof typeof AGENT_TEXTS];
@@ -131,7 +132,7 @@ export async function setAgentText(db: Db, bus: Bus, id: number, column: AgentTe
     if (!before) return;
     await record(q, { action: 'agent.update', target: { type: 'agent', id }, detail: { field: column, from_chars: before.n ?? 0, to_chars: value.length } });
   });
-  bus.publish(`agent:${id}:changed`, { agent_id: id });
+  bus.publish(TOPICS.agentChanged(id), { agent_id: id });
 }
 
 /** What the agent was told to do and whether it is working now; null for no such agent. */
@@ -154,8 +155,8 @@ export async function setRunState(db: Db, bus: Bus, id: number, state: RunState)
     }
     return changed;
   });
-  bus.publish(`agent:${id}:changed`, { agent_id: id, target_run_state: state });
-  bus.publish('runner:wake', { agent_id: id });
+  bus.publish(TOPICS.agentChanged(id), { agent_id: id, target_run_state: state });
+  bus.publish(TOPICS.runnerWake, { agent_id: id });
   return row?.target_run_state ?? null;
 }
 

@@ -7,5 +7,5 @@ import { invalid } from '../http/errors.ts';
 /** The agent named by `raw` (default: the path's :id), owned by the caller (admins: any). */
 export async function agentIdParam(ctx: Ctx, raw: unknown = ctx.params.id): Promise<number> {
   if (raw === undefined || raw === null) throw invalid('agent_id', 'agent_id is required');
-  return ownedAgentId(ctx.services.db, ctx.user, idField(raw, 'agent_id', 'Agent not found'));
+  return ownedAgentId(ctx.db, ctx.user, idField(raw, 'agent_id', 'Agent not found'));
 }

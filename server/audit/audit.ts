@@ -82,6 +82,15 @@ export function recordAlone(db: Db, event: AuditEvent): Promise<number> {
   return db.tx((q) => record(q, event));
 }
 
+/**
+ * A change made while an admin impersonates a user that wrote no event of its own: its method and route, on the
+ * request's database (which names the user and the admin). The route table calls it once the change succeeded.
+ */
+export async function recordImpersonatedChange(db: Db, change: { userId: number; method: string; route: string | undefined }): Promise<void> {
+  const { userId, method, route } = change;
+  await recordAlone(db, { action: 'impersonation.request', target: { type: 'user', id: userId }, detail: { method, route } });
+}
+
 export const SYSTEM: Actor = { type: 'system' };
 
 /**

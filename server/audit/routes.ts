@@ -5,11 +5,14 @@ import type { ServerResponse } from 'node:http';
 import type { Api, Ctx } from '../http/api.ts';
 import { HttpError, invalid } from '../http/errors.ts';
 import { auditBatches, listAudit, verifyAudit, type AuditFilter, type AuditRow } from './read.ts';
+import type { Log } from '../ops/log.ts';
 
-export function registerAdminAuditRoutes(api: Api) {
-  api.get('/admin/audit', (ctx) => listAudit(ctx.services.db, filterOf(auditor(ctx))), 'admin');
+type Deps = { log: Log };
 
-  api.get('/admin/audit/verify', (ctx) => verifyAudit(auditor(ctx).services.db), 'admin');
+export function registerAdminAuditRoutes(api: Api, deps: Deps) {
+  api.get('/admin/audit', (ctx) => listAudit(ctx.db, filterOf(auditor(ctx))), 'admin');
+
+  api.get('/admin/audit/verify', (ctx) => verifyAudit(auditor(ctx).db), 'admin');
 
   api.get('/admin/audit/export', async (ctx) => {
     const format = auditor(ctx).query.get('format') ?? 'jsonl';
@@ -24,14 +27,14 @@ export function registerAdminAuditRoutes(api: Api) {
     });
     try {
       if (format === 'csv') await write(res, CSV_COLUMNS.join(',') + '\r\n');
-      for await (const batch of auditBatches(ctx.services.db, filter)) {
+      for await (const batch of auditBatches(ctx.db, filter)) {
         if (res.destroyed) return undefined; // the client went away: stop reading
         await write(res, batch.map(format === 'csv' ? csvLine : (e) => JSON.stringify(e) + '\n').join(''));
       }
       res.end();
     } catch (err) {
       // Headers are gone: a cut-off body is all that can say so.
-      ctx.services.log.error(`audit export failed: ${(err as Error).message}`);
+      deps.log.error(`audit export failed: ${(err as Error).message}`);
       res.destroy();
     }
     return undefined;

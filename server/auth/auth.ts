@@ -7,9 +7,10 @@ import { HttpError } from '../http/errors.ts';
 import { sessionAlive } from './sessions.ts';
 import { ACCESS_TOKEN_SECONDS, type TokenIssuer } from './tokens.ts';
 import { findUser, type User } from './users.ts';
+import type { Identity } from '../http/identity.ts';
 
 /** Who asks; sessionId and expiresAt (ms) come from the access token, for sockets that outlive a request. */
-export type Identity = { user: User; realUser: User; sessionId: number | null; expiresAt: number };
+export type { Identity };
 export const IMPERSONATE_HEADER = 'x-impersonate-user-id';
 
 /**

@@ -4,16 +4,19 @@
 // address (locked after 10 failures), per address (50), and per account from anywhere (slowed, never
 // closed, so nobody can lock the admin out from elsewhere).
 import type { IncomingMessage } from 'node:http';
+import type { Bus } from '../realtime/bus.ts';
+import type { Auth } from './auth.ts';
 import type { Api, PublicCtx, PublicHandler } from '../http/api.ts';
 import { HttpError, invalid } from '../http/errors.ts';
 import { requireSameSiteJson } from '../http/origin.ts';
 import { MAX_PASSWORD, passwordProblem } from './password-policy.ts';
 import { verifyPassword } from './passwords.ts';
 import { RateLimiter } from '../ops/rate-limit.ts';
-import { createSession, deleteSession, findSession, readCookie, REFRESH_COOKIE, sessionCookie, sessionEndedTopic } from './sessions.ts';
+import { createSession, deleteSession, findSession, readCookie, REFRESH_COOKIE, sessionCookie } from './sessions.ts';
 import { createUser, findUser, findUserByEmail, validEmail } from './users.ts';
 import { record, recordAlone, SYSTEM } from '../audit/audit.ts';
 import type { AuditAction } from '../audit/actions.ts';
+import { TOPICS } from '../realtime/topics.ts';
 
 const WRONG = 'Invalid email or password';
 const WINDOW_MS = 15 * 60_000;
@@ -32,27 +35,30 @@ export function signInLimits(): SignInLimits {
   };
 }
 
-export function registerAuthRoutes(api: Api, options: { signup: 'open' | 'closed'; publicUrl: string | null; limits?: SignInLimits }) {
-  const { perPair, perAddress, perAccount, signUps } = options.limits ?? signInLimits();
+/** What sign-in uses: the token issuer and the sign-out notice (auth), the bus, SIGNUP, PUBLIC_URL, and the limits (tests set them). */
+type Deps = { auth: Pick<Auth, 'tokens' | 'signedOut'>; bus: Bus; signup: 'open' | 'closed'; publicUrl: string | null; limits?: SignInLimits };
+
+export function registerAuthRoutes(api: Api, deps: Deps) {
+  const { perPair, perAddress, perAccount, signUps } = deps.limits ?? signInLimits();
   const post = (path: string, handler: PublicHandler) =>
     api.post(path, (ctx) => {
-      requireSameSiteJson(ctx.req, options.publicUrl);
+      requireSameSiteJson(ctx.req, deps.publicUrl);
       return handler(ctx);
     }, 'public');
 
   post('/auth/sign-up', async (ctx) => {
-    if (options.signup === 'closed') throw new HttpError(403, 'Sign-up is closed');
+    if (deps.signup === 'closed') throw new HttpError(403, 'Sign-up is closed');
     const { email, password } = credentials(await ctx.body());
     const problem = passwordProblem(password, email);
     if (problem) throw invalid('password', problem);
     limit(signUps.take(`ip:${address(ctx.req)}`));
-    const db = ctx.services.db;
+    const db = ctx.db;
     if (await findUserByEmail(db, email)) throw new HttpError(409, 'An account with this email already exists');
     const user = await createUser(db, email, password).catch((err) => {
       if (err?.code === '23505') throw new HttpError(409, 'An account with this email already exists');
       throw err;
     });
-    return signedIn(ctx, user, options.publicUrl, 'auth.sign_up');
+    return signedIn(deps, ctx, user, 'auth.sign_up');
   });
 
   post('/auth/sign-in', async (ctx) => {
@@ -67,37 +73,37 @@ export function registerAuthRoutes(api: Api, options: { signup: 'open' | 'closed
     const earlier = perAccount.count(account);
     perAccount.hit(account);
     if (earlier >= FREE_FAILURES) await sleep(Math.min(MAX_SLOWDOWN_MS, 250 * (earlier - FREE_FAILURES + 1)));
-    const user = await findUserByEmail(ctx.services.db, email);
+    const user = await findUserByEmail(ctx.db, email);
     // Same answer and the same scrypt cost whether or not the account exists.
     const ok = await verifyPassword(password, user?.password_hash);
     if (!user || !ok) {
       const target = user ? { type: 'user' as const, id: user.id } : null;
-      await recordAlone(ctx.services.db, { action: 'auth.sign_in_failed', actor: SYSTEM, target, detail: { email } });
+      await recordAlone(ctx.db, { action: 'auth.sign_in_failed', actor: SYSTEM, target, detail: { email } });
       // This failure locked the pair or the address (the check above let it through): the lockout starts now.
       const locked = perPair.retryAfter(pair) ? 'account_and_address' : perAddress.retryAfter(`ip:${from}`) ? 'address' : null;
-      if (locked) await recordAlone(ctx.services.db, { action: 'auth.lockout', actor: SYSTEM, target, detail: { email, scope: locked } });
+      if (locked) await recordAlone(ctx.db, { action: 'auth.lockout', actor: SYSTEM, target, detail: { email, scope: locked } });
       throw new HttpError(401, WRONG);
     }
     perPair.reset(pair);
     perAccount.reset(account);
     perAddress.refund(`ip:${from}`);
-    return signedIn(ctx, user, options.publicUrl, 'auth.sign_in');
+    return signedIn(deps, ctx, user, 'auth.sign_in');
   });
 
   post('/auth/token', async (ctx) => {
     const cookie = readCookie(ctx.req, REFRESH_COOKIE);
-    const session = cookie ? await findSession(ctx.services.db, cookie) : null;
-    const user = session ? await findUser(ctx.services.db, session.user_id) : null;
+    const session = cookie ? await findSession(ctx.db, cookie) : null;
+    const user = session ? await findUser(ctx.db, session.user_id) : null;
     if (!user) {
-      if (cookie) ctx.headers['Set-Cookie'] = sessionCookie(ctx.req, null, options.publicUrl);
+      if (cookie) ctx.headers['Set-Cookie'] = sessionCookie(ctx.req, null, deps.publicUrl);
       throw new HttpError(401, 'Authentication required', ctx.headers);
     }
-    return { token: await ctx.services.auth.tokens.sign(user, session!.id) };
+    return { token: await deps.auth.tokens.sign(user, session!.id) };
   });
 
   post('/auth/sign-out', async (ctx) => {
     const cookie = readCookie(ctx.req, REFRESH_COOKIE);
-    const ended = !cookie ? null : await ctx.services.db.tx(async (q) => {
+    const ended = !cookie ? null : await ctx.db.tx(async (q) => {
       const session = await deleteSession(q, cookie);
       const who = session && (await q.query<{ email: string }>('SELECT email FROM users WHERE id = $1', [session.user_id]))[0];
       if (session && who) {
@@ -109,22 +115,22 @@ export function registerAuthRoutes(api: Api, options: { signup: 'open' | 'closed
       return session;
     });
     // Its sockets close now, on every server instance, instead of streaming on until their token expires.
-    if (ended) ctx.services.bus.publish(sessionEndedTopic(ended.id), { session_id: ended.id });
-    if (ended) ctx.services.auth.signedOut(ended.id, ended.user_id);
-    ctx.headers['Set-Cookie'] = sessionCookie(ctx.req, null, options.publicUrl);
+    if (ended) deps.bus.publish(TOPICS.sessionEnded(ended.id), { session_id: ended.id });
+    if (ended) deps.auth.signedOut(ended.id, ended.user_id);
+    ctx.headers['Set-Cookie'] = sessionCookie(ctx.req, null, deps.publicUrl);
     return null;
   });
 }
 
-async function signedIn(ctx: PublicCtx, user: { id: number; role: string; email: string }, publicUrl: string | null, action: AuditAction) {
-  const session = await ctx.services.db.tx(async (q) => {
+async function signedIn(deps: Deps, ctx: PublicCtx, user: { id: number; role: string; email: string }, action: AuditAction) {
+  const session = await ctx.db.tx(async (q) => {
     const created = await createSession(q, user.id);
     const actor = { type: 'user' as const, id: user.id, label: user.email };
     await record(q, { action, actor, target: { type: 'user', id: user.id }, detail: { session_id: created.id } });
     return created;
   });
-  ctx.headers['Set-Cookie'] = sessionCookie(ctx.req, session.token, publicUrl);
-  return { token: await ctx.services.auth.tokens.sign(user, session.id) };
+  ctx.headers['Set-Cookie'] = sessionCookie(ctx.req, session.token, deps.publicUrl);
+  return { token: await deps.auth.tokens.sign(user, session.id) };
 }
 
 function credentials(body: Record<string, unknown>): { email: string; password: string } {

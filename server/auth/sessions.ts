@@ -35,9 +35,6 @@ export async function deleteSession(db: Queryable, token: string): Promise<Sessi
   return ended ? { id: ended.id, user_id: ended.user_id } : null;
 }
 
-/** The bus topic on which a session's end is announced (its sockets close). */
-export const sessionEndedTopic = (sessionId: number) => `session:${sessionId}:ended`;
-
 export function readCookie(req: IncomingMessage, name: string): string | null {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const eq = part.indexOf('=');

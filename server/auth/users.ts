@@ -2,15 +2,10 @@
 import { prepared, type Queryable } from '../db/db.ts';
 import { hashPassword } from './passwords.ts';
 
-export type Role = 'admin' | 'user';
-export type User = {
-  id: number;
-  email: string;
-  role: Role;
-  name: string;
-  monthly_spend_limit_cents: number;
-  created_at: Date;
-};
+import type { Role, User } from '../http/identity.ts';
+
+export type { Role, User };
+
 const COLUMNS = 'id, email, role, name, monthly_spend_limit_cents, created_at';
 
 export function publicUser(u: User) {

@@ -13,8 +13,11 @@ import { issuePortalToken, spendPortalToken } from './portal-tokens.ts';
 import { checkCustomerFields } from './customer-fields.ts';
 import { expiredPage, portalPage, THEME_SCRIPT, type PortalView } from './portal-page.ts';
 import { checkTestCard } from './test-cards.ts';
+import type { Config } from '../config.ts';
 
-export function registerBillingPortalRoutes(api: Api) {
+type Deps = { config: Pick<Config, 'staticDir'> };
+
+export function registerBillingPortalRoutes(api: Api, deps: Deps) {
   api.get('/billing/portal/theme.js', (ctx) => {
     ctx.res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' });
     ctx.res.end(THEME_SCRIPT);
@@ -22,16 +25,16 @@ export function registerBillingPortalRoutes(api: Api) {
   }, 'public');
 
   api.get('/billing/portal', async (ctx) => {
-    const userId = await spendPortalToken(ctx.services.db, ctx.query.get('token') ?? '');
-    if (userId === null) return html(ctx.res, 403, expiredPage(await stylesheet(ctx)));
-    return html(ctx.res, 200, await render(ctx, userId, {}));
+    const userId = await spendPortalToken(ctx.db, ctx.query.get('token') ?? '');
+    if (userId === null) return html(ctx.res, 403, expiredPage(await stylesheet(deps)));
+    return html(ctx.res, 200, await render(deps, ctx, userId, {}));
   }, 'public');
 
   api.post('/billing/portal', async (ctx) => {
     const form = await readForm(ctx.req);
-    const { db } = ctx.services;
+    const { db } = ctx;
     const userId = await spendPortalToken(db, form.get('token') ?? '');
-    if (userId === null) return html(ctx.res, 403, expiredPage(await stylesheet(ctx)));
+    if (userId === null) return html(ctx.res, 403, expiredPage(await stylesheet(deps)));
     const value = (name: string) => form.get(name) ?? '';
 
     if (value('action') === 'card') {
@@ -39,25 +42,25 @@ export function registerBillingPortalRoutes(api: Api) {
       const checked = checkTestCard(input);
       if ('errors' in checked) {
         const cardInput = { exp_month: input.exp_month, exp_year: input.exp_year };
-        return html(ctx.res, 422, await render(ctx, userId, { cardErrors: checked.errors, cardInput }));
+        return html(ctx.res, 422, await render(deps, ctx, userId, { cardErrors: checked.errors, cardInput }));
       }
       await savePaymentMethod(db, userId, checked.card);
-      return html(ctx.res, 200, await render(ctx, userId, { notice: 'Card saved. Usage-based billing now applies.' }));
+      return html(ctx.res, 200, await render(deps, ctx, userId, { notice: 'Card saved. Usage-based billing now applies.' }));
     }
     if (value('action') === 'details') {
       const entered = Object.fromEntries(CUSTOMER_FIELDS.map((f) => [f, value(f)])) as CustomerFields;
       const { fields, errors } = checkCustomerFields(entered);
-      if (Object.keys(errors).length) return html(ctx.res, 422, await render(ctx, userId, { detailErrors: errors, details: entered }));
+      if (Object.keys(errors).length) return html(ctx.res, 422, await render(deps, ctx, userId, { detailErrors: errors, details: entered }));
       await saveCustomerFields(db, userId, fields);
-      return html(ctx.res, 200, await render(ctx, userId, { notice: 'Billing details saved.' }));
+      return html(ctx.res, 200, await render(deps, ctx, userId, { notice: 'Billing details saved.' }));
     }
-    return html(ctx.res, 400, await render(ctx, userId, { notice: 'Unknown form: nothing was saved.' }));
+    return html(ctx.res, 400, await render(deps, ctx, userId, { notice: 'Unknown form: nothing was saved.' }));
   }, 'public');
 }
 
-async function render(ctx: PublicCtx, userId: number, extra: Partial<PortalView>): Promise<string> {
-  const { db } = ctx.services;
-  const [user, row, token, css] = await Promise.all([findUser(db, userId), customerRow(db, userId), issuePortalToken(db, userId), stylesheet(ctx)]);
+async function render(deps: Deps, ctx: PublicCtx, userId: number, extra: Partial<PortalView>): Promise<string> {
+  const { db } = ctx;
+  const [user, row, token, css] = await Promise.all([findUser(db, userId), customerRow(db, userId), issuePortalToken(db, userId), stylesheet(deps)]);
   return portalPage({ email: user?.email ?? '', token, stylesheet: css, card: row.payment_method, details: fieldsOf(row), ...extra });
 }
 
@@ -75,8 +78,8 @@ function html(res: ServerResponse, status: number, body: string): undefined {
 }
 
 /** The app's hashed stylesheet, as the built index.html names it (none in API-only servers). */
-async function stylesheet(ctx: PublicCtx): Promise<string | null> {
-  const dir = ctx.services.config.staticDir;
+async function stylesheet(deps: Deps): Promise<string | null> {
+  const dir = deps.config.staticDir;
   if (!dir) return null;
   const index = await readFile(join(dir, 'index.html'), 'utf8').catch(() => '');
   return /<link rel="stylesheet" href="(\/assets\/[^"]+\.css)">/.exec(index)?.[1] ?? null;

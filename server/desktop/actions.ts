@@ -14,6 +14,7 @@
 import { ActionError } from './errors.ts';
 import { parseKeys } from './rfb/keysyms.ts';
 import type { ActionResult, ComputerAction, Desktop, PerformAction } from './types.ts';
+import { TOPICS } from '../realtime/topics.ts';
 
 const BUTTON = { left: 1, middle: 2, right: 4 };
 const WHEEL = { up: 8, down: 16, left: 32, right: 64 };
@@ -25,7 +26,7 @@ export const performAction: PerformAction = async (desktop, action, options) => 
   const { publish, signal } = options;
   signal?.throwIfAborted();
   const event = (kind: string, x: number, y: number) =>
-    publish(`agent:${desktop.agentId}:actions`, { kind, x: frac(x, desktop.width), y: frac(y, desktop.height), source: 'agent' });
+    publish(TOPICS.agentActions(desktop.agentId), { kind, x: frac(x, desktop.width), y: frac(y, desktop.height), source: 'agent' });
   const at = () => desktop.cursor?.() ?? { x: 0, y: 0 };
 
   switch (action.action) {

@@ -60,9 +60,12 @@ export function createDesktops(options: Omit<LocalDesktopsOptions, 'config'> & {
  * services.desktops for their own. `shared`: control is shared with other instances' gateways over the bus.
  */
 export function createGateway(services: { desktops: Desktops; bus: Bus; log: Log }, shared = false): GuacGateway {
-  const publish = (topic: string, payload: unknown) => services.bus.publish(topic, payload);
-  const gateway = new GuacGateway({ acquire: (agentId) => services.desktops.acquire(agentId) }, publish, services.log.error);
-  if (shared) gateway.share((topic, listener) => services.bus.subscribe(topic, listener));
+  const bus: Bus = {
+    publish: (topic, payload) => services.bus.publish(topic, payload),
+    subscribe: (topic, listener) => services.bus.subscribe(topic, listener),
+  };
+  const gateway = new GuacGateway({ acquire: (agentId) => services.desktops.acquire(agentId) }, bus.publish, services.log.error);
+  if (shared) gateway.share(bus.subscribe);
   return gateway;
 }
 
@@ -93,3 +96,5 @@ export { claimDisplay, X_LOCK } from './start/displays.ts';
 export { trimSilence, FrameAligner } from './start/sound.ts';
 export { XvncProvider, xvncPidFile, type XvncOptions } from './start/xvnc.ts';
 export { bmpOnly, codePointLength, encode, GuacParser, GuacProtocolError, STATUS, type Instruction } from './view/codec.ts';
+export { INTERNAL_PREFIX, handleInternal, internalUpgrades } from './internal-routes.ts';
+export { registerDesktopRoutes } from './routes.ts';

@@ -10,21 +10,42 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { DesktopUnavailable, RelayRefused, serveRelay, serveSound, verifySignature, type FleetDesktops } from './index.ts';
+import { DesktopUnavailable } from './errors.ts';
+import type { FleetDesktops } from './place/fleet-desktops.ts';
+import { RelayRefused } from './place/internal-call.ts';
+import { serveRelay } from './place/relay.ts';
+import { serveSound } from './place/relayed-sound.ts';
+import { verifySignature } from './place/signature.ts';
 import { receiveRaw, type BodyCheck } from '../files/raw-body.ts';
 import { MAX_UPLOAD_BYTES } from '../files/storage.ts';
 import { HttpError, sendError } from '../http/errors.ts';
-import type { Services } from '../services.ts';
+import type { Config } from '../config.ts';
+import type { Log } from '../ops/log.ts';
+
+type After = { from: string; seq: number } | undefined;
+/**
+ * What the routes between instances use. A recording's stop and audio are the recording wing's, which sits above
+ * this one: they come in as the two calls made here.
+ */
+export type InternalDeps = {
+  fleet?: FleetDesktops | null;
+  config: Pick<Config, 'fleet'>;
+  log: Log;
+  recordings?: {
+    stopHere(sessionId: string, auto: boolean, after: After): Promise<unknown>;
+    audioHere(sessionId: string, req: IncomingMessage, contentType: string, after: After, check?: BodyCheck): Promise<unknown>;
+  };
+};
 
 export const INTERNAL_PREFIX = '/internal/';
 
 /** `body`: what the request's body must pass as it is read (the signature covers its hash). */
-type Handler = (req: IncomingMessage, match: RegExpExecArray, services: Services, fleet: FleetDesktops, body: BodyCheck) => Promise<unknown>;
+type Handler = (req: IncomingMessage, match: RegExpExecArray, deps: InternalDeps, fleet: FleetDesktops, body: BodyCheck) => Promise<unknown>;
 
 const ROUTES: { method: string; pattern: RegExp; handler: Handler }[] = [
   {
     method: 'POST', pattern: /^\/internal\/desktops\/(\d+)\/files$/,
-    handler: async (req, m, _services, fleet, body) => {
+    handler: async (req, m, _deps, fleet, body) => {
       const name = new URL(req.url ?? '/', 'http://internal').searchParams.get('name');
       if (!name) throw new HttpError(400, 'name is required');
       const dir = await mkdtemp(join(tmpdir(), 'aw-internal-'));
@@ -39,19 +60,19 @@ const ROUTES: { method: string; pattern: RegExp; handler: Handler }[] = [
   },
   {
     method: 'DELETE', pattern: /^\/internal\/desktops\/(\d+)$/,
-    handler: async (_req, m, _services, fleet) => {
+    handler: async (_req, m, _deps, fleet) => {
       await fleet.local.remove(Number(m[1]));
       return { ok: true };
     },
   },
   {
     method: 'POST', pattern: /^\/internal\/recordings\/([0-9a-f-]{36})\/stop$/,
-    handler: async (req, m, services) => services.recordings!.stopHere(m[1], false, passedOnAfter(req)),
+    handler: async (req, m, deps) => deps.recordings!.stopHere(m[1], false, passedOnAfter(req)),
   },
   {
     method: 'POST', pattern: /^\/internal\/recordings\/([0-9a-f-]{36})\/audio$/,
-    handler: async (req, m, services, _fleet, body) =>
-      services.recordings!.audioHere(m[1], req, String(req.headers['x-audio-type'] ?? 'audio/ogg').slice(0, 100), passedOnAfter(req), body),
+    handler: async (req, m, deps, _fleet, body) =>
+      deps.recordings!.audioHere(m[1], req, String(req.headers['x-audio-type'] ?? 'audio/ogg').slice(0, 100), passedOnAfter(req), body),
   },
 ];
 
@@ -64,29 +85,29 @@ function passedOnAfter(req: IncomingMessage): { from: string; seq: number } | un
 }
 
 /** Answers an HTTP request under /internal/. */
-export async function handleInternal(services: Services, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const fleet = services.fleet;
+export async function handleInternal(deps: InternalDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const fleet = deps.fleet;
   try {
     if (!fleet) throw new HttpError(404, 'Not found');
-    const body = verifySignature(services.config.fleet!.internalSecret, req, fleet.address);
+    const body = verifySignature(deps.config.fleet!.internalSecret, req, fleet.address);
     if (!body) throw new HttpError(401, 'Not an instance of this deployment');
     const path = (req.url ?? '/').split('?')[0];
     for (const route of ROUTES) {
       const m = route.pattern.exec(path);
       if (!m || route.method !== req.method) continue;
-      const answer = await route.handler(req, m, services, fleet, body);
+      const answer = await route.handler(req, m, deps, fleet, body);
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify(answer ?? null));
       return;
     }
     throw new HttpError(404, 'Not found');
   } catch (err) {
-    sendError(res, err, services.log.error);
+    sendError(res, err, deps.log.error);
   }
 }
 
 /** The relay's WebSocket upgrades (/internal/desktops/<id>/rfb and …/sound); anything else under /internal/ is refused. */
-export function internalUpgrades(services: Services) {
+export function internalUpgrades(deps: InternalDeps) {
   // The relayed client sends input and clipboard only (chunked to 60 KB); frames go the other way.
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 1024 * 1024 });
   const refuse = (socket: Duplex, status: number, detail: string) => {
@@ -97,9 +118,9 @@ export function internalUpgrades(services: Services) {
   return {
     count: () => wss.clients.size,
     async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-      const fleet = services.fleet;
+      const fleet = deps.fleet;
       if (!fleet) return refuse(socket, 404, 'Not found');
-      if (!verifySignature(services.config.fleet!.internalSecret, req, fleet.address)) return refuse(socket, 401, 'Not an instance of this deployment');
+      if (!verifySignature(deps.config.fleet!.internalSecret, req, fleet.address)) return refuse(socket, 401, 'Not an instance of this deployment');
       const m = /^\/internal\/desktops\/(\d+)\/(rfb|sound)$/.exec(req.url ?? '');
       if (!m) return refuse(socket, 404, 'Not found');
       if (m[2] === 'sound') {
@@ -114,7 +135,7 @@ export function internalUpgrades(services: Services) {
       } catch (err) {
         if (err instanceof RelayRefused) return refuse(socket, 409, err.message);
         if (err instanceof DesktopUnavailable) return refuse(socket, 503, err.message);
-        services.log.error(`desktop relay ${m[1]}: ${(err as Error).message}`);
+        deps.log.error(`desktop relay ${m[1]}: ${(err as Error).message}`);
         return refuse(socket, 503, 'The desktop could not be started');
       }
       wss.handleUpgrade(req, socket, head, (ws) => serveRelay(ws, desktop));

@@ -1,6 +1,7 @@
 // The one interface every part uses to reach an agent's virtual desktop: the viewer gateway,
 // the screenshot endpoint and the runner's computer tool.
 import type { EventEmitter } from 'node:events';
+import type { Bus } from '../realtime/bus.ts';
 
 export type Rect = { x: number; y: number; w: number; h: number };
 
@@ -102,5 +103,5 @@ export type ActionResult = { screenshot?: Buffer; text?: string };
 export type PerformAction = (
   desktop: Desktop,
   action: ComputerAction,
-  options: { publish: (topic: string, payload: unknown) => void; signal?: AbortSignal },
+  options: { publish: Bus['publish']; signal?: AbortSignal },
 ) => Promise<ActionResult>;

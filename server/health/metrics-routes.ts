@@ -3,17 +3,22 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Api } from '../http/api.ts';
 import { HttpError } from '../http/errors.ts';
+import type { Config } from '../config.ts';
+import type { Metrics } from '../ops/metrics.ts';
+import type { Auth } from '../auth/auth.ts';
 
-export function registerMetricsRoutes(api: Api) {
+type Deps = { auth: Pick<Auth, 'identify'>; config: Pick<Config, 'metricsToken'>; metrics?: Metrics };
+
+export function registerMetricsRoutes(api: Api, deps: Deps) {
   // Public in the table: a METRICS_TOKEN is not a sign-in token; the check is here.
   api.get('/metrics', async (ctx) => {
-    const { metricsToken } = ctx.services.config;
+    const { metricsToken } = deps.config;
     if (!(metricsToken && bearerIs(ctx.req, metricsToken))) {
       // As an 'admin' route would: 401 without a valid token, 403 for impersonation by a non-admin.
-      const { realUser } = await ctx.services.auth.identify(ctx.req);
+      const { realUser } = await deps.auth.identify(ctx.req);
       if (realUser.role !== 'admin') throw new HttpError(403, 'Forbidden: Admins only');
     }
-    const text = (await ctx.services.metrics?.render()) ?? '';
+    const text = (await deps.metrics?.render()) ?? '';
     ctx.res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Cache-Control': 'no-store' });
     ctx.res.end(text);
     return undefined;

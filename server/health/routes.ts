@@ -4,7 +4,7 @@ import { HttpError } from '../http/errors.ts';
 export function registerHealthRoutes(api: Api) {
   api.get('/health', async (ctx) => {
     try {
-      await ctx.services.db.query('SELECT 1');
+      await ctx.db.query('SELECT 1');
     } catch {
       throw new HttpError(503, 'Database is not answering');
     }

@@ -4,9 +4,9 @@
 // WebSocket routes (api.ws) share the table, the auth levels and the error path: see upgrade().
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebSocket } from 'ws';
-import type { Services } from '../services.ts';
-import type { Identity } from '../auth/auth.ts';
-import type { User } from '../auth/users.ts';
+import type { Db } from '../db/db.ts';
+import type { Log } from '../ops/log.ts';
+import type { Identify, Identity, User } from './identity.ts';
 import { badText, readJsonObject } from './body.ts';
 import { COMPRESS_MIN_BYTES, keepUncompressed } from './compress.ts';
 import { etagOf, notModified, REVALIDATE, sendNotModified, VALIDATE_MAX_BYTES } from './conditional.ts';
@@ -16,7 +16,6 @@ import { Router, type Params } from './router.ts';
 import { databaseUnavailable } from '../db/unavailable.ts';
 import type { RequestContext } from '../ops/request-context.ts';
 import { requestDb } from '../db/request-db.ts';
-import { record } from '../audit/audit.ts';
 
 export type AuthLevel = 'public' | 'user' | 'admin';
 
@@ -43,7 +42,8 @@ export type Ctx = {
   headers: Record<string, string>;
   /** The JSON body, always an object (anything else is a 422). */
   body<T = Record<string, unknown>>(limit?: number): Promise<T>;
-  services: Services;
+  /** The database as this request sees it: its transactions name who acts (db/request-db.ts). */
+  db: Db;
 };
 
 export type Handler = (ctx: Ctx) => unknown | Promise<unknown>;
@@ -59,7 +59,7 @@ type Register = {
 };
 
 /** A WebSocket route's context: the request's, without a response; expiresAt (ms) is the token's. */
-export type WsCtx = Pick<Ctx, 'req' | 'url' | 'params' | 'query' | 'user' | 'realUser' | 'sessionId' | 'services'> & { expiresAt: number };
+export type WsCtx = Pick<Ctx, 'req' | 'url' | 'params' | 'query' | 'user' | 'realUser' | 'sessionId' | 'db'> & { expiresAt: number };
 /** Checks the request before the upgrade completes and returns how to serve the accepted socket. */
 export type WsHandler = (ctx: WsCtx) => Promise<(ws: WebSocket) => void>;
 export type PublicWsHandler = (
@@ -69,9 +69,18 @@ type SocketRoute = { handler: WsHandler; protocol?: string };
 /** A registered route as the security suite sees it: one entry per method (WS for a socket) and pattern. */
 export type RouteInfo = { method: string; path: string; auth: AuthLevel };
 
+/** What the route table needs of the server: the database, the log, who is asking, and what to do after a change
+ * made while an admin impersonates (the audit trail's event, when the change wrote none of its own). */
+export type ApiParts = {
+  db: Db;
+  log: Log;
+  identify: Identify;
+  onImpersonatedChange?: (db: Db, change: { userId: number; method: string; route: string | undefined }) => Promise<void>;
+};
+
 export class Api {
   private router = new Router<Route>();
-  constructor(private services: Services) {}
+  constructor(private parts: ApiParts) {}
 
   route(method: string, path: string, handler: Handler, auth?: 'user' | 'admin'): this;
   route(method: string, path: string, handler: PublicHandler, auth: 'public'): this;
@@ -122,14 +131,14 @@ export class Api {
       const who = await this.authenticate(req, route.auth, { allowQueryToken: true });
       return await socket.handler({
         req, url, params: match.params, query: url.searchParams, user: who.user!, realUser: who.realUser!,
-        sessionId: who.sessionId ?? null, expiresAt: who.expiresAt ?? 0, services: this.services,
+        sessionId: who.sessionId ?? null, expiresAt: who.expiresAt ?? 0, db: this.parts.db,
       });
     } catch (err) {
       // 1013 "try again later": the client's reconnect loop gets through once the database is back.
       if (databaseUnavailable(err)) return (ws) => ws.close(1013, 'The database is unavailable. Try again shortly.');
       const status = err instanceof HttpError ? err.status : 500;
       const reason = err instanceof HttpError ? String(err.detail) : 'Internal server error';
-      if (!(err instanceof HttpError)) this.services.log.error(`socket: ${(err as Error).stack ?? err}`);
+      if (!(err instanceof HttpError)) this.parts.log.error(`socket: ${(err as Error).stack ?? err}`);
       return (ws) => ws.close(status >= 400 && status < 500 ? 4000 + status : 1011, reason.slice(0, 120));
     }
   }
@@ -154,7 +163,7 @@ export class Api {
       }
       const ctx: Ctx = {
         req, res, url, params, query: url.searchParams, user: user!, realUser: realUser!, sessionId: sessionId ?? null,
-        status: 200, headers: {}, services: { ...this.services, db: requestDb(this.services.db, context) },
+        status: 200, headers: {}, db: requestDb(this.parts.db, context),
         body: (limit) => readJsonObject(req, limit),
       };
       const result = await handler.handler(ctx);
@@ -182,7 +191,7 @@ export class Api {
       }
       sendJsonText(res, ctx.status, text, ctx.headers, result instanceof JsonText ? result : undefined);
     } catch (err) {
-      sendError(res, err, (msg) => this.services.log.error(msg, { request_id: context.requestId }));
+      sendError(res, err, (msg) => this.parts.log.error(msg, { request_id: context.requestId }));
     }
   }
 
@@ -194,19 +203,17 @@ export class Api {
     if (context.recorded || !ctx.user || !ctx.realUser || ctx.user.id === ctx.realUser.id) return;
     if (['GET', 'HEAD', 'OPTIONS'].includes(context.method)) return;
     const route = context.route;
-    const detail = { method: context.method, route };
     // The change is made: a failed record is logged, not answered as a failure of the change.
-    await ctx.services.db.tx((q) => record(q, { action: 'impersonation.request', target: { type: 'user', id: ctx.user.id }, detail }))
-      .catch((err) => {
-        this.services.log.error(`audit: impersonated ${context.method} ${route} not recorded: ${err.message}`, { request_id: context.requestId });
-      });
+    await this.parts.onImpersonatedChange?.(ctx.db, { userId: ctx.user.id, method: context.method, route }).catch((err) => {
+      this.parts.log.error(`audit: impersonated ${context.method} ${route} not recorded: ${err.message}`, { request_id: context.requestId });
+    });
   }
 
   private authenticate(req: IncomingMessage, level: AuthLevel, options?: { allowQueryToken?: boolean }): Promise<Partial<Identity>> {
     // Public routes still see who is asking when a valid token comes along.
-    if (level === 'public') return this.services.auth.identify(req, options).catch(() => ({}));
-    if (level === 'user') return this.services.auth.identify(req, options);
-    return this.services.auth.identify(req, options).then((who) => {
+    if (level === 'public') return this.parts.identify(req, options).catch(() => ({}));
+    if (level === 'user') return this.parts.identify(req, options);
+    return this.parts.identify(req, options).then((who) => {
       // Admin powers belong to the signed-in admin, also while acting as someone else.
       if (who.realUser.role !== 'admin') throw new HttpError(403, 'Forbidden: Admins only');
       return who;

@@ -8,9 +8,9 @@ import type { Bus } from '../realtime/bus.ts';
 import { idnView } from './idn.ts';
 import { record } from '../audit/audit.ts';
 import type { AuditAction } from '../audit/actions.ts';
+import { TOPICS } from '../realtime/topics.ts';
 
 export type OutboundState = 'success' | 'requires_approval' | 'queued' | 'dead';
-export const MAIL_QUEUED_TOPIC = 'mail:queued';
 
 const COLUMNS = `id, thread_id, role, outbound_state, text, files, created_at, from_address, to_address, subject,
   attempts, last_error, sent_at, sender_verified, sender_auth, held_reason`;
@@ -86,7 +86,7 @@ export async function draftOutbound(db: Db, bus: Bus, d: Draft): Promise<{ id: n
     });
     return m;
   });
-  bus.publish(`agent:${d.agentId}:changed`, { agent_id: d.agentId });
+  bus.publish(TOPICS.agentChanged(d.agentId), { agent_id: d.agentId });
   return row;
 }
 
@@ -101,8 +101,8 @@ export async function queueNotice(db: Db, bus: Bus, n: Notice): Promise<{ id: nu
     `INSERT INTO comm_messages (thread_id, role, outbound_state, from_address, to_address, subject, text, message_id, next_attempt_at)
      VALUES ($1, 'outbound', 'queued', $2, $3, $4, $5, $6, now()) RETURNING id`,
     [n.threadId, `no-reply@${n.mailDomain}`, n.to, n.subject, n.text, newMessageId(n.mailDomain)]);
-  bus.publish(MAIL_QUEUED_TOPIC, { id: row.id });
-  bus.publish(`agent:${n.agentId}:changed`, { agent_id: n.agentId });
+  bus.publish(TOPICS.mailQueued, { id: row.id });
+  bus.publish(TOPICS.agentChanged(n.agentId), { agent_id: n.agentId });
   return row;
 }
 
@@ -142,7 +142,7 @@ export async function queueDraft(db: Db, bus: Bus, id: number) {
   const row = await settleDraft(db, bus, id, 'queued', 'mail.approve', (q) => q.query(
     `UPDATE comm_messages SET outbound_state = 'queued', attempts = 0, next_attempt_at = now(), last_error = NULL, updated_at = now()
      WHERE id = $1 AND outbound_state = 'requires_approval' RETURNING ${COLUMNS}`, [id]));
-  bus.publish(MAIL_QUEUED_TOPIC, { id });
+  bus.publish(TOPICS.mailQueued, { id });
   return present(row);
 }
 
@@ -163,7 +163,7 @@ async function settleDraft(db: Db, bus: Bus, id: number, verb: string, action: A
     return { row, agentId: thread.agent_id };
   });
   if (!result) return explainRefusal(db, id, verb);
-  bus.publish(`agent:${result.agentId}:changed`, { agent_id: result.agentId });
+  bus.publish(TOPICS.agentChanged(result.agentId), { agent_id: result.agentId });
   return result.row;
 }
 

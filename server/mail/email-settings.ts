@@ -3,6 +3,7 @@
 import type { Queryable } from '../db/db.ts';
 import { HttpError } from '../http/errors.ts';
 import type { Bus } from '../realtime/bus.ts';
+import { TOPICS } from '../realtime/topics.ts';
 
 export type EmailSettings = { email_prefix: string | null; email_accept_from_addresses: string[] | null };
 export type Mailbox = { id: number; owner_id: number; email_prefix: string; email_accept_from_addresses: string[] | null };
@@ -24,7 +25,7 @@ export async function setEmailSettings(db: Queryable, bus: Bus, agentId: number,
       `UPDATE agents SET email_prefix = $2, email_accept_from_addresses = $3, updated_at = now() WHERE id = $1
        RETURNING email_prefix, email_accept_from_addresses`,
       [agentId, prefix, settings.email_accept_from_addresses && JSON.stringify(settings.email_accept_from_addresses)]);
-    bus.publish(`agent:${agentId}:changed`, { agent_id: agentId });
+    bus.publish(TOPICS.agentChanged(agentId), { agent_id: agentId });
     return row;
   } catch (err) {
     // Two saves of one prefix at once: the unique index decides, with the same answer.

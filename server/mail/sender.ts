@@ -3,11 +3,11 @@
 // after maxAttempts — dead with the last error. Woken on the bus when a message is queued; it also
 // polls, and sleeps until the next retry is due.
 import type { Db } from '../db/db.ts';
-import { MAIL_QUEUED_TOPIC } from './comm-messages.ts';
 import { claimDue, markFailed, markSent, msUntilNextDue, type OutboundMail } from './outbox.ts';
 import type { Bus } from '../realtime/bus.ts';
 import type { Log } from '../ops/log.ts';
 import { createDelivery, type Delivery } from './transport.ts';
+import { TOPICS } from '../realtime/topics.ts';
 
 export type SenderOptions = {
   db: Db; bus: Bus; log: Log; dataDir: string; mailDomain: string; relayUrl: string | null; relayInsecure?: boolean;
@@ -31,7 +31,7 @@ export class MailSender {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.unsubscribe = this.o.bus.subscribe(MAIL_QUEUED_TOPIC, () => this.wake());
+    this.unsubscribe = this.o.bus.subscribe(TOPICS.mailQueued, () => this.wake());
     this.loop = this.run();
   }
 
@@ -67,7 +67,7 @@ export class MailSender {
       const next = retryIn === null ? 'dead' : `retry in ${retryIn} ms`;
       this.o.log.error(`mail ${mail.id} to ${mail.to_address}: attempt ${mail.attempts} failed (${next}): ${error}`);
     }
-    this.o.bus.publish(`agent:${mail.agent_id}:changed`, { agent_id: mail.agent_id });
+    this.o.bus.publish(TOPICS.agentChanged(mail.agent_id), { agent_id: mail.agent_id });
     return true;
   }
 

@@ -1,27 +1,31 @@
 // /api/agents/{id}/email-settings (admin only): the agent's e-mail prefix and accept-from patterns,
 // plus its full address and the server's MAIL_DOMAIN so the modal can show them.
-import type { Api, Ctx } from '../http/api.ts';
+import type { Api } from '../http/api.ts';
 import { invalid } from '../http/errors.ts';
 import { getEmailSettings, setEmailSettings, type EmailSettings } from './email-settings.ts';
 import { isValidPattern } from './accept-from.ts';
 import { isValidPrefix, PREFIX_RULE } from './address.ts';
 import { agentIdParam } from '../agents/params.ts';
 import { record } from '../audit/audit.ts';
+import type { Config } from '../config.ts';
+import type { Bus } from '../realtime/bus.ts';
+
+type Deps = { bus: Bus; config: Pick<Config, 'mailDomain'> };
 
 const MAX_PATTERNS = 200;
 
-export function registerEmailSettingsRoutes(api: Api) {
+export function registerEmailSettingsRoutes(api: Api, deps: Deps) {
   api.get('/agents/:id/email-settings', async (ctx) => {
     const id = await agentIdParam(ctx);
-    return present(ctx, await getEmailSettings(ctx.services.db, id));
+    return present(deps, await getEmailSettings(ctx.db, id));
   }, 'admin');
 
   api.put('/agents/:id/email-settings', async (ctx) => {
     const id = await agentIdParam(ctx);
     const settings = parse(await ctx.body());
-    const saved = await ctx.services.db.tx(async (q) => {
+    const saved = await ctx.db.tx(async (q) => {
       const before = await getEmailSettings(q, id);
-      const after = await setEmailSettings(q, ctx.services.bus, id, settings);
+      const after = await setEmailSettings(q, deps.bus, id, settings);
       const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
       if (!same(before.email_prefix, after.email_prefix)) {
         await record(q, { action: 'agent.email_prefix', target: { type: 'agent', id }, detail: { from: before.email_prefix, to: after.email_prefix } });
@@ -34,12 +38,12 @@ export function registerEmailSettingsRoutes(api: Api) {
       }
       return after;
     });
-    return present(ctx, saved);
+    return present(deps, saved);
   }, 'admin');
 }
 
-function present(ctx: Ctx, settings: EmailSettings) {
-  const domain = ctx.services.config.mailDomain;
+function present(deps: Deps, settings: EmailSettings) {
+  const domain = deps.config.mailDomain;
   return { ...settings, mail_domain: domain, email_address: settings.email_prefix ? `${settings.email_prefix}@${domain}` : null };
 }
 

@@ -1,13 +1,22 @@
-// Wiring for start.ts: the SMTP intake (listening on SMTP_PORT) and the outbound sender, hung on
-// Services; close() stops both. What weakens mail's safety (no sender checks, no TLS) is said at start.
-import type { Services } from '../services.ts';
+// The mail wing's start, for start.ts: the SMTP intake (listening on SMTP_PORT) and the outbound sender, returned
+// with close(), which stops both. What weakens mail's safety (no sender checks, no TLS) is said at start.
+import type { Config } from '../config.ts';
+import type { Db } from '../db/db.ts';
+import type { UploadHook } from '../files/storage.ts';
+import type { Log } from '../ops/log.ts';
+import type { Metrics } from '../ops/metrics.ts';
+import type { Bus } from '../realtime/bus.ts';
+import type { AgentStorage } from '../agents/storage.ts';
 import { MailSender } from './sender.ts';
 import { SmtpIntake } from './smtp-intake.ts';
 
-export async function startMail(services: Services): Promise<{ close: () => Promise<void> }> {
-  const { config, db, bus, log } = services;
+export type MailDeps = { config: Config; db: Db; bus: Bus; log: Log; storage: AgentStorage; onUpload?: UploadHook; metrics?: Metrics };
+export type Mail = { smtp: SmtpIntake; mailSender: MailSender; close: () => Promise<void> };
+
+export async function startMail(deps: MailDeps): Promise<Mail> {
+  const { config, db, bus, log } = deps;
   const intake = new SmtpIntake({
-    db, bus, log, dataDir: config.dataDir, onUpload: services.onUpload, storageQuota: () => config.agentStorageBytes, storage: services.storage,
+    db, bus, log, dataDir: config.dataDir, onUpload: deps.onUpload, storageQuota: () => config.agentStorageBytes, storage: deps.storage,
     port: config.smtpPort, mailDomain: config.mailDomain, maxBytes: config.mailMaxBytes,
     auth: () => config.mailAuth, limits: config.mailLimits, tls: config.smtpTls, requireTls: config.smtpRequireTls,
   });
@@ -16,9 +25,7 @@ export async function startMail(services: Services): Promise<{ close: () => Prom
     db, bus, log, dataDir: config.dataDir, mailDomain: config.mailDomain, relayUrl: config.smtpRelayUrl, relayInsecure: config.smtpRelayInsecure,
   });
   sender.start();
-  services.smtp = intake;
-  services.mailSender = sender;
-  services.metrics
+  deps.metrics
     ?.gauge({ name: 'aw_mail_throttled_total', type: 'counter', help: 'Recipients refused with 450 for the per-address or per-sender rate (this instance).',
       read: () => intake.counts.throttled })
     .gauge({ name: 'aw_mail_connections_refused_total', type: 'counter', help: 'SMTP connections refused with 421: too many from one address (this instance).',
@@ -37,6 +44,8 @@ export async function startMail(services: Services): Promise<{ close: () => Prom
     log.error('mail: WARNING SMTP_RELAY_INSECURE=1: the relay\'s password may be sent without TLS.');
   }
   return {
+    smtp: intake,
+    mailSender: sender,
     close: async () => {
       await sender.close();
       await intake.close();

@@ -2,23 +2,10 @@
 // one call from its usage. Four explicit rates per model (some models break the old multipliers).
 // The rows of MODEL_PRICES_FILE (same shape, read by config.ts) go ahead of this table: a provider gets
 // both as its `prices` (models/choose.ts).
+import type { Price } from '../config.ts';
 import type { Usage } from './types.ts';
 
-export type Price = {
-  /** Model ids starting with this prefix (date suffixes and the like follow). */
-  model: string;
-  input: number;
-  cache_write_5m: number;
-  cache_write_1h: number;
-  cache_read: number;
-  output: number;
-  /** First day (UTC, YYYY-MM-DD) this row applies; the latest row not after the call wins. */
-  from?: string;
-  /** Prompts above this many tokens bill every rate × longMultiplier. */
-  longThreshold?: number;
-  longMultiplier?: number;
-  source: string;
-};
+export type { Price };
 
 export const PRICES: Price[] = [
   { model: 'claude-opus-5-5', input: 4, cache_write_5m: 5, cache_write_1h: 8, cache_read: 0.2, output: 20, source: 'official opus-5-5 overview, Sept 2026' },

@@ -1,14 +1,14 @@
-// The in-process event bus domain code publishes on and sockets subscribe to.
-// Topics: `agent:<id>:messages`, `agent:<id>:actions`, `agent:<id>:changed`, `thread:<id>:steps`.
-// With PostgreSQL, events also travel through NOTIFY so that every instance hears them.
+// The in-process event bus the wings publish on and sockets subscribe to; its topics and what each carries are
+// realtime/topics.ts's. With PostgreSQL, events also travel through NOTIFY so that every instance hears them.
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
+import type { Topic } from './topics.ts';
 
-export type Listener = (payload: unknown) => void;
+export type Listener<P = unknown> = (payload: P) => void;
 
 export type Bus = {
-  publish(topic: string, payload: unknown): void;
-  subscribe(topic: string, listener: Listener): () => void;
+  publish<P>(topic: Topic<P>, payload: NoInfer<P>): void;
+  subscribe<P>(topic: Topic<P>, listener: Listener<P>): () => void;
 };
 
 export class LocalBus implements Bus {
@@ -16,10 +16,10 @@ export class LocalBus implements Bus {
   constructor() {
     this.emitter.setMaxListeners(0); // one listener per open socket
   }
-  publish(topic: string, payload: unknown): void {
+  publish<P>(topic: Topic<P>, payload: NoInfer<P>): void {
     this.emitter.emit(topic, payload);
   }
-  subscribe(topic: string, listener: Listener): () => void {
+  subscribe<P>(topic: Topic<P>, listener: Listener<P>): () => void {
     this.emitter.on(topic, listener);
     return () => this.emitter.off(topic, listener);
   }
@@ -53,14 +53,14 @@ export class PostgresBus implements Bus {
     });
   }
 
-  publish(topic: string, payload: unknown): void {
+  publish<P>(topic: Topic<P>, payload: NoInfer<P>): void {
     this.local.publish(topic, payload);
     const text = JSON.stringify({ from: this.instance, topic, payload });
     if (Buffer.byteLength(text) > NOTIFY_LIMIT) return;
     this.pg.notify(text).catch((err) => this.onError(`bus: notify failed: ${err.message}`));
   }
 
-  subscribe(topic: string, listener: Listener): () => void {
+  subscribe<P>(topic: Topic<P>, listener: Listener<P>): () => void {
     return this.local.subscribe(topic, listener);
   }
 }

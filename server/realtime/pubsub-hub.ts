@@ -4,13 +4,13 @@
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import type { Bus } from './bus.ts';
+import { threadOfGroup, TOPICS } from './topics.ts';
 
 export const PUBSUB_PROTOCOL = 'json.webpubsub.azure.v1';
 export const THREAD_HUB = 'thread_hub';
 
 /** Group name ↔ bus topic: group `thread:<id>` carries that thread's steps (and its `thread:<id>:thread` changes). */
 export const threadGroup = (threadId: number) => `thread:${threadId}`;
-const topicOf = (group: string) => (/^thread:\d+$/.test(group) ? `${group}:steps` : null);
 
 type Request = { type?: unknown; group?: unknown; ackId?: unknown; event?: unknown };
 
@@ -50,13 +50,13 @@ export function serveHubConnection(ws: WebSocket, bus: Bus, userId: string, role
       case 'joinGroup':
       case 'leaveGroup': {
         const group = typeof req.group === 'string' ? req.group : '';
-        const topic = topicOf(group);
-        if (!topic || !may(group)) return ack({ name: 'Forbidden', message: `Not allowed to join or leave ${group || 'that group'}` });
+        const threadId = threadOfGroup(group);
+        if (threadId === null || !may(group)) return ack({ name: 'Forbidden', message: `Not allowed to join or leave ${group || 'that group'}` });
         if (req.type === 'joinGroup' && !joined.has(group)) {
           const frame = (type: string) => (data: unknown) => send({ type: 'message', from: 'group', group, dataType: 'json', data: { type, data } });
           // The thread's steps, and changes of the thread itself ({id, needs_help}: it waits for a person, or no more).
-          const offSteps = bus.subscribe(topic, frame('step'));
-          const offThread = bus.subscribe(`${group}:thread`, frame('thread'));
+          const offSteps = bus.subscribe(TOPICS.threadSteps(threadId), frame('step'));
+          const offThread = bus.subscribe(TOPICS.threadChanged(threadId), frame('thread'));
           joined.set(group, () => (offSteps(), offThread()));
         } else if (req.type === 'leaveGroup') {
           joined.get(group)?.();

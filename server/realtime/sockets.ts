@@ -6,7 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { STATUS_CODES } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Services } from '../services.ts';
+import type { Log } from '../ops/log.ts';
 import { HttpError } from '../http/errors.ts';
 import { PUBSUB_PROTOCOL } from './pubsub-hub.ts';
 
@@ -15,7 +15,7 @@ const HEARTBEAT_MS = 30_000;
 /** api.upgrade: what to do with the socket once accepted, or an HttpError to answer in HTTP. */
 export type ResolveUpgrade = (req: IncomingMessage, url: URL) => Promise<(ws: WebSocket) => void>;
 
-export function createSocketServer(services: Services, resolve: ResolveUpgrade) {
+export function createSocketServer(log: Log, resolve: ResolveUpgrade) {
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: 64 * 1024,
@@ -55,7 +55,7 @@ export function createSocketServer(services: Services, resolve: ResolveUpgrade) 
       attach = await resolve(req, url);
     } catch (err) {
       const status = err instanceof HttpError ? err.status : 500;
-      if (!(err instanceof HttpError)) services.log.error(`socket: ${(err as Error).stack ?? err}`);
+      if (!(err instanceof HttpError)) log.error(`socket: ${(err as Error).stack ?? err}`);
       socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;
     }

@@ -5,10 +5,8 @@
 // A stop passed on says how many events came before it, and the recorder waits for them (up to 3 s).
 import type { DesktopInput } from '../desktop/index.ts';
 import type { Bus } from '../realtime/bus.ts';
+import { TOPICS } from '../realtime/topics.ts';
 
-type ActiveNote = { from: string; agent_id: number; active: boolean };
-type InputNote = { from: string; agent_id: number; event: DesktopInput; seq: number };
-const TOPIC = { active: 'recording:active', input: 'recording:input', dropped: 'recording:dropped' };
 const WAIT_MS = 3000;
 
 export type Recorder = { input(agentId: number, event: DesktopInput): void; dropped(agentId: number, name: string): void };
@@ -23,29 +21,26 @@ export class InputRelay {
   private waiters = new Set<() => void>();
 
   constructor(private bus: Bus, readonly instanceId: string, private here: Recorder) {
-    bus.subscribe(TOPIC.active, (p) => {
-      const note = p as ActiveNote;
+    bus.subscribe(TOPICS.recordingActive, (note) => {
       if (note.from === instanceId) return;
       if (note.active) {
         this.recordedElsewhere.set(note.agent_id, note.from);
         this.forwarded.set(note.agent_id, 0);
       } else if (this.recordedElsewhere.get(note.agent_id) === note.from) this.recordedElsewhere.delete(note.agent_id);
     });
-    bus.subscribe(TOPIC.input, (p) => {
-      const { from, agent_id, event, seq } = p as InputNote;
+    bus.subscribe(TOPICS.recordingInput, ({ from, agent_id, event, seq }) => {
       if (from === instanceId) return;
       const key = `${from}:${agent_id}`;
       const box = this.inbox.get(key) ?? { next: 1, pending: new Map() };
       this.inbox.set(key, box);
-      box.pending.set(seq, event);
+      box.pending.set(seq, event as DesktopInput); // as the recording instance's gateway published it
       for (let e; (e = box.pending.get(box.next)); box.next++) {
         box.pending.delete(box.next);
         this.here.input(agent_id, e);
       }
       for (const wake of this.waiters) wake();
     });
-    bus.subscribe(TOPIC.dropped, (p) => {
-      const { from, agent_id, name } = p as { from: string; agent_id: number; name: string };
+    bus.subscribe(TOPICS.recordingDropped, ({ from, agent_id, name }) => {
       if (from !== instanceId) this.here.dropped(agent_id, name);
     });
   }
@@ -53,7 +48,7 @@ export class InputRelay {
   /** This instance starts (or stops) recording the agent: the others send its input here (or stop). */
   announce(agentId: number, active: boolean): void {
     if (active) for (const key of this.inbox.keys()) if (key.endsWith(`:${agentId}`)) this.inbox.delete(key);
-    this.bus.publish(TOPIC.active, { from: this.instanceId, agent_id: agentId, active } satisfies ActiveNote);
+    this.bus.publish(TOPICS.recordingActive, { from: this.instanceId, agent_id: agentId, active });
   }
 
   /** Passes the input on when another instance records the agent; false when none does. */
@@ -61,13 +56,13 @@ export class InputRelay {
     if (!this.recordedElsewhere.has(agentId)) return false;
     const seq = (this.forwarded.get(agentId) ?? 0) + 1;
     this.forwarded.set(agentId, seq);
-    this.bus.publish(TOPIC.input, { from: this.instanceId, agent_id: agentId, event, seq } satisfies InputNote);
+    this.bus.publish(TOPICS.recordingInput, { from: this.instanceId, agent_id: agentId, event, seq });
     return true;
   }
 
   dropped(agentId: number, name: string): boolean {
     if (!this.recordedElsewhere.has(agentId)) return false;
-    this.bus.publish(TOPIC.dropped, { from: this.instanceId, agent_id: agentId, name });
+    this.bus.publish(TOPICS.recordingDropped, { from: this.instanceId, agent_id: agentId, name });
     return true;
   }
 

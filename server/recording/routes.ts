@@ -7,17 +7,20 @@ import { agentThread, ownAgent } from './store.ts';
 import type { RecordingRow } from './store.ts';
 import type { Recordings } from './recordings.ts';
 
+/** Recording is off on a server without it (no recordings). */
+type Deps = { recordings?: Recordings };
+
 const AUDIO_TYPE = /^(audio|video)\/[a-z0-9.+-]+(\s*;.*)?$/i;
 
-export function registerScreenshareRoutes(api: Api) {
+export function registerScreenshareRoutes(api: Api, deps: Deps) {
   /** {agent_id, thread_id?}: the summary goes to that thread (else a new one). */
   api.post('/screenshare/start-recording', async (ctx) => {
     const body = await ctx.body();
     const agentId = await ownedAgent(ctx, body.agent_id);
     const threadId = body.thread_id === undefined || body.thread_id === null
       ? null
-      : await agentThread(ctx.services.db, agentId, idField(body.thread_id, 'thread_id', 'Thread not found'));
-    return present(await recordings(ctx).start(ctx.services.db, ctx.user.id, agentId, threadId));
+      : await agentThread(ctx.db, agentId, idField(body.thread_id, 'thread_id', 'Thread not found'));
+    return present(await recordings(deps).start(ctx.db, ctx.user.id, agentId, threadId));
   });
 
   /** {agent_id, session_id?}: stops that session, else the caller's running recording of the agent. */
@@ -25,7 +28,7 @@ export function registerScreenshareRoutes(api: Api) {
     const body = await ctx.body();
     const agentId = await ownedAgent(ctx, body.agent_id);
     if (body.session_id !== undefined && typeof body.session_id !== 'string') throw invalid('session_id', 'session_id must be text');
-    return present(await recordings(ctx).stop(ctx.services.db, ctx.user.id, agentId, body.session_id || undefined));
+    return present(await recordings(deps).stop(ctx.db, ctx.user.id, agentId, body.session_id || undefined));
   });
 
   api.post('/screenshare/audio-final', async (ctx) => {
@@ -43,7 +46,7 @@ export function registerScreenshareRoutes(api: Api) {
     }
     ctx.status = 202;
     try {
-      return await recordings(ctx).receiveAudio(ctx.user.id, sessionId.trim(), ctx.req, type.slice(0, 100));
+      return await recordings(deps).receiveAudio(ctx.user.id, sessionId.trim(), ctx.req, type.slice(0, 100));
     } catch (err) {
       ctx.req.resume(); // a refused session never reads the body: drain it so the answer gets through
       throw err;
@@ -51,8 +54,8 @@ export function registerScreenshareRoutes(api: Api) {
   });
 }
 
-function recordings(ctx: Ctx): Recordings {
-  const service = ctx.services.recordings;
+function recordings(deps: Deps): Recordings {
+  const service = deps.recordings;
   if (!service) throw new HttpError(503, 'Recording is not available on this server');
   return service;
 }
@@ -60,7 +63,7 @@ function recordings(ctx: Ctx): Recordings {
 async function ownedAgent(ctx: Ctx, raw: unknown): Promise<number> {
   if (raw === undefined || raw === null) throw invalid('agent_id', 'agent_id is required');
   const id = idField(raw, 'agent_id', 'Agent not found');
-  await ownAgent(ctx.services.db, ctx.user.id, id);
+  await ownAgent(ctx.db, ctx.user.id, id);
   return id;
 }
 

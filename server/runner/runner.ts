@@ -1,5 +1,5 @@
 // The runner: claims the head of each playing agent's queue, runs the conversation on it, and ends
-// the thread's turn. It wakes on the bus topic 'runner:wake' and on a short interval.
+// the thread's turn. It wakes on the bus topic TOPICS.runnerWake and on a short interval.
 //
 // - run (play): work the queue head, then set the agent back to stop (it waits);
 //   run_all (fast): keep taking the next head until the queue is empty.
@@ -34,10 +34,11 @@ import { RunawayGuard } from '../supervision/guard.ts';
 import { getGuardSettings, GUARD_DEFAULTS, usageSinceHuman } from '../supervision/supervision.ts';
 import { setNeedsHelp, type NeedsHelp, type PauseReason } from '../threads/needs-help.ts';
 import { messagesFromSteps, systemPrompt, type StoredStep } from './history.ts';
-import { refusal, reserveSpend, settleSpend, spendState } from '../billing/usage.ts';
+import { refusal, reserveSpend, settleSpend, spendState } from '../billing/index.ts';
 import { loadStepImages } from './step-images.ts';
 import { StepWriter } from './steps.ts';
 import { processAlive } from '../system/processes.ts';
+import { TOPICS } from '../realtime/topics.ts';
 
 export type RunnerOptions = {
   db: Db;
@@ -126,7 +127,7 @@ export class Runner {
     await heartbeat(this.o.db, this.id);
     this.lastBeat = Date.now();
     await this.recover();
-    this.unsubscribe.push(this.o.bus.subscribe('runner:wake', () => this.wake()));
+    this.unsubscribe.push(this.o.bus.subscribe(TOPICS.runnerWake, () => this.wake()));
     this.timer = setInterval(() => this.wake(), this.o.pollMs);
     this.timer.unref();
     this.wake();
@@ -195,7 +196,7 @@ export class Runner {
       await removeFromSchedule(db, bus, t.id, t.agent_id);
       await addMessage(db, bus, { agent_id: t.agent_id, thread_id: t.id, role: 'error', assistant_data: { text: RESTART_ERROR } });
       await refreshAgentState(db, t.agent_id);
-      bus.publish(`agent:${t.agent_id}:changed`, { agent_id: t.agent_id });
+      bus.publish(TOPICS.agentChanged(t.agent_id), { agent_id: t.agent_id });
     }
     if (orphans.length) this.o.log.info(`runner: failed ${orphans.length} run(s) left by a stopped instance`);
     return orphans.length;
@@ -231,10 +232,10 @@ export class Runner {
     const { thread_id: threadId, agent_id: agentId } = claim;
     const abort = (reason: StopReason) => controller.abort(new RunStopped(reason));
     const subscriptions = [
-      bus.subscribe(`thread:${threadId}:stop`, () => abort('thread')),
-      bus.subscribe(`agent:${agentId}:changed`, (p) => (p as { target_run_state?: string })?.target_run_state === 'stop' && abort('agent')),
+      bus.subscribe(TOPICS.threadStop(threadId), () => abort('thread')),
+      bus.subscribe(TOPICS.agentChanged(agentId), (p) => p.target_run_state === 'stop' && abort('agent')),
     ];
-    bus.publish(`agent:${agentId}:changed`, { agent_id: agentId });
+    bus.publish(TOPICS.agentChanged(agentId), { agent_id: agentId });
     const writer = new StepWriter(db, bus, agentId, threadId);
     const seen = { userSequence: Number.MAX_SAFE_INTEGER };
     let outcome: Outcome;
@@ -267,7 +268,7 @@ export class Runner {
     } finally {
       // Whatever happened above, the agent's flags end up true to what runs.
       await refreshAgentState(db, agentId).catch(() => {});
-      bus.publish(`agent:${agentId}:changed`, { agent_id: agentId });
+      bus.publish(TOPICS.agentChanged(agentId), { agent_id: agentId });
     }
   }
 
@@ -379,8 +380,8 @@ export class Runner {
       });
       return changed;
     });
-    if (stopped) bus.publish(`agent:${agentId}:changed`, { agent_id: agentId, target_run_state: 'stop' });
-    bus.publish(`thread:${threadId}:thread`, { id: threadId, needs_help: help });
+    if (stopped) bus.publish(TOPICS.agentChanged(agentId), { agent_id: agentId, target_run_state: 'stop' });
+    bus.publish(TOPICS.threadChanged(threadId), { id: threadId, needs_help: help });
     await writer.message('assistant', `Waiting for you: ${outcome.question}`, { needs_help: help });
     await this.o.onNeedsHelp?.(threadId, help).catch((err) => log.error(`runner: thread ${threadId}: owner not told: ${err.message}`));
   }
@@ -407,7 +408,7 @@ export class Runner {
     // play works one head, then waits; a failure stops the agent until someone looks.
     const stopFrom = outcome.kind === 'failed' ? 'any' : outcome.kind === 'done' && !unanswered ? 'run' : null;
     if (stopFrom && (await stopAgentAfterRun(db, agentId, stopFrom))) {
-      bus.publish(`agent:${agentId}:changed`, { agent_id: agentId, target_run_state: 'stop' });
+      bus.publish(TOPICS.agentChanged(agentId), { agent_id: agentId, target_run_state: 'stop' });
     }
     const next = outcome.kind === 'done' && this.running ? await claimNext(db, this.id, agentId, this.o.held?.() ?? []) : null;
     if (next) this.launch(next);

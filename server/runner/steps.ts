@@ -7,6 +7,7 @@ import { insertModelStep, saveToolCalls } from '../threads/steps.ts';
 import { publishStep } from '../threads/threads.ts';
 import type { AssistantBlock, ModelResponse } from '../models/types.ts';
 import type { StoredToolCall } from './history.ts';
+import { TOPICS } from '../realtime/topics.ts';
 
 const OUTPUT_LIMIT = 20_000;
 
@@ -72,6 +73,6 @@ export class StepWriter {
       return;
     }
     const message = await updateAssistantData(this.db, known.id, data);
-    if (message) this.bus.publish(`agent:${this.agentId}:messages`, { type: 'updated', agent_id: this.agentId, message_id: message.id, message });
+    if (message) this.bus.publish(TOPICS.agentMessages(this.agentId), { type: 'updated', agent_id: this.agentId, message_id: message.id, message });
   }
 }

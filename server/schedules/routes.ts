@@ -13,15 +13,15 @@ const NOT_FOUND = 'Schedule not found';
 
 export function registerSchedulerRoutes(api: Api) {
   api.get('/scheduler/:id', async (ctx) => {
-    const agentId = await ownedAgentId(ctx.services.db, ctx.user, idParam(ctx.params.id, 'Agent not found'));
-    return listSchedules(ctx.services.db, agentId);
+    const agentId = await ownedAgentId(ctx.db, ctx.user, idParam(ctx.params.id, 'Agent not found'));
+    return listSchedules(ctx.db, agentId);
   }, 'admin');
 
   api.post('/scheduler/:id', async (ctx) => {
-    const agentId = await ownedAgentId(ctx.services.db, ctx.user, idParam(ctx.params.id, 'Agent not found'));
+    const agentId = await ownedAgentId(ctx.db, ctx.user, idParam(ctx.params.id, 'Agent not found'));
     const rule = parseRule(await ctx.body());
     ctx.status = 201;
-    return ctx.services.db.tx(async (q) => {
+    return ctx.db.tx(async (q) => {
       const created = await createSchedule(q, agentId, rule);
       await record(q, { action: 'schedule.create', target: { type: 'schedule', id: created.id }, detail: { agent_id: agentId, to: ruleOf(created) } });
       return created;
@@ -31,7 +31,7 @@ export function registerSchedulerRoutes(api: Api) {
   api.put('/scheduler/:id', async (ctx) => {
     const id = await scheduleId(ctx);
     const rule = parseRule(await ctx.body());
-    const saved = await updateSchedule(ctx.services.db, id, rule, new Date(), (q, from, to) => record(q, {
+    const saved = await updateSchedule(ctx.db, id, rule, new Date(), (q, from, to) => record(q, {
       action: 'schedule.update', target: { type: 'schedule', id }, detail: { agent_id: to.agent_id, from: ruleOf(from), to: ruleOf(to) },
     }));
     if (!saved) throw new HttpError(404, NOT_FOUND); // deleted in between
@@ -40,7 +40,7 @@ export function registerSchedulerRoutes(api: Api) {
 
   api.delete('/scheduler/:id', async (ctx) => {
     const id = await scheduleId(ctx);
-    const deleted = await ctx.services.db.tx(async (q) => {
+    const deleted = await ctx.db.tx(async (q) => {
       const [before] = await listSchedulesById(q, id);
       if (!before || !(await deleteSchedule(q, id))) return false;
       await record(q, { action: 'schedule.delete', target: { type: 'schedule', id }, detail: { agent_id: before.agent_id, from: ruleOf(before) } });
@@ -68,9 +68,9 @@ async function listSchedulesById(q: Queryable, id: number) {
 /** A schedule the caller may reach (its agent's ownership rules), else 404. */
 async function scheduleId(ctx: Ctx): Promise<number> {
   const id = idParam(ctx.params.id, NOT_FOUND);
-  const agentId = await scheduleAgentId(ctx.services.db, id);
+  const agentId = await scheduleAgentId(ctx.db, id);
   if (agentId === null) throw new HttpError(404, NOT_FOUND);
-  await ownedAgentId(ctx.services.db, ctx.user, agentId).catch(() => {
+  await ownedAgentId(ctx.db, ctx.user, agentId).catch(() => {
     throw new HttpError(404, NOT_FOUND);
   });
   return id;

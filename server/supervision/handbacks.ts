@@ -24,6 +24,7 @@ import { ActionTracker } from '../recording/action-tracker.ts';
 import { formatHandback, HANDBACK_SCREEN_CAPTION, type HandbackAction } from './handback-format.ts';
 import { HoverLookup } from '../recording/hover-lookup.ts';
 import { recordingDir } from '../recording/recordings.ts';
+import { TOPICS } from '../realtime/topics.ts';
 
 export type HandbacksOptions = {
   db: Db;
@@ -135,7 +136,7 @@ export class Handbacks {
         if (jobs.size || this.writing.get(agentId) !== jobs) return;
         this.writing.delete(agentId);
         // The run held meanwhile (or resumed by the hand-back) starts now, not at the runner's next poll.
-        this.o.bus.publish('runner:wake', { agent_id: agentId });
+        this.o.bus.publish(TOPICS.runnerWake, { agent_id: agentId });
       });
     this.jobs.add(tracked);
     jobs.add(tracked);
@@ -170,7 +171,7 @@ export class Handbacks {
     });
     announceInput(bus, written);
     if (written.answered) {
-      bus.publish(`thread:${threadId}:thread`, { id: threadId, needs_help: null });
+      bus.publish(TOPICS.threadChanged(threadId), { id: threadId, needs_help: null });
       announceAnswered(bus, written.answered);
     }
   }

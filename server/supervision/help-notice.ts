@@ -2,7 +2,7 @@
 // the outbound sender that delivers approved mail (SMTP_RELAY_URL, or the outbox folder), with no approval step
 // since the server writes it, not the agent. Nothing is sent while the sender does not run.
 import type { Db } from '../db/db.ts';
-import { queueNotice } from '../mail/comm-messages.ts';
+import { queueNotice } from '../mail/index.ts';
 import { helpContext } from './supervision.ts';
 import type { NeedsHelp } from '../threads/needs-help.ts';
 import type { Bus } from '../realtime/bus.ts';

@@ -9,11 +9,11 @@ export function registerMessageRoutes(api: Api) {
     const id = await agentIdParam(ctx);
     const page = intQuery(ctx.query, 'page', 1, 1, 1_000_000);
     const pageSize = intQuery(ctx.query, 'page_size', 50, 1, 500);
-    return listMessages(ctx.services.db, id, page, pageSize);
+    return listMessages(ctx.db, id, page, pageSize);
   });
 
   api.get('/messages/agent/:id/latest', async (ctx) => {
     const id = await agentIdParam(ctx);
-    return latestMessages(ctx.services.db, id, intQuery(ctx.query, 'limit', 20, 1, 500));
+    return latestMessages(ctx.db, id, intQuery(ctx.query, 'limit', 20, 1, 500));
   });
 }

@@ -3,6 +3,7 @@ import type { Queryable } from '../db/db.ts';
 import type { EventEmitter } from 'node:events';
 import type { Bus } from '../realtime/bus.ts';
 import type { Log } from '../ops/log.ts';
+import { TOPICS } from '../realtime/topics.ts';
 
 export type MessageRole = 'user' | 'assistant' | 'reasoning' | 'tool_call' | 'warning' | 'error';
 export type NewMessage = {
@@ -51,7 +52,7 @@ export function tellWhenStorageFull(desktops: Pick<EventEmitter, 'on'>, db: Quer
 }
 
 export function announceMessage(bus: Bus, message: Record<string, any>): void {
-  bus.publish(`agent:${message.agent_id}:messages`, { type: 'created', agent_id: message.agent_id, message_id: message.id, message });
+  bus.publish(TOPICS.agentMessages(message.agent_id), { type: 'created', agent_id: message.agent_id, message_id: message.id, message });
 }
 
 export async function listMessages(db: Queryable, agentId: number, page: number, pageSize: number) {

@@ -3,6 +3,7 @@
 // ask_for_help set it (supervision/); a person's message in the thread answers it.
 import type { Queryable } from '../db/db.ts';
 import type { Bus } from '../realtime/bus.ts';
+import { TOPICS } from '../realtime/topics.ts';
 
 /** Why a run paused: the agent asked, or one of the runaway guard's rules. */
 export type PauseReason = 'asked' | 'repeat' | 'cost' | 'calls';
@@ -32,8 +33,8 @@ export async function answerHelp(q: Queryable, threadId: number): Promise<(Needs
 /** After answerHelp committed: the agent's views and the runners learn that it runs again. */
 export function announceAnswered(bus: Bus, answered: { agent_id: number; resume: string } | null): void {
   if (!answered) return;
-  bus.publish(`agent:${answered.agent_id}:changed`, { agent_id: answered.agent_id, target_run_state: answered.resume });
-  bus.publish('runner:wake', { agent_id: answered.agent_id });
+  bus.publish(TOPICS.agentChanged(answered.agent_id), { agent_id: answered.agent_id, target_run_state: answered.resume });
+  bus.publish(TOPICS.runnerWake, { agent_id: answered.agent_id });
 }
 
 /** The thread of the agent waiting for a person, if any (the newest). */

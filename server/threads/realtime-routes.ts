@@ -7,26 +7,29 @@ import { invalid } from '../http/errors.ts';
 import { socketOrigin } from '../http/origin.ts';
 import { ownedThread } from '../agents/access.ts';
 import { PUBSUB_PROTOCOL, threadGroup, THREAD_HUB } from '../realtime/pubsub-hub.ts';
-import { agentFeed, hubAudience, hubConnection } from './feeds.ts';
+import { agentFeed, hubAudience, hubConnection, type FeedDeps } from './feeds.ts';
+import type { Config } from '../config.ts';
+
+type Deps = FeedDeps & { config: Pick<Config, 'publicUrl'>; port: number };
 
 const HUB_TOKEN_SECONDS = 10 * 60;
 
-export function registerRealtimeRoutes(api: Api) {
-  api.ws('/messages/agent/:id/ws', agentFeed('messages'));
-  api.ws('/actions/agent/:id/ws', agentFeed('actions'));
+export function registerRealtimeRoutes(api: Api, deps: Deps) {
+  api.ws('/messages/agent/:id/ws', agentFeed(deps, 'messages'));
+  api.ws('/actions/agent/:id/ws', agentFeed(deps, 'actions'));
   // Authorised by the negotiated access token, not by a sign-in token.
-  api.ws('/realtime/client/hubs/:hub', hubConnection, 'public', { protocol: PUBSUB_PROTOCOL });
+  api.ws('/realtime/client/hubs/:hub', hubConnection(deps), 'public', { protocol: PUBSUB_PROTOCOL });
 
   api.post('/realtime/negotiate', async (ctx) => {
     const body = await ctx.body();
     if ((body.hub ?? THREAD_HUB) !== THREAD_HUB) throw invalid('hub', `hub must be ${THREAD_HUB}`);
     const threadId = idField(body.thread_id, 'thread_id', 'Thread not found');
-    await ownedThread(ctx.services.db, ctx.user, threadId);
+    await ownedThread(ctx.db, ctx.user, threadId);
     const group = threadGroup(threadId);
     // The hub socket ends with the sign-in session, like the agent feeds.
     const claims = { role: [`webpubsub.joinLeaveGroup.${group}`], ...(ctx.sessionId ? { sid: ctx.sessionId } : {}) };
-    const token = await ctx.services.auth.tokens.signFor(hubAudience(THREAD_HUB), String(ctx.user.id), claims, HUB_TOKEN_SECONDS);
-    const origin = socketOrigin(ctx.req, { publicUrl: ctx.services.config.publicUrl, port: ctx.services.port });
+    const token = await deps.auth.tokens.signFor(hubAudience(THREAD_HUB), String(ctx.user.id), claims, HUB_TOKEN_SECONDS);
+    const origin = socketOrigin(ctx.req, { publicUrl: deps.config.publicUrl, port: deps.port });
     return { url: `${origin}/api/realtime/client/hubs/${THREAD_HUB}?access_token=${token}`, group };
   });
 }

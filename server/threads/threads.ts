@@ -10,6 +10,7 @@ import { announceMessage, insertUserMessages } from './messages.ts';
 import { STEP_COLUMNS, type StepImage } from './steps.ts';
 import { record } from '../audit/audit.ts';
 import { announceAnswered, answerHelp } from './needs-help.ts';
+import { TOPICS } from '../realtime/topics.ts';
 
 export const FILES_ONLY_TEXT = 'Files uploaded';
 
@@ -121,7 +122,7 @@ export async function insertScheduledInput(q: Queryable, threadId: number, agent
 export function announceScheduledInput(bus: Bus, input: UserInput): void {
   announceInput(bus, input);
   announceScheduled(bus, input.step.agent_id);
-  if (input.answered) bus.publish(`thread:${input.step.thread_id}:thread`, { id: input.step.thread_id, needs_help: null });
+  if (input.answered) bus.publish(TOPICS.threadChanged(input.step.thread_id), { id: input.step.thread_id, needs_help: null });
   announceAnswered(bus, input.answered ?? null);
 }
 
@@ -134,7 +135,7 @@ export function announceInput(bus: Bus, { step, message }: UserInput): void {
 
 export function publishStep(bus: Bus, step: Record<string, any>): void {
   const { agent_id, ...rest } = step;
-  bus.publish(`thread:${step.thread_id}:steps`, rest);
+  bus.publish(TOPICS.threadSteps(step.thread_id), rest);
 }
 
 /** The step's user_text: the words, or a placeholder when only files came. */
@@ -238,7 +239,7 @@ export async function enqueue(q: Queryable, threadId: number, agentId: number): 
 export function announceScheduled(bus: Bus, agentId: number): void {
   changed(bus, agentId);
   // A running agent picks the new work up at once instead of on its next poll.
-  bus.publish('runner:wake', { agent_id: agentId });
+  bus.publish(TOPICS.runnerWake, { agent_id: agentId });
 }
 
 export function removeFromSchedule(db: Db, bus: Bus, threadId: number, agentId: number): Promise<void> {
@@ -283,7 +284,7 @@ export function deleteThread(db: Db, bus: Bus, threadId: number, agentId: number
 }
 
 function changed(bus: Bus, agentId: number): void {
-  bus.publish(`agent:${agentId}:changed`, { agent_id: agentId });
+  bus.publish(TOPICS.agentChanged(agentId), { agent_id: agentId });
 }
 
 const RUN_COUNTS = prepared('threads.run-counts', `SELECT count(*) FILTER (WHERE thread_running)::int AS running,

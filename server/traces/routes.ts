@@ -6,48 +6,53 @@ import { HttpError } from '../http/errors.ts';
 import { intQuery, invalidQuery, optionalIntQuery } from '../http/query.ts';
 import { ownedThread } from '../agents/access.ts';
 import { costByDay, getTrace, listTraces, threadTraces, traceOwners, traceThreadNames, type TraceFilter } from './traces.ts';
+import type { Config } from '../config.ts';
+import type { ModelProvider } from '../models/types.ts';
+
+/** The model the runs use: the runner's, else the one configured (MODEL_PROVIDER). */
+type Deps = { config: Pick<Config, 'modelProvider'>; models?: ModelProvider; runner?: { provider: ModelProvider } };
 
 const MAX_PAGE_SIZE = 100;
 const MAX_THREAD_LIMIT = 500;
 
-export function registerTraceRoutes(api: Api) {
+export function registerTraceRoutes(api: Api, deps: Deps) {
   api.get('/llm_traces/', async (ctx) => {
     const filter = filters(ctx);
     const page = intQuery(ctx.query, 'page', 1, 1, 1_000_000);
     const pageSize = intQuery(ctx.query, 'page_size', 20, 1, MAX_PAGE_SIZE);
-    return listTraces(ctx.services.db, filter, page, pageSize);
+    return listTraces(ctx.db, filter, page, pageSize);
   });
 
   api.get('/llm_traces/owners', async (ctx) => {
     if (!isAdmin(ctx)) return [{ id: ctx.user.id, email: ctx.user.email }];
-    return traceOwners(ctx.services.db);
+    return traceOwners(ctx.db);
   });
 
-  api.get('/llm_traces/thread_names', (ctx) => traceThreadNames(ctx.services.db, ownerScope(ctx)));
+  api.get('/llm_traces/thread_names', (ctx) => traceThreadNames(ctx.db, ownerScope(ctx)));
 
-  api.get('/llm_traces/cost_by_day', (ctx) => costByDay(ctx.services.db, filters(ctx)));
+  api.get('/llm_traces/cost_by_day', (ctx) => costByDay(ctx.db, filters(ctx)));
 
   api.get('/llm_traces/thread/:threadId', async (ctx) => {
     const threadId = idParam(ctx.params.threadId, 'Thread not found');
-    await ownedThread(ctx.services.db, ctx.user, threadId);
+    await ownedThread(ctx.db, ctx.user, threadId);
     const after = optionalIntQuery(ctx.query, 'after_trace_id', 0, 2147483647);
     const before = optionalIntQuery(ctx.query, 'before_trace_id', 0, 2147483647);
     const limit = intQuery(ctx.query, 'limit', 100, 1, MAX_THREAD_LIMIT);
     const verboseRaw = ctx.query.get('verbose') ?? 'false';
     if (verboseRaw !== 'true' && verboseRaw !== 'false') throw invalidQuery('verbose', 'verbose must be true or false');
-    return threadTraces(ctx.services.db, threadId, { after, before, limit, verbose: verboseRaw === 'true' });
+    return threadTraces(ctx.db, threadId, { after, before, limit, verbose: verboseRaw === 'true' });
   });
 
   api.get('/llm_traces/:id', async (ctx) => {
     const id = idParam(ctx.params.id, 'Trace not found');
-    const trace = await getTrace(ctx.services.db, id);
+    const trace = await getTrace(ctx.db, id);
     if (!trace || (!isAdmin(ctx) && trace.owner_id !== ctx.user.id)) throw new HttpError(404, 'Trace not found');
     return trace;
   });
 
   api.get('/models/status', (ctx) => {
-    const provider = ctx.services.runner?.provider ?? ctx.services.models;
-    return { provider: provider?.name ?? ctx.services.config.modelProvider, model: provider?.model ?? '', offline: provider?.offline ?? true };
+    const provider = deps.runner?.provider ?? deps.models;
+    return { provider: provider?.name ?? deps.config.modelProvider, model: provider?.model ?? '', offline: provider?.offline ?? true };
   });
 }
 

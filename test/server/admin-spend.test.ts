@@ -7,19 +7,19 @@ import { adminToken, call, newAgent, newUser, testServer } from './helpers.ts';
 const spend = suite('admin: spend report');
 
 spend('spend per user for a month, their top agents, and who is near or over the limit; CSV with the same', async () => {
-  const { services, url } = await testServer();
+  const { parts, url } = await testServer();
   const ann = await newUser('spend-ann');
   const bob = await newUser('spend-bob');
   const [a1, a2] = [await newAgent(ann.id, 'Researcher'), await newAgent(ann.id, 'Writer')];
   const b1 = await newAgent(bob.id, 'Helper');
-  const trace = (owner: number, agent: number, usd: number, at: string) => services.db.query(
+  const trace = (owner: number, agent: number, usd: number, at: string) => parts.db.query(
     'INSERT INTO llm_traces (owner_id, agent_id, estimated_cost, created_at) VALUES ($1, $2, $3, $4)', [owner, agent, usd, at]);
   await trace(ann.id, a1.id, 6, '2031-03-02T10:00:00Z');
   await trace(ann.id, a2.id, 3, '2031-03-20T10:00:00Z');
   await trace(ann.id, a1.id, 1, '2031-04-01T00:00:00Z'); // April: not in March
   await trace(bob.id, b1.id, 0.5, '2031-03-31T23:59:59Z');
-  await services.db.query('UPDATE users SET monthly_spend_limit_cents = $2 WHERE id = $1', [ann.id, 1000]); // $9 of $10: near
-  await services.db.query('UPDATE users SET monthly_spend_limit_cents = $2 WHERE id = $1', [bob.id, 40]); // $0.50 of $0.40: over
+  await parts.db.query('UPDATE users SET monthly_spend_limit_cents = $2 WHERE id = $1', [ann.id, 1000]); // $9 of $10: near
+  await parts.db.query('UPDATE users SET monthly_spend_limit_cents = $2 WHERE id = $1', [bob.id, 40]); // $0.50 of $0.40: over
   const admin = await adminToken();
 
   const res = await call('/api/admin/spend?month=2031-03', { token: admin });

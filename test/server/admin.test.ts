@@ -5,7 +5,7 @@ import { adminToken, call, newAgent, newUser, testServer } from './helpers.ts';
 
 /** A user with an agent, two threads (one queued, one with a draft waiting for approval), and the admin's token. */
 async function setup() {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const user = await newUser('admin-view');
   const agent = await newAgent(user.id, `Overseen ${Date.now().toString(36)}`);
   const admin = await adminToken();
@@ -14,14 +14,14 @@ async function setup() {
   const drafted = (await post(`/api/threads/${agent.id}/create-new-thread`, { user_text: 'Answer Alice' })).body;
   await post(`/api/threads/${drafted.id}/remove-from-schedule`);
   await draft(drafted.id, agent, user.id);
-  return { services, user, agent, admin, queued, drafted };
+  return { parts, user, agent, admin, queued, drafted };
 }
 
 async function draft(threadId: number, agent: { id: number; name: string }, ownerId: number, text = 'Dear Alice, done.') {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   await emailTool.run({ to: 'alice@example.test', subject: 'Done', text }, {
-    db: services.db, bus: services.bus, agent: { id: agent.id, owner_id: ownerId, name: agent.name, email_prefix: null },
-    threadId, signal: new AbortController().signal, mailDomain: services.config.mailDomain, computer: null,
+    db: parts.db, bus: parts.bus, agent: { id: agent.id, owner_id: ownerId, name: agent.name, email_prefix: null },
+    threadId, signal: new AbortController().signal, mailDomain: parts.config.mailDomain, computer: null,
   });
 }
 
@@ -39,14 +39,14 @@ async function assertAdminOnly(method: string, path: string, token: string, othe
 const overview = suite('admin: agents overview');
 
 overview('lists every user’s agents with state, counts and last activity, the most recently active first', async () => {
-  const { user, agent, admin, services } = await setup();
+  const { user, agent, admin, parts } = await setup();
   const other = await newUser('admin-view-other');
   const quiet = await newAgent(other.id, 'Quiet one');
   // The quiet agent was active long ago; the overseen one's threads just changed.
-  await services.db.query("UPDATE agents SET updated_at = now() - interval '3 days' WHERE id = $1", [quiet.id]);
+  await parts.db.query("UPDATE agents SET updated_at = now() - interval '3 days' WHERE id = $1", [quiet.id]);
   // 'stop' (set here, not left to the default): with play or fast the test server's runner would take the
   // queued thread while this test counts it.
-  await services.db.query("UPDATE agents SET target_run_state = 'stop' WHERE id = $1", [agent.id]);
+  await parts.db.query("UPDATE agents SET target_run_state = 'stop' WHERE id = $1", [agent.id]);
 
   const res = await call('/api/admin/agents', { token: admin });
   assert.is(res.status, 200);
@@ -58,7 +58,7 @@ overview('lists every user’s agents with state, counts and last activity, the 
     id: agent.id, name: agent.name, owner_id: user.id, owner_email: user.email, target_run_state: 'stop', agent_running: false,
     number_scheduled_threads: 1, number_threads_requiring_approval: 1, updated_at: mine.updated_at,
   });
-  const lastThread = await services.db.one('SELECT max(updated_at) AS at FROM threads WHERE agent_id = $1', [agent.id]);
+  const lastThread = await parts.db.one('SELECT max(updated_at) AS at FROM threads WHERE agent_id = $1', [agent.id]);
   assert.is(Date.parse(mine.updated_at), new Date(lastThread!.at).getTime(), 'a thread’s change counts as the agent’s activity');
   const old = rows.find((r) => r.id === quiet.id);
   assert.is(old.target_run_state, 'stop');
@@ -147,10 +147,10 @@ thread.run();
 const approval = suite('admin: threads requiring approval');
 
 approval('lists every waiting thread with its agent, the one waiting longest first; approving takes it off', async () => {
-  const { services, agent, user, admin, drafted } = await setup();
+  const { parts, agent, user, admin, drafted } = await setup();
   const second = await setup();
   // The first thread has waited a day; the other one since just now.
-  await services.db.query("UPDATE threads SET updated_at = now() - interval '1 day' WHERE id = $1", [drafted.id]);
+  await parts.db.query("UPDATE threads SET updated_at = now() - interval '1 day' WHERE id = $1", [drafted.id]);
 
   const res = await call('/api/admin/threads-requiring-approval', { token: admin });
   assert.is(res.status, 200);
@@ -181,7 +181,7 @@ approval.run();
 const removal = suite('admin: deleting a thread');
 
 removal('deletes any user’s thread with its steps and mail, and closes the gap in the queue', async () => {
-  const { services, agent, user, admin, queued, drafted } = await setup();
+  const { parts, agent, user, admin, queued, drafted } = await setup();
   const later = (await call(`/api/threads/${agent.id}/create-new-thread`, { token: user.token, body: { user_text: 'Later work' } })).body;
   assert.is(later.schedule_sequence, 2);
 
@@ -195,7 +195,7 @@ removal('deletes any user’s thread with its steps and mail, and closes the gap
   assert.is((await call(`/api/threads/${later.id}`, { token: user.token })).body.schedule_sequence, 1, 'the queue is renumbered');
 
   assert.is((await call(`/api/admin/threads/${drafted.id}`, { method: 'DELETE', token: admin })).status, 204);
-  const left = await services.db.one('SELECT count(*)::int AS n FROM comm_messages WHERE thread_id = $1', [drafted.id]);
+  const left = await parts.db.one('SELECT count(*)::int AS n FROM comm_messages WHERE thread_id = $1', [drafted.id]);
   assert.is(left!.n, 0, 'its communication messages went with it');
   const overview = (await call('/api/admin/agents', { token: admin })).body.find((r: any) => r.id === agent.id);
   assert.is(overview.number_threads_requiring_approval, 0);

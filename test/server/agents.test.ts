@@ -32,7 +32,7 @@ agents('search filters the list by name', async () => {
 });
 
 agents('lists asked at the same time (one query for all) are each the owner\'s own, filtered by their search', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const users = [await newUser(), await newUser(), await newUser()];
   await newAgent(users[0].id, 'Mail sorter');
   await newAgent(users[0].id, 'Research bot');
@@ -41,8 +41,8 @@ agents('lists asked at the same time (one query for all) are each the owner\'s o
     [users[0].id, ''], [users[1].id, ''], [users[2].id, ''], [users[0].id, 'mail'], [users[0].id, '50%_\\'], [users[1].id, ''],
   ];
   const alone = [];
-  for (const [owner, search] of asks) alone.push((await listAgents(services.db, owner, search)).text);
-  const together = (await Promise.all(asks.map(([owner, search]) => listAgents(services.db, owner, search)))).map((list) => list.text);
+  for (const [owner, search] of asks) alone.push((await listAgents(parts.db, owner, search)).text);
+  const together = (await Promise.all(asks.map(([owner, search]) => listAgents(parts.db, owner, search)))).map((list) => list.text);
   assert.equal(together, alone, 'the batched answers equal the one-at-a-time ones');
   const names = together.map((json) => JSON.parse(json).map((a: { name: string }) => a.name));
   assert.equal(names, [['Mail sorter', 'Research bot'], ['Only one'], [], ['Mail sorter'], [], ['Only one']]);

@@ -13,12 +13,12 @@ import { scripted, swapRunner, toolUse, waitFor } from './runner-helpers.ts';
 type Event = { id: number; action: string; actor_type: string; actor_id: number | null; target_type: string; target_id: string; detail: any };
 
 async function lastId(): Promise<number> {
-  const { services } = await testServer();
-  return (await services.db.query<{ n: number }>('SELECT coalesce(max(id), 0)::int AS n FROM audit_events'))[0].n;
+  const { parts } = await testServer();
+  return (await parts.db.query<{ n: number }>('SELECT coalesce(max(id), 0)::int AS n FROM audit_events'))[0].n;
 }
 async function eventsAfter(id: number, action?: string): Promise<Event[]> {
-  const { services } = await testServer();
-  const rows = await services.db.query<Event>('SELECT * FROM audit_events WHERE id > $1 AND ($2::text IS NULL OR action = $2) ORDER BY id',
+  const { parts } = await testServer();
+  const rows = await parts.db.query<Event>('SELECT * FROM audit_events WHERE id > $1 AND ($2::text IS NULL OR action = $2) ORDER BY id',
     [id, action ?? null]);
   return rows.map((r) => ({ ...r, actor_id: r.actor_id === null ? null : Number(r.actor_id) }));
 }
@@ -26,13 +26,13 @@ async function eventsAfter(id: number, action?: string): Promise<Event[]> {
 const away = suite('audit: changes away from a plain API call');
 
 away('taking and handing back control of a desktop', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const user = await newUser('audit-control');
   const agent = await newAgent(user.id);
   // Control lives in the gateway's memory: a stand-in with one viewer of this user.
   let controller: string | null = null;
-  const real = services.gateway;
-  services.gateway = Object.assign(Object.create(real), {
+  const real = parts.gateway;
+  parts.gateway = Object.assign(Object.create(real), {
     describe: () => ({ viewers: 1, control: controller }),
     setControl: (_id: number, session: string, _user: number, take: boolean) => {
       controller = take ? session : controller === session ? null : controller;
@@ -54,16 +54,16 @@ away('taking and handing back control of a desktop', async () => {
       ['desktop.hand_back', user.id, String(agent.id), 'viewer-2'],
     ]);
   } finally {
-    services.gateway = real;
+    parts.gateway = real;
   }
 });
 
 away('a desktop that cannot be contained refuses to start, on the record', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const user = await newUser('audit-contain');
   const agent = await newAgent(user.id);
-  const real = services.desktops;
-  services.desktops = Object.assign(Object.create(real), {
+  const real = parts.desktops;
+  parts.desktops = Object.assign(Object.create(real), {
     status: () => ({ ...real.status(), available: true }),
     acquire: async () => {
       throw new DesktopUnavailable('Desktops cannot be contained here: user namespaces are off');
@@ -78,7 +78,7 @@ away('a desktop that cannot be contained refuses to start, on the record', async
       ['desktop.start_refused', String(agent.id), 'Desktops cannot be contained here: user namespaces are off'],
     ]);
   } finally {
-    services.desktops = real;
+    parts.desktops = real;
   }
 });
 
@@ -92,7 +92,7 @@ away('a run stopped by the spend limit', async () => {
   const user = await newUser('audit-spend');
   const agent = await newAgent(user.id);
   // The runaway guard's cost cap ($2 since the last human message) would pause the run first.
-  await setGuardSettings((await testServer()).services.db, agent.id, { ...GUARD_DEFAULTS, cost_cap_cents: GUARD_LIMITS.cost_cap_cents });
+  await setGuardSettings((await testServer()).parts.db, agent.id, { ...GUARD_DEFAULTS, cost_cap_cents: GUARD_LIMITS.cost_cap_cents });
   const before = await lastId();
   const thread = (await call(`/api/threads/${agent.id}/create-new-thread`, { token: user.token, body: { user_text: 'keep going' } })).body;
   await call(`/api/agents/${agent.id}/run-state`, { token: user.token, body: { state: 'run_all' } });
@@ -125,11 +125,11 @@ away('a recording summarised into its thread', async () => {
 });
 
 away('the bootstrap admin: a role change and a password change, each once', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const user = await newUser('audit-bootstrap');
   const before = await lastId();
-  await ensureAdmin(services.db, user.email, 'a brand new password 1', () => {});
-  await ensureAdmin(services.db, user.email, 'a brand new password 1', () => {}); // the same again: nothing changed
+  await ensureAdmin(parts.db, user.email, 'a brand new password 1', () => {});
+  await ensureAdmin(parts.db, user.email, 'a brand new password 1', () => {}); // the same again: nothing changed
   const events = await eventsAfter(before);
   assert.equal(events.map((e) => [e.action, e.actor_type, e.target_id]), [
     ['user.role_change', 'system', String(user.id)], ['auth.password_change', 'system', String(user.id)],
@@ -139,7 +139,7 @@ away('the bootstrap admin: a role change and a password change, each once', asyn
 });
 
 away('a sign-up, an admin deleting a thread, and mail given up after its last attempt', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   let before = await lastId();
   const email = uniqueEmail('audit-signup');
   const signedUp = await call('/api/auth/sign-up', { body: { email, password: 'correct horse battery' } });
@@ -158,8 +158,8 @@ away('a sign-up, an admin deleting a thread, and mail given up after its last at
   const mail = { id: 424242, thread_id: 1, agent_id: agent.id, from_address: 'a@x', to_address: 'bob@example.test', subject: 'Hi', text: 'body',
     message_id: null, in_reply_to: null, reference_ids: '', attempts: 6 };
   before = await lastId();
-  await markFailed(services.db, mail, 'relay refused', 30_000); // a retry: no event
-  await markFailed(services.db, mail, 'relay refused', null);
+  await markFailed(parts.db, mail, 'relay refused', 30_000); // a retry: no event
+  await markFailed(parts.db, mail, 'relay refused', null);
   assert.equal((await eventsAfter(before)).map((e) => [e.action, e.actor_type, e.target_id, e.detail.to]), [
     ['mail.dead', 'system', '424242', 'bob@example.test'],
   ]);

@@ -11,7 +11,7 @@ import type { Queryable } from '../../server/db/db.ts';
 import { appendBulk } from './audit-bulk.ts';
 import { adminToken, call, newAgent, newUser, testServer } from './helpers.ts';
 
-const db = async () => (await testServer()).services.db;
+const db = async () => (await testServer()).parts.db;
 
 async function verify(token: string) {
   const res = await call('/api/admin/audit/verify', { token });

@@ -14,14 +14,14 @@ type Event = {
 };
 
 async function lastId(): Promise<number> {
-  const { services } = await testServer();
-  const [row] = await services.db.query<{ n: number }>('SELECT coalesce(max(id), 0)::int AS n FROM audit_events');
+  const { parts } = await testServer();
+  const [row] = await parts.db.query<{ n: number }>('SELECT coalesce(max(id), 0)::int AS n FROM audit_events');
   return row.n;
 }
 
 async function eventsAfter(id: number): Promise<Event[]> {
-  const { services } = await testServer();
-  const rows = await services.db.query<Event>('SELECT * FROM audit_events WHERE id > $1 ORDER BY id', [id]);
+  const { parts } = await testServer();
+  const rows = await parts.db.query<Event>('SELECT * FROM audit_events WHERE id > $1 ORDER BY id', [id]);
   return rows.map((r) => ({ ...r, id: Number(r.id), actor_id: r.actor_id === null ? null : Number(r.actor_id),
     impersonator_id: r.impersonator_id === null ? null : Number(r.impersonator_id) }));
 }
@@ -121,15 +121,15 @@ actions('schedules, uploads, threads, spend limit, name, recordings', async () =
 });
 
 actions('outbound mail: drafted by the agent, edited, approved, deleted, sent', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const user = await newUser('audit-mail');
   const agent = await newAgent(user.id);
   const admin = await adminToken();
   const thread = (await call(`/api/threads/${agent.id}/create-new-thread`, { token: user.token, body: { user_text: 'Write to Bob' } })).body;
   await call(`/api/threads/${thread.id}/remove-from-schedule`, { token: user.token, body: {} });
   const draft = () => emailTool.run({ to: 'bob@example.test', subject: 'Hi', text: 'Private body' }, {
-    db: services.db, bus: services.bus, agent: { id: agent.id, owner_id: user.id, name: agent.name, email_prefix: null },
-    threadId: thread.id, signal: new AbortController().signal, mailDomain: services.config.mailDomain, computer: null,
+    db: parts.db, bus: parts.bus, agent: { id: agent.id, owner_id: user.id, name: agent.name, email_prefix: null },
+    threadId: thread.id, signal: new AbortController().signal, mailDomain: parts.config.mailDomain, computer: null,
   });
   const [drafted] = await leaves(['mail.draft'], draft);
   assert.is(drafted.actor_type, 'agent');
@@ -200,21 +200,21 @@ refused('403, 409 and 422 leave no event', async () => {
 });
 
 refused('a transaction that fails after its event was written keeps neither the change nor the event', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const user = await newUser('audit-rollback');
   const agent = await newAgent(user.id);
   await leaves([], async () => {
-    const failed = services.db.tx(async (q) => {
-      await setEmailSettings(q, services.bus, agent.id, { email_prefix: `rolled-${Date.now().toString(36)}`, email_accept_from_addresses: null });
+    const failed = parts.db.tx(async (q) => {
+      await setEmailSettings(q, parts.bus, agent.id, { email_prefix: `rolled-${Date.now().toString(36)}`, email_accept_from_addresses: null });
       await record(q, { action: 'agent.email_prefix', target: { type: 'agent', id: agent.id } });
       throw new Error('the disk is full');
     });
     await failed.then(() => assert.unreachable(), (err) => assert.is(err.message, 'the disk is full'));
   });
-  const [row] = await services.db.query('SELECT email_prefix FROM agents WHERE id = $1', [agent.id]);
+  const [row] = await parts.db.query('SELECT email_prefix FROM agents WHERE id = $1', [agent.id]);
   assert.is(row.email_prefix, null);
   // A change the database itself refuses (no such owner) leaves no event either.
-  await leaves([], () => createAgent(services.db, 2147483000, 'Orphan').then(() => assert.unreachable(), (err) => assert.is(err.code, '23503')));
+  await leaves([], () => createAgent(parts.db, 2147483000, 'Orphan').then(() => assert.unreachable(), (err) => assert.is(err.code, '23503')));
 });
 
 const access = suite('audit: admins only');
@@ -264,9 +264,9 @@ access('pages: filters, newest first, 50 a page with a cursor', async () => {
 });
 
 access('/api/metrics counts the events kept by action', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const admin = await adminToken();
-  const [row] = await services.db.query<{ n: number }>("SELECT count(*)::int AS n FROM audit_events WHERE action = 'auth.sign_in'");
+  const [row] = await parts.db.query<{ n: number }>("SELECT count(*)::int AS n FROM audit_events WHERE action = 'auth.sign_in'");
   const res = await call('/api/metrics', { token: admin });
   assert.is(res.status, 200);
   assert.match(res.body, '# TYPE aw_audit_events gauge\n');

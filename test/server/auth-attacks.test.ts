@@ -10,11 +10,11 @@ import { Api } from '../../server/http/api.ts';
 import { registerAuthRoutes } from '../../server/auth/routes.ts';
 import { TokenIssuer } from '../../server/auth/tokens.ts';
 import { loadSecretBox } from '../../server/system/secret-box.ts';
-import type { Services } from '../../server/services.ts';
+import type { Parts } from '../../server/parts.ts';
 import { call, newAgent, newUser, openSocket, testServer, uniqueEmail } from './helpers.ts';
 
 /** The test server's key (its data directory's secrets.key, or SECRETS_KEY). */
-const secretsOf = (services: Services) => loadSecretBox(services.config.secretsKey, services.config.dataDir);
+const secretsOf = (parts: Parts) => loadSecretBox(parts.config.secretsKey, parts.config.dataDir);
 
 type Raw = { status: number; body: any; headers: Record<string, string | string[] | undefined> };
 
@@ -133,18 +133,18 @@ csrf('an Origin other than ours is refused with 403; our own (or none, from scri
 });
 
 csrf('negotiate builds the hub URL from our own address, never from a Host header someone made up', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const user = await newUser('negotiate');
   const thread = await call('/api/threads/', { token: user.token, body: { agent_id: (await newAgent(user.id)).id } });
   const ask = (host: string) => raw('/api/realtime/negotiate',
     json({ thread_id: thread.body.id, hub: 'thread_hub' }, undefined, { Authorization: `Bearer ${user.token}`, Host: host }));
   const forged = await ask('evil.example');
   assert.is(forged.status, 200);
-  assert.match(forged.body.url, new RegExp(`^ws://localhost:${services.port}/api/realtime/client/hubs/thread_hub\\?access_token=`));
-  const own = await ask(`127.0.0.1:${services.port}`);
-  assert.ok(own.body.url.startsWith(`ws://127.0.0.1:${services.port}/api/`), own.body.url);
-  const otherPort = await ask(`127.0.0.1:${services.port + 1}`);
-  assert.ok(otherPort.body.url.startsWith(`ws://localhost:${services.port}/`), otherPort.body.url);
+  assert.match(forged.body.url, new RegExp(`^ws://localhost:${parts.port}/api/realtime/client/hubs/thread_hub\\?access_token=`));
+  const own = await ask(`127.0.0.1:${parts.port}`);
+  assert.ok(own.body.url.startsWith(`ws://127.0.0.1:${parts.port}/api/`), own.body.url);
+  const otherPort = await ask(`127.0.0.1:${parts.port + 1}`);
+  assert.ok(otherPort.body.url.startsWith(`ws://localhost:${parts.port}/`), otherPort.body.url);
 });
 
 csrf.run();
@@ -154,10 +154,10 @@ csrf.run();
 const sockets = suite('sockets end with their token and their session');
 
 sockets('a message socket closes with 4401 when its token expires', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const user = await newUser('expiry');
   const agent = await newAgent(user.id);
-  const shortLived = await services.auth.tokens.sign({ id: user.id, role: 'user', email: user.email }, undefined, 2);
+  const shortLived = await parts.auth.tokens.sign({ id: user.id, role: 'user', email: user.email }, undefined, 2);
   const socket = await openSocket(`/api/messages/agent/${agent.id}/ws?token=${shortLived}`);
   assert.equal(await socket.closedWith(15_000), { code: 4401, reason: 'Token expired' });
   const again = await openSocket(`/api/messages/agent/${agent.id}/ws?token=${shortLived}`);
@@ -165,9 +165,9 @@ sockets('a message socket closes with 4401 when its token expires', async () => 
 });
 
 sockets('a hub socket closes with 4401 when its hub token expires', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const user = await newUser('hub-expiry');
-  const token = await services.auth.tokens.signFor('realtime:thread_hub', String(user.id), { role: [] }, 2);
+  const token = await parts.auth.tokens.signFor('realtime:thread_hub', String(user.id), { role: [] }, 2);
   const socket = await openSocket(`/api/realtime/client/hubs/thread_hub?access_token=${token}`, 'json.webpubsub.azure.v1');
   assert.equal(await socket.closedWith(15_000), { code: 4401, reason: 'Token expired' });
 });
@@ -201,13 +201,13 @@ sockets.run();
 const forged = suite('tokens: right key, wrong everything else');
 
 forged('a token of our own key for another audience or issuer is refused by the API and the feeds', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const user = await newUser('aud');
   const agent = await newAgent(user.id);
   const claims = { id: user.id, role: 'user', email: user.email };
-  const hubToken = await services.auth.tokens.signFor('realtime:thread_hub', String(user.id), { role: ['webpubsub.joinLeaveGroup'] }, 600);
-  const otherAudience = await services.auth.tokens.signFor('some-other-service', String(user.id), { role: 'user' }, 600);
-  const otherIssuer = await (await TokenIssuer.load(services.db, secretsOf(services), 'evil-issuer', services.config.authAudience)).sign(claims);
+  const hubToken = await parts.auth.tokens.signFor('realtime:thread_hub', String(user.id), { role: ['webpubsub.joinLeaveGroup'] }, 600);
+  const otherAudience = await parts.auth.tokens.signFor('some-other-service', String(user.id), { role: 'user' }, 600);
+  const otherIssuer = await (await TokenIssuer.load(parts.db, secretsOf(parts), 'evil-issuer', parts.config.authAudience)).sign(claims);
   for (const [what, token] of [['hub token', hubToken], ['other audience', otherAudience], ['other issuer', otherIssuer]]) {
     const res = await call('/api/users/me', { token });
     assert.is(res.status, 401, what);
@@ -215,21 +215,21 @@ forged('a token of our own key for another audience or issuer is refused by the 
     assert.is((await (await openSocket(`/api/messages/agent/${agent.id}/ws?token=${token}`)).closedWith())?.code, 4401, what);
   }
   // The same claims from the real issuer work: the refusals were about audience and issuer alone.
-  assert.is((await call('/api/users/me', { token: await services.auth.tokens.sign(claims) })).status, 200);
+  assert.is((await call('/api/users/me', { token: await parts.auth.tokens.sign(claims) })).status, 200);
 });
 
 forged('HS256 signed with the public key (algorithm confusion), a kid of another key, and no exp are refused', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const user = await newUser('confusion');
-  const [key] = await services.db.query<{ kid: string; public_jwk: object }>('SELECT kid, public_jwk FROM signing_keys ORDER BY created_at DESC LIMIT 1');
+  const [key] = await parts.db.query<{ kid: string; public_jwk: object }>('SELECT kid, public_jwk FROM signing_keys ORDER BY created_at DESC LIMIT 1');
   const base = { role: 'admin', email: user.email };
   const hs = await new SignJWT(base).setProtectedHeader({ alg: 'HS256', kid: key.kid }).setSubject(String(user.id))
-    .setIssuer(services.config.authIssuer).setAudience(services.config.authAudience).setExpirationTime('10m')
+    .setIssuer(parts.config.authIssuer).setAudience(parts.config.authAudience).setExpirationTime('10m')
     .sign(new TextEncoder().encode(JSON.stringify(key.public_jwk)));
   assert.is((await call('/api/users/me', { token: hs })).status, 401);
   // Our key, but without an expiry: a token that would never end is not accepted.
-  const issuer = await TokenIssuer.load(services.db, secretsOf(services), services.config.authIssuer, services.config.authAudience);
-  const forever = await (issuer as any).signFor(services.config.authAudience, String(user.id), { role: 'user' }, 600);
+  const issuer = await TokenIssuer.load(parts.db, secretsOf(parts), parts.config.authIssuer, parts.config.authAudience);
+  const forever = await (issuer as any).signFor(parts.config.authAudience, String(user.id), { role: 'user' }, 600);
   const [h, p, sig] = forever.split('.');
   const payload = JSON.parse(Buffer.from(p, 'base64url').toString());
   delete payload.exp;
@@ -255,9 +255,9 @@ cookies('sign-in sets the refresh cookie HttpOnly, SameSite=Strict, Path=/api/au
 });
 
 cookies('with an https PUBLIC_URL the cookie is Secure even when the proxy does not say https; sign-out clears it the same way', async () => {
-  const { services } = await testServer();
-  const api = new Api(services);
-  registerAuthRoutes(api, { signup: 'open', publicUrl: 'https://aw.example.test' });
+  const { parts } = await testServer();
+  const api = new Api({ db: parts.db, log: parts.log, identify: (req, options) => parts.auth.identify(req, options) });
+  registerAuthRoutes(api, { auth: parts.auth, bus: parts.bus, signup: 'open', publicUrl: 'https://aw.example.test' });
   const context = (method = 'GET') => ({ requestId: 'test', ip: null, userAgent: null, method, recorded: 0 });
   const server = createServer((req, res) => api.handle(req, res, new URL(req.url!, 'http://localhost'), context(req.method)));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -76,7 +76,7 @@ signUp('an access token is refused over HTTP from the first request after its se
 });
 
 signUp('a session ended by another instance (its row gone from the shared database) is refused here within about a second', async () => {
-  const { db } = (await testServer()).services;
+  const { db } = (await testServer()).parts;
   const user = await newUser('http-out-elsewhere');
   assert.is((await call('/api/users/me', { token: user.token })).status, 200);
   // What a sign-out on another instance leaves this one to find: the session's row deleted, nothing said here.
@@ -123,11 +123,11 @@ tokens('an alg:none token is refused', async () => {
 });
 
 tokens('an expired token is refused, a fresh one from the same issuer accepted', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const user = await newUser();
-  const expired = await services.auth.tokens.sign({ id: user.id, role: 'user', email: user.email }, undefined, -60);
+  const expired = await parts.auth.tokens.sign({ id: user.id, role: 'user', email: user.email }, undefined, -60);
   assert.is((await call('/api/users/me', { token: expired })).status, 401);
-  const fresh = await services.auth.tokens.sign({ id: user.id, role: 'user', email: user.email });
+  const fresh = await parts.auth.tokens.sign({ id: user.id, role: 'user', email: user.email });
   assert.is((await call('/api/users/me', { token: fresh })).status, 200);
 });
 

@@ -19,7 +19,7 @@ async function setup(costUsd: number) {
   runner = await swapRunner({ provider });
   const user = await newUser('spender');
   const agent = await newAgent(user.id);
-  const { db } = (await testServer()).services;
+  const { db } = (await testServer()).parts;
   // The runaway guard's cost cap ($2 since the last human message) would pause these runs first.
   await setGuardSettings(db, agent.id, { ...GUARD_DEFAULTS, cost_cap_cents: GUARD_LIMITS.cost_cap_cents });
   const post = (path: string, body: unknown = {}) => call(path, { token: user.token, body });
@@ -97,7 +97,7 @@ billing('eight agents at once against a $1 limit: calls in flight count, so usag
   await runner?.stop();
   runner = await swapRunner({ provider });
   const user = await newUser('eight');
-  const { db } = (await testServer()).services;
+  const { db } = (await testServer()).parts;
   await db.query(ADD_CARD, [user.id]);
   assert.is((await call('/api/users/me/limit', { method: 'PATCH', token: user.token, body: { limit_cents: 100 } })).status, 200);
   const threads: { agent: number; thread: number }[] = [];

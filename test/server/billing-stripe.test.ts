@@ -109,14 +109,14 @@ const stripe = suite('billing: Stripe provider');
 
 stripe.before(async () => {
   fake = await fakeStripe();
-  const { services } = await testServer();
-  services.billing = chooseBillingProvider(
-    { ...services.config, billingProvider: 'stripe', stripeSecretKey: 'sk_test_123', stripeApiBase: fake.base }, services.db);
+  const { parts } = await testServer();
+  parts.billing = chooseBillingProvider(
+    { ...parts.config, billingProvider: 'stripe', stripeSecretKey: 'sk_test_123', stripeApiBase: fake.base }, parts.db);
 });
 
 stripe.after(async () => {
-  const { services } = await testServer();
-  services.billing = chooseBillingProvider(services.config, services.db);
+  const { parts } = await testServer();
+  parts.billing = chooseBillingProvider(parts.config, parts.db);
   await fake.close();
 });
 
@@ -179,7 +179,7 @@ stripe('the portal session asks for the payment_method_update flow and returns S
   assert.is(sent.form.get('flow_data[after_completion][redirect][return_url]'), back);
 
   // PUBLIC_URL names the app's address when it sits behind a proxy.
-  const { config } = (await testServer()).services;
+  const { config } = (await testServer()).parts;
   config.publicUrl = 'https://app.example.test';
   try {
     const plain = await u.send('POST', '/api/billing/portal-session', {});
@@ -276,16 +276,16 @@ stripe('Stripe\'s error replies become clear {detail} errors', async () => {
 
 stripe('an unreachable Stripe is a 503', async () => {
   const u = await user();
-  const { services } = await testServer();
-  const saved = services.billing;
-  services.billing = chooseBillingProvider(
-    { ...services.config, billingProvider: 'stripe', stripeSecretKey: 'sk_test_123', stripeApiBase: 'http://127.0.0.1:9' }, services.db);
+  const { parts } = await testServer();
+  const saved = parts.billing;
+  parts.billing = chooseBillingProvider(
+    { ...parts.config, billingProvider: 'stripe', stripeSecretKey: 'sk_test_123', stripeApiBase: 'http://127.0.0.1:9' }, parts.db);
   try {
     const res = await u.get('/api/billing/payment-method');
     assert.is(res.status, 503);
     assert.match(res.body.detail, /^Stripe is not reachable: /);
   } finally {
-    services.billing = saved;
+    parts.billing = saved;
   }
 });
 

@@ -6,7 +6,7 @@ import { monthlyPeriod } from '../../server/billing/usage.ts';
 import { adminToken, call, newAgent, newUser, testServer } from './helpers.ts';
 
 async function setup() {
-  const { db, url } = { ...(await testServer()).services, url: (await testServer()).url };
+  const { db, url } = { ...(await testServer()).parts, url: (await testServer()).url };
   const user = await newUser('billing');
   const get = (path: string, token = user.token) => call(path, { token });
   const send = (method: string, path: string, body: unknown, token = user.token) => call(path, { method, token, body });

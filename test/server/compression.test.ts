@@ -159,9 +159,9 @@ dynamic('a JSON answer under 1 KB goes out plain', async () => {
 dynamic('a PNG screenshot is never compressed again', async () => {
   const { token, id } = await newUser('compress');
   const agent = await newAgent(id);
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const picture = Buffer.concat([png, Buffer.alloc(4096, 7)]); // big and compressible: still sent as is
-  await services.screenshots.save(agent.id, picture);
+  await parts.screenshots.save(agent.id, picture);
   const r = await api(`/api/agents/${agent.id}/screenshot`, token, { 'Accept-Encoding': 'br, gzip' });
   assert.is(r.status, 200);
   assert.is(r.headers['content-type'], 'image/png');

@@ -9,7 +9,7 @@ const ECHO = prepared('test.echo', 'SELECT $1::int AS n, $2::text AS t, $3::json
 const DIVIDE = prepared('test.divide', 'SELECT 10 / $1::int AS q');
 
 named('parameters and results convert like plain queries, null included', async () => {
-  const { db } = (await testServer()).services;
+  const { db } = (await testServer()).parts;
   const at = new Date('2030-01-02T03:04:05.678Z');
   const [row] = await db.query(ECHO, [7, "it's", { a: [1, 'b'] }, at, [1, 2]]);
   assert.equal(row, await db.one(
@@ -20,7 +20,7 @@ named('parameters and results convert like plain queries, null included', async 
 });
 
 named('an error in one call leaves the statement and the connection usable', async () => {
-  const { db } = (await testServer()).services;
+  const { db } = (await testServer()).parts;
   assert.equal(await db.query(DIVIDE, [2]), [{ q: 5 }]);
   const err = await db.query(DIVIDE, [0]).catch((e) => e);
   assert.is(err.code, '22012'); // division_by_zero
@@ -29,7 +29,7 @@ named('an error in one call leaves the statement and the connection usable', asy
 });
 
 named('concurrent calls next to a transaction do not interleave with it', async () => {
-  const { db } = (await testServer()).services;
+  const { db } = (await testServer()).parts;
   const inside = db.tx(async (q) => {
     await q.query('CREATE TEMP TABLE prepared_probe (n int) ON COMMIT DROP');
     await q.query('INSERT INTO prepared_probe VALUES (1)');

@@ -40,8 +40,8 @@ line('reads the current snapshot, in order, and sees another connection\'s commi
 });
 
 line('a line PostgreSQL ends is replaced, and the version is read through the pool meanwhile', async () => {
-  const { services } = await testServer();
-  const db = services.db;
+  const { parts } = await testServer();
+  const db = parts.db;
   if (db.engine !== 'postgres') return;
   const version = db.version as () => Promise<string>;
   assert.match(await version(), SNAPSHOT);

@@ -13,10 +13,11 @@ import {
   decodeOwnPng, desktopUploadHook, findBinary, keysymsForText, performAction, RfbClient, RfbError, vncPasswordFile, xvncPidFile,
   type Desktops, type LocalDesktops, type RfbDesktop,
 } from '../../server/desktop/index.ts';
-import type { Services } from '../../server/services.ts';
+import type { Parts } from '../../server/parts.ts';
 import { AGENT_UID_BASE, diffPixels, GuacTestClient, removeDataDir, testDesktops, testXvnc } from './desktop-helpers.ts';
 import { rawScreen } from './raw-viewer.ts';
 import { adminToken, call, newAgent, newUser, testServer } from './helpers.ts';
+import { TOPICS } from '../../server/realtime/topics.ts';
 
 const HAVE_XVNC = !!findBinary('Xvnc', process.env.PATH ?? '');
 /** What the desktops logged as errors (the flood test looks for its line). */
@@ -33,8 +34,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 type Ctx = {
   dir: string;
   manager: LocalDesktops;
-  services: Services;
-  original: { desktops: Desktops; onUpload: Services['onUpload'] };
+  parts: Parts;
+  original: { desktops: Desktops; onUpload: Parts['onUpload'] };
   user: { token: string; id: number };
   agent: { id: number };
   base: string;
@@ -142,14 +143,14 @@ if (!HAVE_XVNC) {
 } else {
   xvnc.before(async () => {
     const running = await testServer();
-    ctx.services = running.services;
+    ctx.parts = running.parts;
     ctx.base = running.url.replace('http', 'ws');
     ctx.dir = mkdtempSync(join(tmpdir(), 'aw-desktop-test-'));
     ctx.manager = testDesktops({ dataDir: ctx.dir, log: quiet, config: { provider: 'xvnc', apps: ['terminal'], displayBase: 60 } });
     // This file's desktops live in a temporary directory, not in the shared test server's data dir.
-    ctx.original = { desktops: ctx.services.desktops, onUpload: ctx.services.onUpload };
-    ctx.services.desktops = ctx.manager;
-    ctx.services.onUpload = desktopUploadHook(ctx.manager, quiet);
+    ctx.original = { desktops: ctx.parts.desktops, onUpload: ctx.parts.onUpload };
+    ctx.parts.desktops = ctx.manager;
+    ctx.parts.onUpload = desktopUploadHook(ctx.manager, quiet);
     (globalThis as any).__teardown?.push(async () => {
       await ctx.manager.stopAll();
       rmSync(ctx.dir, { recursive: true, force: true, maxRetries: 5 });
@@ -165,8 +166,8 @@ if (!HAVE_XVNC) {
 
   xvnc.after(async () => {
     await ctx.manager.stopAll();
-    ctx.services.desktops = ctx.original.desktops;
-    ctx.services.onUpload = ctx.original.onUpload;
+    ctx.parts.desktops = ctx.original.desktops;
+    ctx.parts.onUpload = ctx.original.onUpload;
   });
 
   xvnc('Xvnc runs with -AlwaysShared, -s 0, no TCP and a 0600 Unix socket; status says xvnc', async () => {
@@ -354,7 +355,7 @@ if (!HAVE_XVNC) {
     const png = Buffer.from(await res.arrayBuffer());
     assert.is(diffPixels(decodeOwnPng(png).data, d.framebuffer().data), 0);
     await until(async () => (await call(`/api/agents/${ctx.agent.id}`, { token: ctx.user.token })).body.screenshot_url !== null, 3000, 'screenshot_url');
-    assert.ok(existsSync(join(ctx.services.config.dataDir, 'files', `agent-${ctx.agent.id}`, 'screenshot.png')));
+    assert.ok(existsSync(join(ctx.parts.config.dataDir, 'files', `agent-${ctx.agent.id}`, 'screenshot.png')));
   });
 
   xvnc('two viewers see the same picture; only the viewer holding control reaches the desktop', async () => {
@@ -487,7 +488,7 @@ if (!HAVE_XVNC) {
     await until(() => existsSync(join(home(), 'Desktop', 'act.txt')), 5000, 'act.txt');
     assert.is(readFileSync(join(home(), 'Desktop', 'act.txt'), 'utf8'), 'acted ✓\n');
     assert.equal(events.map((e) => e.payload.kind), ['click', 'type', 'key']);
-    assert.ok(events.every((e) => e.topic === `agent:${ctx.agent.id}:actions`));
+    assert.ok(events.every((e) => e.topic === TOPICS.agentActions(ctx.agent.id)));
     assert.ok(Math.abs(events[0].payload.x - 320 / 1279) < 1e-9 && Math.abs(events[0].payload.y - 400 / 799) < 1e-9);
     assert.equal((await performAction(d, { action: 'cursor_position' }, { publish })).text, 'X=320,Y=400');
     try {
@@ -723,8 +724,8 @@ providers('none: the status says why, and entering answers 503 with that reason'
   const user = await newUser('none');
   const agent = await newAgent(user.id);
   const none = testDesktops({ dataDir: tmpdir(), log: quiet, config: { provider: 'none' } });
-  const original = running.services.desktops;
-  running.services.desktops = none;
+  const original = running.parts.desktops;
+  running.parts.desktops = none;
   try {
     const status = await call('/api/desktops/status', { token: user.token });
     assert.is(status.body.available, false);
@@ -737,7 +738,7 @@ providers('none: the status says why, and entering answers 503 with that reason'
     assert.is(shot.status, 404);
     assert.is(shot.body.detail, 'No screenshot yet');
   } finally {
-    running.services.desktops = original;
+    running.parts.desktops = original;
     await none.stopAll();
   }
 });

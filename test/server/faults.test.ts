@@ -24,6 +24,7 @@ import { RESTART_ERROR } from '../../server/runner/runner.ts';
 import { PUBSUB_PROTOCOL } from '../../server/realtime/pubsub-hub.ts';
 import { ADMIN, newAgent, newUser, openSocket, testEnv, testServer } from './helpers.ts';
 import { fakeModel, HAVE_POSTGRES_BINARIES, ownPostgres, spawnServer, until } from './fault-helpers.ts';
+import { TOPICS } from '../../server/realtime/topics.ts';
 
 const quiet = { info: () => {}, error: (m: string) => process.env.TEST_VERBOSE && console.error(m) };
 const PASSWORD = 'correct horse battery';
@@ -202,13 +203,13 @@ if (!ownCluster) {
       return !t.thread_running && t.schedule_sequence === null;
     }, 20_000, 'the thread to run');
     // Both runners poll every second: give each a few chances to run it again, then count.
-    await until(async () => (await c.one.services.db.query('SELECT 1 FROM runner_instances')).length >= 2, 5000, 'both runners alive');
+    await until(async () => (await c.one.parts.db.query('SELECT 1 FROM runner_instances')).length >= 2, 5000, 'both runners alive');
     const claimsSettled = Date.now() + 2500;
     await until(() => Date.now() > claimsSettled
-      && c.one.services.runner!.activeThreads().length === 0
-      && c.two.services.runner!.activeThreads().length === 0, 10_000, 'both runners idle');
+      && c.one.parts.runner!.activeThreads().length === 0
+      && c.two.parts.runner!.activeThreads().length === 0, 10_000, 'both runners idle');
     assert.is(c.model.calls.filter((t) => t.includes(tag)).length, 1, `model calls: ${JSON.stringify(c.model.calls)}`);
-    const [{ n }] = await c.one.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM llm_traces WHERE thread_id = $1', [thread.id]);
+    const [{ n }] = await c.one.parts.db.query<{ n: number }>('SELECT count(*)::int AS n FROM llm_traces WHERE thread_id = $1', [thread.id]);
     assert.is(n, 1);
   });
 
@@ -314,12 +315,13 @@ churn(`200 clients for ${CHURN_MS / 1000} s: handles, bus listeners and heap ret
     () => new WebSocket(`${base}/api/messages/agent/${agent.id}/ws?token=forged`),
   ];
 
-  const baseline = { handles: process.getActiveResourcesInfo().length, listeners: busListeners(running.services.bus), heap: heapAfterGc() };
+  const baseline = { handles: process.getActiveResourcesInfo().length, listeners: busListeners(running.parts.bus), heap: heapAfterGc() };
   const open = new Set<WebSocket>();
   let opened = 0;
   let peak = 0;
   const ends = Date.now() + CHURN_MS;
-  const traffic = setInterval(() => running.services.bus.publish(`agent:${agent.id}:messages`, { type: 'churn', text: 'x'.repeat(500) }), 20);
+  const churn = { type: 'updated' as const, agent_id: agent.id, message_id: 0, message: { text: 'x'.repeat(500) } };
+  const traffic = setInterval(() => running.parts.bus.publish(TOPICS.agentMessages(agent.id), churn), 20);
   const client = async () => {
     while (Date.now() < ends) {
       const ws = targets[Math.floor(Math.random() * targets.length)]();
@@ -327,7 +329,7 @@ churn(`200 clients for ${CHURN_MS / 1000} s: handles, bus listeners and heap ret
       ws.on('error', () => {});
       ws.on('open', () => {
         opened++;
-        peak = Math.max(peak, busListeners(running.services.bus));
+        peak = Math.max(peak, busListeners(running.parts.bus));
         if (ws.protocol === PUBSUB_PROTOCOL) ws.send(JSON.stringify({ type: 'joinGroup', group: hub.group, ackId: 1 }));
       });
       const closed = new Promise((r) => ws.once('close', r));
@@ -353,8 +355,8 @@ churn(`200 clients for ${CHURN_MS / 1000} s: handles, bus listeners and heap ret
   assert.ok(opened > 200, `only ${opened} sockets opened`);
   assert.ok(peak > baseline.listeners + 20, `sockets did subscribe (peak ${peak})`);
 
-  await until(() => busListeners(running.services.bus) === baseline.listeners, 10_000,
-    `bus listeners back to ${baseline.listeners} (now ${busListeners(running.services.bus)})`);
+  await until(() => busListeners(running.parts.bus) === baseline.listeners, 10_000,
+    `bus listeners back to ${baseline.listeners} (now ${busListeners(running.parts.bus)})`);
   await until(() => process.getActiveResourcesInfo().length <= baseline.handles + 3, 10_000,
     `handles back to ~${baseline.handles} (now ${process.getActiveResourcesInfo().length}: ${process.getActiveResourcesInfo().join(',')})`);
   const heap = await until(() => {

@@ -63,7 +63,7 @@ async function boot(): Promise<Running> {
     logRequests: false,
   };
   const r = await start(config, db, quiet);
-  if (r.services.smtp) r.services.smtp.resolver = fakeResolve; // the sender checks ask test/server/fake-dns.ts, never the internet
+  if (r.parts.smtp) r.parts.smtp.resolver = fakeResolve; // the sender checks ask test/server/fake-dns.ts, never the internet
   (globalThis as any).__teardown?.push(async () => {
     await r.close();
     await db.close();
@@ -109,7 +109,7 @@ export function uniqueEmail(prefix = 'user'): string {
 export async function newUser(prefix = 'user'): Promise<{ token: string; id: number; email: string; cookie: string }> {
   const email = uniqueEmail(prefix);
   const password = 'correct horse battery';
-  await createUser((await testServer()).services.db, email, password);
+  await createUser((await testServer()).parts.db, email, password);
   const res = await call('/api/auth/sign-in', { body: { email, password } });
   if (res.status !== 200) throw new Error(`sign-in failed: ${res.status} ${JSON.stringify(res.body)}`);
   const me = await call('/api/users/me', { token: res.body.token });

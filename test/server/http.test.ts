@@ -46,14 +46,14 @@ shapes('validation errors are 422 with a list of {loc, msg}', async () => {
 });
 
 shapes('a handler crash is a 500 without internals', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const { Api } = await import('../../server/http/api.ts');
-  const api = new Api(services).get('/boom', () => {
+  const api = new Api({ db: parts.db, log: parts.log, identify: (req, options) => parts.auth.identify(req, options) }).get('/boom', () => {
     throw new Error('secret stack detail');
   }, 'public');
   const { createServer } = await import('node:http');
   const errors: string[] = [];
-  services.log.error = (m) => errors.push(m);
+  parts.log.error = (m) => errors.push(m);
   const context = (method = 'GET') => ({ requestId: 'test', ip: null, userAgent: null, method, recorded: 0 });
   const server = createServer((req, res) => api.handle(req, res, new URL(req.url!, 'http://x'), context(req.method)));
   await new Promise<void>((r) => server.listen(0, r));

@@ -16,7 +16,7 @@ cache('a change to the user through the API shows on the very next request', asy
 });
 
 cache('a user removed behind the API is refused within about a second', async () => {
-  const { db } = (await testServer()).services;
+  const { db } = (await testServer()).parts;
   const { token, id } = await newUser();
   assert.is((await call('/api/users/me', { token })).status, 200);
   await db.query('DELETE FROM users WHERE id = $1', [id]);

@@ -15,7 +15,7 @@ import { desktopPath, filesPath, internalCall, sendFile } from '../../server/des
 import { connectSound } from '../../server/desktop/place/relayed-sound.ts';
 import { signedHeaders, STREAMED } from '../../server/desktop/place/signature.ts';
 import { handleInternal, internalUpgrades } from '../../server/desktop/internal-routes.ts';
-import type { Services } from '../../server/services.ts';
+import type { Parts } from '../../server/parts.ts';
 
 const SECRET = 'internal-calls-test-secret-0123456789abcdef';
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -34,12 +34,12 @@ async function holder(): Promise<{ address: string; landed: string[]; seen: Reco
       running: () => null,
     },
   };
-  const services = { fleet, config: { fleet: { internalSecret: SECRET } }, log: { error: () => {}, info: () => {} } } as unknown as Services;
+  const parts = { fleet, config: { fleet: { internalSecret: SECRET } }, log: { error: () => {}, info: () => {} } } as unknown as Parts;
   const server: Server = createServer((req, res) => {
     seen.push(req.headers as Record<string, string>);
-    void handleInternal(services, req, res);
+    void handleInternal(parts, req, res);
   });
-  const upgrades = internalUpgrades(services);
+  const upgrades = internalUpgrades(parts);
   server.on('upgrade', (req, socket, head) => void upgrades.upgrade(req, socket, head));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   fleet.address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

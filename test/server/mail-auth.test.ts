@@ -32,19 +32,19 @@ async function signed(raw: string, domain: string): Promise<string> {
 }
 
 async function withMode<T>(mode: 'hold' | 'enforce' | 'off', fn: () => Promise<T>): Promise<T> {
-  const { services } = await testServer();
-  const before = services.config.mailAuth;
-  services.config.mailAuth = mode; // the intake reads it per message
+  const { parts } = await testServer();
+  const before = parts.config.mailAuth;
+  parts.config.mailAuth = mode; // the intake reads it per message
   try {
     return await fn();
   } finally {
-    services.config.mailAuth = before;
+    parts.config.mailAuth = before;
   }
 }
 
 async function metric(name: string): Promise<number> {
-  const { services } = await testServer();
-  const text = await services.metrics!.render();
+  const { parts } = await testServer();
+  const text = await parts.metrics!.render();
   return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
 }
 

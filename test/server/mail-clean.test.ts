@@ -51,8 +51,8 @@ clean('swaks sends an attachment named "nul\\0byte.txt": 250, and the name, subj
   assert.is(thread.name, 'Report with bell');
   const [step] = await stepsOf(thread.id, user.token);
   assert.match(step.user_files[0], /\/nulbyte\.txt$/);
-  const { services } = await testServer();
-  const rows = await services.db.query('SELECT original_name FROM uploaded_files WHERE agent_id = $1 ORDER BY id', [agent.id]);
+  const { parts } = await testServer();
+  const rows = await parts.db.query('SELECT original_name FROM uploaded_files WHERE agent_id = $1 ORDER BY id', [agent.id]);
   assert.equal(rows.map((r) => r.original_name), ['nulbyte.txt', 'tabandnul.bin']);
 });
 
@@ -64,13 +64,13 @@ clean('the same raw MIME through nodemailer, with a NUL in the envelope-free hea
 });
 
 clean('what the database can never store is a 554, not a 451 to be retried forever', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const { agent, user, address } = await mailAgent();
   const invalid = Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' });
-  const db = { ...services.db, tx: async () => { throw invalid; } };
+  const db = { ...parts.db, tx: async () => { throw invalid; } };
   const intake = new SmtpIntake({
-    db, bus: services.bus, log: { info: () => {}, error: () => {} }, dataDir: services.config.dataDir, storageQuota: () => services.config.agentStorageBytes,
-    port: 0, mailDomain: 'localhost', maxBytes: 1024 * 1024, auth: () => 'off', limits: services.config.mailLimits,
+    db, bus: parts.bus, log: { info: () => {}, error: () => {} }, dataDir: parts.config.dataDir, storageQuota: () => parts.config.agentStorageBytes,
+    port: 0, mailDomain: 'localhost', maxBytes: 1024 * 1024, auth: () => 'off', limits: parts.config.mailLimits,
   });
   const transport = nodemailer.createTransport({ host: '127.0.0.1', port: await intake.listen(), secure: false, ignoreTLS: true });
   try {

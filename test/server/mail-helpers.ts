@@ -19,7 +19,7 @@ export async function mailAgent(patterns: string[] | null = ['@example.test']) {
 }
 
 export async function smtpPort(): Promise<number> {
-  return (await testServer()).services.smtp!.port;
+  return (await testServer()).parts.smtp!.port;
 }
 
 /** Sends through the test server's intake; resolves with nodemailer's info (250) or rejects with its error. */

@@ -19,11 +19,11 @@ async function mailedThread() {
 }
 
 async function draft(setup: Awaited<ReturnType<typeof mailedThread>>, to: string, smtpUtf8 = false) {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const agent = { id: setup.agent.id, owner_id: setup.user.id, name: setup.agent.name, email_prefix: setup.prefix };
   return emailTool.run({ to, text: 'hello' }, {
-    db: services.db, bus: services.bus, agent, threadId: setup.thread.id, signal: new AbortController().signal,
-    mailDomain: services.config.mailDomain, smtpUtf8, computer: null,
+    db: parts.db, bus: parts.bus, agent, threadId: setup.thread.id, signal: new AbortController().signal,
+    mailDomain: parts.config.mailDomain, smtpUtf8, computer: null,
   });
 }
 

@@ -6,6 +6,7 @@ import { SmtpIntake } from '../../server/mail/smtp-intake.ts';
 import { join } from 'node:path';
 import { call, testServer } from './helpers.ts';
 import { commMessages, mailAgent, refusal, sendMail, stepsOf, threadsOf } from './mail-helpers.ts';
+import { TOPICS } from '../../server/realtime/topics.ts';
 
 const intake = suite('SMTP intake');
 
@@ -34,16 +35,16 @@ intake('a mail from an accepted sender becomes an inbound message and a queued t
 });
 
 intake('views hear of a mail only after its thread, step and message are committed', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const { agent, address } = await mailAgent(['@example.test']);
   // What a listener reads on another connection the moment it hears: a step and a thread both there.
   const seen: Promise<unknown>[] = [];
-  const read = (threadId: number) => services.db.query<{ steps: number; threads: number }>(
+  const read = (threadId: number) => parts.db.query<{ steps: number; threads: number }>(
     'SELECT (SELECT count(*)::int FROM thread_steps WHERE thread_id = $1) AS steps, ' +
       '(SELECT count(*)::int FROM threads WHERE id = $1) AS threads', [threadId]).then(([r]) => r);
   const offs = [
-    services.bus.subscribe(`agent:${agent.id}:messages`, (m: any) => seen.push(read(m.message.thread_id))),
-    services.bus.subscribe(`agent:${agent.id}:changed`, () => seen.push(services.db
+    parts.bus.subscribe(TOPICS.agentMessages(agent.id), (m: any) => seen.push(read(m.message.thread_id))),
+    parts.bus.subscribe(TOPICS.agentChanged(agent.id), () => seen.push(parts.db
       .query<{ n: number }>('SELECT count(*)::int AS n FROM threads WHERE agent_id = $1', [agent.id])
       .then(([r]) => ({ threads: r.n })))),
   ];
@@ -95,10 +96,10 @@ intake('an unknown prefix, another domain or a bad address is refused at RCPT', 
 
 intake('a message over MAIL_MAX_BYTES is answered 552 and not stored', async () => {
   const { agent, user, address } = await mailAgent();
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const big = 'x'.repeat(76) + '\r\n';
   const err = await refusal({
-    from: 'alice@example.test', to: address, subject: 'big', text: big.repeat(Math.ceil(services.config.mailMaxBytes / big.length) + 10),
+    from: 'alice@example.test', to: address, subject: 'big', text: big.repeat(Math.ceil(parts.config.mailMaxBytes / big.length) + 10),
   });
   assert.is(err.responseCode, 552);
   assert.match(err.response, /^552 .*(size|big)/i);
@@ -110,7 +111,7 @@ intake('a message over MAIL_MAX_BYTES is answered 552 and not stored', async () 
 
 intake('attachments become the step\'s user_files, stored like uploads and readable there', async () => {
   const { agent, user, admin, address } = await mailAgent();
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const binary = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7) % 256));
   await sendMail({
     from: 'alice@example.test', to: address, subject: 'Files', text: 'See attached',
@@ -124,19 +125,19 @@ intake('attachments become the step\'s user_files, stored like uploads and reada
   assert.is(step.user_files.length, 2);
   assert.match(step.user_files[0], new RegExp(`^agent-${agent.id}/[0-9a-f-]{36}/report\\.txt$`));
   assert.match(step.user_files[1], new RegExp(`^agent-${agent.id}/[0-9a-f-]{36}/passwd\\.bin$`));
-  const files = join(services.config.dataDir, 'files');
+  const files = join(parts.config.dataDir, 'files');
   assert.is(readFileSync(join(files, step.user_files[0]), 'utf8'), 'line one\nline two\n');
   assert.ok(readFileSync(join(files, step.user_files[1])).equals(binary));
-  const rows = await services.db.query('SELECT original_name, size_bytes FROM uploaded_files WHERE agent_id = $1 ORDER BY id', [agent.id]);
+  const rows = await parts.db.query('SELECT original_name, size_bytes FROM uploaded_files WHERE agent_id = $1 ORDER BY id', [agent.id]);
   assert.equal(rows.map((r) => [r.original_name, Number(r.size_bytes)]), [['report.txt', 18], ['../../etc/passwd.bin', 3000]]);
   assert.equal((await commMessages(thread.id, admin))[0].files, ['report.txt', 'passwd.bin']);
 });
 
 intake('attachments that do not fit the agent\'s storage quota: 552, nothing stored, and the next mail gets in', async () => {
   const { agent, user, address } = await mailAgent();
-  const { services } = await testServer();
-  const quota = services.config.agentStorageBytes;
-  services.config.agentStorageBytes = 4000; // the intake reads the quota per message
+  const { parts } = await testServer();
+  const quota = parts.config.agentStorageBytes;
+  parts.config.agentStorageBytes = 4000; // the intake reads the quota per message
   try {
     const err = await refusal({
       from: 'alice@example.test', to: address, subject: 'full', text: 'x', attachments: [{ filename: 'big.bin', content: Buffer.alloc(5000, 1) }],
@@ -144,13 +145,13 @@ intake('attachments that do not fit the agent\'s storage quota: 552, nothing sto
     assert.is(err.responseCode, 552);
     assert.match(err.response, /^552 5\.2\.2 Mailbox full: Not enough storage left for this agent/);
     assert.is((await threadsOf(agent.id, user.token)).length, 0);
-    assert.equal(await services.db.query('SELECT id FROM uploaded_files WHERE agent_id = $1', [agent.id]), []);
-    const dir = join(services.config.dataDir, 'files', `agent-${agent.id}`);
+    assert.equal(await parts.db.query('SELECT id FROM uploaded_files WHERE agent_id = $1', [agent.id]), []);
+    const dir = join(parts.config.dataDir, 'files', `agent-${agent.id}`);
     assert.equal(existsSync(dir) ? readdirSync(dir) : [], []);
     await sendMail({ from: 'alice@example.test', to: address, subject: 'small', text: 'x', attachments: [{ filename: 'a.txt', content: 'fits' }] });
     assert.is((await threadsOf(agent.id, user.token)).length, 1);
   } finally {
-    services.config.agentStorageBytes = quota;
+    parts.config.agentStorageBytes = quota;
   }
 });
 
@@ -215,14 +216,14 @@ intake('malformed MIME is stored as text and never stops the intake', async () =
 });
 
 intake('when the message cannot be stored the answer is 451 (try again), not 250, and no files stay behind', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const { agent, user, address } = await mailAgent();
   // The same intake over a database whose transactions fail, as when PostgreSQL is down.
-  const down = { ...services.db, tx: async () => { throw new Error('database is down'); } };
+  const down = { ...parts.db, tx: async () => { throw new Error('database is down'); } };
   const broken = new SmtpIntake({
-    db: down, bus: services.bus, log: { info: () => {}, error: () => {} }, dataDir: services.config.dataDir,
-    storageQuota: () => services.config.agentStorageBytes, port: 0, mailDomain: 'localhost', maxBytes: 1024 * 1024,
-    auth: () => 'off', limits: services.config.mailLimits });
+    db: down, bus: parts.bus, log: { info: () => {}, error: () => {} }, dataDir: parts.config.dataDir,
+    storageQuota: () => parts.config.agentStorageBytes, port: 0, mailDomain: 'localhost', maxBytes: 1024 * 1024,
+    auth: () => 'off', limits: parts.config.mailLimits });
   const port = await broken.listen();
   const transport = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true });
   try {
@@ -236,7 +237,7 @@ intake('when the message cannot be stored the answer is 451 (try again), not 250
     await broken.close();
   }
   assert.is((await threadsOf(agent.id, user.token)).length, 0);
-  const dir = join(services.config.dataDir, 'files', `agent-${agent.id}`);
+  const dir = join(parts.config.dataDir, 'files', `agent-${agent.id}`);
   assert.equal(existsSync(dir) ? readdirSync(dir) : [], [], 'the attachment was removed again');
 });
 

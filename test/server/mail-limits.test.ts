@@ -16,11 +16,11 @@ const quiet = { info: () => {}, error: () => {} };
 
 /** An intake of its own over the test server's database, with these limits. */
 async function intakeWith(limits: Partial<MailLimits>) {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const intake = new SmtpIntake({
-    db: services.db, bus: services.bus, log: quiet, dataDir: services.config.dataDir, storageQuota: () => services.config.agentStorageBytes,
+    db: parts.db, bus: parts.bus, log: quiet, dataDir: parts.config.dataDir, storageQuota: () => parts.config.agentStorageBytes,
     port: 0, mailDomain: 'localhost', maxBytes: 1024 * 1024, auth: () => 'hold', resolver: fakeResolve,
-    limits: { ...services.config.mailLimits, ...limits },
+    limits: { ...parts.config.mailLimits, ...limits },
   });
   const port = await intake.listen();
   /** Sends from the given local address (127.0.0.2 is another client); resolves with the reply or rejects with the refusal. */

@@ -18,7 +18,7 @@ const quiet = { info: () => {}, error: (m: string) => process.env.TEST_VERBOSE &
 
 /** A thread that came in by mail, and a reply the agent drafted on it with the email tool. */
 async function draftedReply(text = 'The figures are attached.') {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const setup = await mailAgent();
   await sendMail({
     from: 'alice@example.test', to: setup.address, subject: 'Numbers', text: 'Send me the numbers',
@@ -27,8 +27,8 @@ async function draftedReply(text = 'The figures are attached.') {
   const [thread] = await threadsOf(setup.agent.id, setup.user.token);
   const agent = { id: setup.agent.id, owner_id: setup.user.id, name: setup.agent.name, email_prefix: setup.prefix };
   const out = await emailTool.run({ to: 'alice@example.test', text }, {
-    db: services.db, bus: services.bus, agent, threadId: thread.id, signal: new AbortController().signal,
-    mailDomain: services.config.mailDomain, computer: null,
+    db: parts.db, bus: parts.bus, agent, threadId: thread.id, signal: new AbortController().signal,
+    mailDomain: parts.config.mailDomain, computer: null,
   });
   assert.match(out.text, /drafted; it waits for approval/);
   const messages = await commMessages(thread.id, setup.admin);
@@ -79,7 +79,7 @@ approval('the draft waits in requires_approval, marks the thread, and the admin 
 });
 
 approval('queued mail lands in the outbox as an .eml answering the inbound mail; then it is final', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const { agent, user, admin, thread, draft, address } = await draftedReply('Here they are:\nQ3 = 42');
   const queued = await call(`/api/admin/comm-messages/${draft.id}/queue`, { token: admin, body: {} });
   assert.is(queued.status, 200);
@@ -87,8 +87,8 @@ approval('queued mail lands in the outbox as an .eml answering the inbound mail;
   assert.is((await call(`/api/threads/${thread.id}`, { token: user.token })).body.approval_required, false, 'no draft left');
   assert.is((await call(`/api/agents/${agent.id}`, { token: user.token })).body.number_threads_requiring_approval, 0);
 
-  const { message_id } = (await services.db.one('SELECT message_id FROM comm_messages WHERE id = $1', [draft.id]))!;
-  const file = join(services.config.dataDir, 'outbox', outboxFileName(draft.id, message_id));
+  const { message_id } = (await parts.db.one('SELECT message_id FROM comm_messages WHERE id = $1', [draft.id]))!;
+  const file = join(parts.config.dataDir, 'outbox', outboxFileName(draft.id, message_id));
   await waitFor(() => existsSync(file), 10_000, 'the .eml in the outbox');
   const eml = readFileSync(file, 'utf8');
   const header = (name: string) => new RegExp(`^${name}: (.*)$`, 'mi').exec(eml)?.[1];
@@ -119,10 +119,10 @@ approval('queued mail lands in the outbox as an .eml answering the inbound mail;
 });
 
 approval('deleting the last draft clears approval_required; another waiting draft keeps it', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const { agent, user, admin, thread, draft, prefix } = await draftedReply();
   const ctx = {
-    db: services.db, bus: services.bus, agent: { id: agent.id, owner_id: user.id, name: agent.name, email_prefix: prefix },
+    db: parts.db, bus: parts.bus, agent: { id: agent.id, owner_id: user.id, name: agent.name, email_prefix: prefix },
     threadId: thread.id, signal: new AbortController().signal, mailDomain: 'localhost', computer: null,
   };
   await emailTool.run({ to: 'bob@example.test', subject: 'Second', text: 'another' }, ctx);
@@ -177,14 +177,14 @@ let relay: Relay;
 const senders: MailSender[] = [];
 
 relayed.before(async () => {
-  const { services } = await testServer();
-  await services.mailSender!.stop(); // these tests bring their own senders
+  const { parts } = await testServer();
+  await parts.mailSender!.stop(); // these tests bring their own senders
   relay = await startRelay();
 });
 relayed.after(async () => {
   for (const s of senders) await s.close();
   await relay.close();
-  (await testServer()).services.mailSender!.start();
+  (await testServer()).parts.mailSender!.start();
 });
 relayed.before.each(() => {
   relay.failNext = 0;
@@ -193,10 +193,10 @@ relayed.before.each(() => {
 });
 
 async function relaySender(db: Db, bus: Bus = new LocalBus(), url = `smtp://relay-user:relay-pass@127.0.0.1:${relay.port}`, maxAttempts = 4) {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   // This relay offers no STARTTLS (mail-tls.test.ts checks that credentials then never leave): allowed here on purpose.
   const sender = new MailSender({
-    db, bus, log: quiet, dataDir: services.config.dataDir, mailDomain: 'localhost', relayUrl: url, relayInsecure: true,
+    db, bus, log: quiet, dataDir: parts.config.dataDir, mailDomain: 'localhost', relayUrl: url, relayInsecure: true,
     maxAttempts, retryBaseMs: 40, pollMs: 100,
   });
   senders.push(sender);
@@ -204,12 +204,12 @@ async function relaySender(db: Db, bus: Bus = new LocalBus(), url = `smtp://rela
   return sender;
 }
 
-const state = async (id: number) => (await testServer()).services.db.one(
+const state = async (id: number) => (await testServer()).parts.db.one(
   'SELECT outbound_state, attempts, last_error, sent_at FROM comm_messages WHERE id = $1', [id]);
 
 relayed('a relay that fails twice then recovers: retried with backoff, delivered once with auth', async () => {
-  const { services } = await testServer();
-  await relaySender(services.db, services.bus);
+  const { parts } = await testServer();
+  await relaySender(parts.db, parts.bus);
   relay.failNext = 2;
   const { draft, admin } = await draftedReply('via the relay');
   const before = relay.received.length;
@@ -239,9 +239,9 @@ relayed('a relay that always refuses: dead after maxAttempts, with the last erro
 });
 
 relayed('wrong relay credentials fail the attempt with the relay\'s answer', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   for (const s of senders.splice(0)) await s.close();
-  await relaySender(services.db, services.bus, `smtp://relay-user:wrong@127.0.0.1:${relay.port}`, 1);
+  await relaySender(parts.db, parts.bus, `smtp://relay-user:wrong@127.0.0.1:${relay.port}`, 1);
   const { draft, admin } = await draftedReply('no entry');
   await call(`/api/admin/comm-messages/${draft.id}/queue`, { token: admin, body: {} });
   const dead = await waitFor(async () => { const s = await state(draft.id); return s?.outbound_state === 'dead' && s; }, 10_000, 'dead');
@@ -250,51 +250,51 @@ relayed('wrong relay credentials fail the attempt with the relay\'s answer', asy
 });
 
 relayed('two sender instances on one database send each message exactly once', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   // With PostgreSQL each instance gets its own pool, as two servers would; PGlite is one process anyway.
-  let second: Db = services.db;
-  if (services.db.engine === 'postgres') {
-    const [{ schema }] = await services.db.query<{ schema: string }>('SELECT current_schema() AS schema');
+  let second: Db = parts.db;
+  if (parts.db.engine === 'postgres') {
+    const [{ schema }] = await parts.db.query<{ schema: string }>('SELECT current_schema() AS schema');
     second = await openDb({ databaseUrl: process.env.TEST_DATABASE_URL!, schema });
   }
   relay.delayMs = 15;
-  const a = await relaySender(services.db, services.bus, undefined, 4);
+  const a = await relaySender(parts.db, parts.bus, undefined, 4);
   const b = await relaySender(second, new LocalBus(), `smtp://relay-user-2:relay-pass@127.0.0.1:${relay.port}`, 4);
   const { draft, thread } = await draftedReply('first of many');
   const ids = [draft.id];
   const ctx = {
-    db: services.db, bus: services.bus, agent: { id: thread.agent_id, owner_id: 0, name: '', email_prefix: null },
+    db: parts.db, bus: parts.bus, agent: { id: thread.agent_id, owner_id: 0, name: '', email_prefix: null },
     threadId: thread.id, signal: new AbortController().signal, mailDomain: 'localhost', computer: null,
   };
   for (let i = 0; i < 29; i++) {
     await emailTool.run({ to: `r${i}@example.test`, text: `message ${i}` }, ctx);
   }
-  const rows = await services.db.query<{ id: number }>(
+  const rows = await parts.db.query<{ id: number }>(
     `SELECT id FROM comm_messages WHERE thread_id = $1 AND outbound_state = 'requires_approval' AND id <> $2 ORDER BY id`, [thread.id, draft.id]);
   ids.push(...rows.map((r) => r.id));
   const before = relay.received.length;
-  for (const id of ids) await queueDraft(services.db, services.bus, id);
-  const sentCount = async () => (await services.db.one<{ n: number }>(
+  for (const id of ids) await queueDraft(parts.db, parts.bus, id);
+  const sentCount = async () => (await parts.db.one<{ n: number }>(
     `SELECT count(*)::int AS n FROM comm_messages WHERE id = ANY($1::int[]) AND outbound_state = 'success'`, [ids]))!.n;
   await waitFor(async () => (await sentCount()) === ids.length, 30_000, 'all sent');
   const delivered = relay.received.slice(before);
   const got = delivered.map((m) => /^Message-ID: (.*)$/m.exec(m.raw)![1]);
   assert.is(got.length, ids.length, 'one delivery per message');
   assert.is(new Set(got).size, ids.length, 'no message twice');
-  const attempts = await services.db.query<{ attempts: number }>('SELECT attempts FROM comm_messages WHERE id = ANY($1::int[])', [ids]);
+  const attempts = await parts.db.query<{ attempts: number }>('SELECT attempts FROM comm_messages WHERE id = ANY($1::int[])', [ids]);
   assert.ok(attempts.every((r) => r.attempts === 1));
   const byInstance = new Set(delivered.map((m) => m.user));
   assert.is(byInstance.size, 2, 'both instances took part');
   for (const s of [a, b]) await s.stop();
-  if (second !== services.db) await second.close();
+  if (second !== parts.db) await second.close();
 });
 
 const idle = suite('outbound mail: an empty queue');
 
 idle('with nothing queued the sender sleeps until woken or polled (no due time), and a future retry gives its wait', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const rolledBack = new Error('roll back');
-  await services.db.tx(async (q) => {
+  await parts.db.tx(async (q) => {
     await q.query(`UPDATE comm_messages SET outbound_state = 'dead' WHERE outbound_state = 'queued'`);
     assert.is(await msUntilNextDue(q), null, 'empty queue: nothing is due (was 0: the sender spun on the database)');
     const [{ id }] = await q.query<{ id: number }>('SELECT id FROM comm_messages ORDER BY id LIMIT 1');

@@ -17,7 +17,7 @@ const quiet = { info: () => {}, error: () => {} };
 const mail = suite('mail attachments: names, quota and the disk reserve');
 
 mail('attachment names from a mail are stored without bidi or control characters, at most 255 bytes', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const { agent, user, address } = await mailAgent();
   const cjk = '漢';
   await sendMail({
@@ -31,18 +31,18 @@ mail('attachment names from a mail are stored without bidi or control characters
   const [step] = await stepsOf(thread.id, user.token);
   const names = step.user_files.map((p: string) => p.split('/').at(-1));
   assert.equal(names, ['invoicetxt.exe', cjk.repeat(85), cjk.repeat(85), 'tabhere.txt']);
-  for (const path of step.user_files) assert.ok(existsSync(join(services.config.dataDir, 'files', path)), path);
-  const rows = await services.db.query<{ original_name: string }>('SELECT original_name FROM uploaded_files WHERE agent_id = $1 ORDER BY id', [agent.id]);
+  for (const path of step.user_files) assert.ok(existsSync(join(parts.config.dataDir, 'files', path)), path);
+  const rows = await parts.db.query<{ original_name: string }>('SELECT original_name FROM uploaded_files WHERE agent_id = $1 ORDER BY id', [agent.id]);
   for (const { original_name } of rows) assert.not.match(original_name, /[\u0000-\u001f\u202a-\u202e]/);
 });
 
 mail('attachments count against the one quota: a screenshot already stored leaves less room (552 with what remains)', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const { agent, user, address } = await mailAgent();
-  const saved = services.config.agentStorageBytes;
-  services.config.agentStorageBytes = 2 * MB;
+  const saved = parts.config.agentStorageBytes;
+  parts.config.agentStorageBytes = 2 * MB;
   try {
-    const dir = join(services.config.dataDir, 'files', `agent-${agent.id}`);
+    const dir = join(parts.config.dataDir, 'files', `agent-${agent.id}`);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'screenshot.png'), Buffer.alloc(1.5 * MB));
     const attachments = [{ filename: 'a.bin', content: Buffer.alloc(600 * 1024) }];
@@ -52,23 +52,23 @@ mail('attachments count against the one quota: a screenshot already stored leave
     assert.is((await threadsOf(agent.id, user.token)).length, 0);
     assert.equal(readdirSync(dir), ['screenshot.png'], 'nothing else kept');
   } finally {
-    services.config.agentStorageBytes = saved;
+    parts.config.agentStorageBytes = saved;
   }
 });
 
 mail('below the disk reserve a mail with attachments gets 452 and nothing is stored; one without attachments still gets in', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const { agent, user, address } = await mailAgent();
   const lines: string[] = [];
   const disk = new DiskSpace({
-    dir: services.config.dataDir, reserveBytes: 100 * MB, log: { info: (m) => lines.push(m), error: (m) => lines.push(m) },
+    dir: parts.config.dataDir, reserveBytes: 100 * MB, log: { info: (m) => lines.push(m), error: (m) => lines.push(m) },
     statfs: async () => ({ bavail: 10 * 256, blocks: 1000 * 256, bsize: 4096 }), // 10 MB free of 1000 MB
   });
-  const storage = new AgentStorage({ db: services.db, config: services.config, disk });
+  const storage = new AgentStorage({ db: parts.db, config: parts.config, disk });
   const intake = new SmtpIntake({
-    db: services.db, bus: services.bus, log: quiet, dataDir: services.config.dataDir, storage,
-    storageQuota: () => services.config.agentStorageBytes,
-    port: 0, mailDomain: 'localhost', maxBytes: 1024 * 1024, auth: () => 'off', limits: services.config.mailLimits,
+    db: parts.db, bus: parts.bus, log: quiet, dataDir: parts.config.dataDir, storage,
+    storageQuota: () => parts.config.agentStorageBytes,
+    port: 0, mailDomain: 'localhost', maxBytes: 1024 * 1024, auth: () => 'off', limits: parts.config.mailLimits,
   });
   const port = await intake.listen();
   const transport = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true });
@@ -82,7 +82,7 @@ mail('below the disk reserve a mail with attachments gets 452 and nothing is sto
       assert.match(err.response, /^452 4\.3\.1 Insufficient system storage/);
     }
     assert.is((await threadsOf(agent.id, user.token)).length, 0);
-    const dir = join(services.config.dataDir, 'files', `agent-${agent.id}`);
+    const dir = join(parts.config.dataDir, 'files', `agent-${agent.id}`);
     assert.equal(existsSync(dir) ? readdirSync(dir) : [], []);
     assert.is(lines.length, 1);
     assert.match(lines[0], 'disk space low');

@@ -36,10 +36,10 @@ async function makeCertificate(name: string): Promise<string> {
 }
 
 async function tlsIntake(requireTls: boolean) {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const intake = new SmtpIntake({
-    db: services.db, bus: services.bus, log: quiet, dataDir: services.config.dataDir, storageQuota: () => services.config.agentStorageBytes,
-    port: 0, mailDomain: 'localhost', maxBytes: 1024 * 1024, auth: () => 'hold', resolver: fakeResolve, limits: services.config.mailLimits,
+    db: parts.db, bus: parts.bus, log: quiet, dataDir: parts.config.dataDir, storageQuota: () => parts.config.agentStorageBytes,
+    port: 0, mailDomain: 'localhost', maxBytes: 1024 * 1024, auth: () => 'hold', resolver: fakeResolve, limits: parts.config.mailLimits,
     tls: files, requireTls,
   });
   return { intake, port: await intake.listen() };
@@ -149,14 +149,14 @@ async function startRelay(): Promise<Relay> {
 
 /** A draft the agent made on a mailed thread, queued by the admin. */
 async function queuedDraft(text: string) {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const setup = await mailAgent();
   await sendMail({ from: 'alice@example.test', to: setup.address, subject: 'Ask', text: 'please answer' });
   const [thread] = await threadsOf(setup.agent.id, setup.user.token);
   const agent = { id: setup.agent.id, owner_id: setup.user.id, name: setup.agent.name, email_prefix: setup.prefix };
   await emailTool.run({ to: 'alice@example.test', text }, {
-    db: services.db, bus: services.bus, agent, threadId: thread.id, signal: new AbortController().signal,
-    mailDomain: services.config.mailDomain, computer: null,
+    db: parts.db, bus: parts.bus, agent, threadId: thread.id, signal: new AbortController().signal,
+    mailDomain: parts.config.mailDomain, computer: null,
   });
   const draft = (await commMessages(thread.id, setup.admin)).find((m) => m.role === 'outbound');
   assert.is((await call(`/api/admin/comm-messages/${draft.id}/queue`, { token: setup.admin, body: {} })).status, 200);
@@ -167,19 +167,19 @@ const relayTls = suite('outbound mail: a relay with credentials must speak START
 let relay: Relay;
 
 relayTls.before(async () => {
-  await (await testServer()).services.mailSender!.stop(); // these tests bring their own senders
+  await (await testServer()).parts.mailSender!.stop(); // these tests bring their own senders
   relay = await startRelay();
 });
 relayTls.after(async () => {
   relay.process.stdin!.end();
   await new Promise((r) => relay.process.once('exit', r));
-  (await testServer()).services.mailSender!.start();
+  (await testServer()).parts.mailSender!.start();
 });
 
 relayTls('no STARTTLS: the send fails with a clear error on the message and the relay never receives AUTH', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const sender = new MailSender({
-    db: services.db, bus: services.bus, log: quiet, dataDir: services.config.dataDir, mailDomain: 'localhost',
+    db: parts.db, bus: parts.bus, log: quiet, dataDir: parts.config.dataDir, mailDomain: 'localhost',
     relayUrl: `smtp://relay-user:secret-pass@127.0.0.1:${relay.port}`, maxAttempts: 1, pollMs: 100,
   });
   sender.start();
@@ -195,9 +195,9 @@ relayTls('no STARTTLS: the send fails with a clear error on the message and the 
 });
 
 relayTls('SMTP_RELAY_INSECURE=1 lets the credentials go in clear (so the test above would see them)', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const sender = new MailSender({
-    db: services.db, bus: services.bus, log: quiet, dataDir: services.config.dataDir, mailDomain: 'localhost',
+    db: parts.db, bus: parts.bus, log: quiet, dataDir: parts.config.dataDir, mailDomain: 'localhost',
     relayUrl: `smtp://relay-user:secret-pass@127.0.0.1:${relay.port}`, relayInsecure: true, maxAttempts: 1, pollMs: 100,
   });
   sender.start();

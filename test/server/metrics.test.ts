@@ -32,13 +32,13 @@ metrics('anonymous is 401, a user 403 (also impersonating nobody), an admin 200 
 });
 
 metrics('the data directory\'s free space, size and reserve are gauges, as statfs sees them; the Ops Dashboard reads the same', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const token = await adminToken();
   const text = (await call('/api/metrics', { token })).body as string;
   for (const gauge of ['aw_data_dir_free_bytes', 'aw_data_dir_size_bytes', 'aw_data_dir_reserve_bytes']) {
     assert.match(text, new RegExp(`^# TYPE ${gauge} gauge$`, 'm'), gauge);
   }
-  const fs = await statfs(services.config.dataDir);
+  const fs = await statfs(parts.config.dataDir);
   const size = sample(text, 'aw_data_dir_size_bytes');
   assert.is(size, fs.blocks * fs.bsize);
   // Free space moves with whatever else writes to the disk: close to what statfs says now.
@@ -55,14 +55,14 @@ metrics('the data directory\'s free space, size and reserve are gauges, as statf
 });
 
 metrics('METRICS_TOKEN lets a scraper in; a wrong one does not', async () => {
-  const { services } = await testServer();
-  const before = services.config.metricsToken;
-  services.config.metricsToken = 'scrape-secret-123';
+  const { parts } = await testServer();
+  const before = parts.config.metricsToken;
+  parts.config.metricsToken = 'scrape-secret-123';
   try {
     assert.is((await call('/api/metrics', { token: 'scrape-secret-123' })).status, 200);
     assert.is((await call('/api/metrics', { token: 'scrape-secret-124' })).status, 401);
   } finally {
-    services.config.metricsToken = before;
+    parts.config.metricsToken = before;
   }
 });
 
@@ -105,11 +105,11 @@ logs('LOG_FORMAT=json writes one object a line: time, level, msg and the fields 
 });
 
 logs('each request is logged once with its id, which the response carries as X-Request-Id', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const lines: any[] = [];
-  const [log, logRequests] = [services.log, services.config.logRequests];
-  services.log = createLog('json', (l) => lines.push(JSON.parse(l)), () => {});
-  services.config.logRequests = true;
+  const [log, logRequests] = [parts.log, parts.config.logRequests];
+  parts.log = createLog('json', (l) => lines.push(JSON.parse(l)), () => {});
+  parts.config.logRequests = true;
   try {
     const { token, id } = await newUser();
     const res = await call(`/api/users/me`, { token });
@@ -131,8 +131,8 @@ logs('each request is logged once with its id, which the response carries as X-R
     assert.ok(lines.some((l) => l.request_id === 'trace-42.a' && l.route === '/health'));
     assert.match(ugly.headers.get('x-request-id')!, /^[0-9a-f]{8}-[0-9a-z]+$/);
   } finally {
-    services.log = log;
-    services.config.logRequests = logRequests;
+    parts.log = log;
+    parts.config.logRequests = logRequests;
   }
 });
 

@@ -8,8 +8,8 @@ import { call, newAgent, newUser, testServer } from './helpers.ts';
 const cache = suite('read cache');
 
 cache('a value is answered from memory until a write, then read again', async () => {
-  const { services } = await testServer();
-  const db = services.db;
+  const { parts } = await testServer();
+  const db = parts.db;
   await db.query('CREATE TABLE IF NOT EXISTS read_cache_probe (n int)');
   await db.query('DELETE FROM read_cache_probe');
   let loads = 0;
@@ -31,8 +31,8 @@ cache('a value is answered from memory until a write, then read again', async ()
 });
 
 cache('on PostgreSQL another connection\'s commit is seen at once', async () => {
-  const { services } = await testServer();
-  const db = services.db;
+  const { parts } = await testServer();
+  const db = parts.db;
   if (db.engine !== 'postgres') return;
   await db.query('CREATE TABLE IF NOT EXISTS read_cache_other (n int)');
   await db.query('DELETE FROM read_cache_other');
@@ -61,8 +61,8 @@ cache('on PostgreSQL another connection\'s commit is seen at once', async () => 
 });
 
 cache('a GET answered from memory still shows what another connection committed before it came', async () => {
-  const { services } = await testServer();
-  const db = services.db;
+  const { parts } = await testServer();
+  const db = parts.db;
   const user = await newUser('cache');
   const agent = await newAgent(user.id, 'Before');
   // On PostgreSQL the other connection stands for another instance; on PGlite it is the same process.
@@ -94,10 +94,10 @@ async function otherConnection(db: { query: (t: string) => Promise<{ searchPath:
 }
 
 cache('keys are kept apart', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const echo = cachedRead(async (_q, key) => `value of ${key}`);
-  assert.is(await echo(services.db, 'a'), 'value of a');
-  assert.is(await echo(services.db, 'b'), 'value of b');
+  assert.is(await echo(parts.db, 'a'), 'value of a');
+  assert.is(await echo(parts.db, 'b'), 'value of b');
 });
 
 cache('plain reads are told from statements that may write', () => {

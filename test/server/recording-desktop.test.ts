@@ -39,22 +39,22 @@ if (!HAVE_XVNC) {
   let dir: string;
 
   take.before(async () => {
-    const { services } = await testServer();
+    const { parts } = await testServer();
     dir = mkdtempSync(join(tmpdir(), 'aw-recording-test-'));
     manager = testDesktops({ dataDir: dir, log: quiet, config: { provider: 'xvnc', apps: ['terminal'], displayBase: 610 } });
-    original = services.desktops;
-    services.desktops = manager;
+    original = parts.desktops;
+    parts.desktops = manager;
   });
 
   take.after(async () => {
-    const { services } = await testServer();
+    const { parts } = await testServer();
     await manager.stopAll();
-    services.desktops = original;
+    parts.desktops = original;
     rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
   });
 
   take('click, type and ctrl+s through the tunnel become exactly those actions, with a keyframe', async () => {
-    const { url, services } = await testServer();
+    const { url, parts } = await testServer();
     const base = url.replace('http', 'ws');
     const user = await newUser('demo');
     const agent = await newAgent(user.id, 'Demo agent');
@@ -110,7 +110,7 @@ if (!HAVE_XVNC) {
       assert.match(step.user_text, 'No transcript was made: no audio was recorded.');
 
       // One keyframe: the three actions came within a second. It is the real desktop, as a PNG.
-      const folder = join(filesDir(services.config.dataDir), recordingDir(agent.id, started.body.session_id));
+      const folder = join(filesDir(parts.config.dataDir), recordingDir(agent.id, started.body.session_id));
       assert.equal(readdirSync(join(folder, 'keyframes')), ['0001.png']);
       const png = decodeOwnPng(readFileSync(join(folder, 'keyframes', '0001.png')));
       assert.equal([png.width, png.height], [1280, 800]);

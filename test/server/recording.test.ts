@@ -48,20 +48,20 @@ const numbered = (text: string) => text.split('\n').filter((l) => /^\d+\. /.test
 /** Swaps the server's recordings service for one built with these options (restored by restore()). */
 let original: Recordings | undefined;
 async function swapRecordings(options: Partial<RecordingsOptions>): Promise<Recordings> {
-  const { services } = await testServer();
-  original ??= services.recordings;
+  const { parts } = await testServer();
+  original ??= parts.recordings;
   const swapped = new Recordings({
-    db: services.db, bus: services.bus, log: quiet, filesDir: filesDir(services.config.dataDir),
+    db: parts.db, bus: parts.bus, log: quiet, filesDir: filesDir(parts.config.dataDir),
     desktop: () => null, transcriber: null, ...options,
   });
-  services.recordings = swapped;
+  parts.recordings = swapped;
   return swapped;
 }
 async function restore() {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   if (original) {
-    await services.recordings?.close();
-    services.recordings = original;
+    await parts.recordings?.close();
+    parts.recordings = original;
   }
 }
 
@@ -111,8 +111,8 @@ access('start → stop → audio-final: the session is the caller\'s, the audio 
   const sent = await audio(user.token, started.body.session_id, 'OggS fake audio', 'audio/ogg;codecs=opus');
   assert.is(sent.status, 202, JSON.stringify(sent.body));
   assert.equal(sent.body, { session_id: started.body.session_id, received_bytes: 15 });
-  const { services } = await testServer();
-  const dir = join(filesDir(services.config.dataDir), recordingDir(agent.id, started.body.session_id));
+  const { parts } = await testServer();
+  const dir = join(filesDir(parts.config.dataDir), recordingDir(agent.id, started.body.session_id));
   assert.is(readFileSync(join(dir, 'audio.ogg'), 'utf8'), 'OggS fake audio');
   assert.equal(JSON.parse(readFileSync(join(dir, 'actions.json'), 'utf8')).actions, []);
 
@@ -152,14 +152,14 @@ access('another user\'s agent, thread or session answers 404; an admin records f
   assert.equal(missing.body.detail[0].loc, ['header', 'X-Session-Id']);
   assert.is((await audio(a.user.token, session, 'x', 'application/json')).status, 415);
   // Still recording: none of that touched it.
-  const row = await (await testServer()).services.db.one('SELECT stopped_at, audio_bytes FROM recordings WHERE session_id = $1', [session]);
+  const row = await (await testServer()).parts.db.one('SELECT stopped_at, audio_bytes FROM recordings WHERE session_id = $1', [session]);
   assert.equal(row, { stopped_at: null, audio_bytes: null });
   assert.is((await audio(a.user.token, session)).status, 202, 'the owner\'s audio also ends the recording');
 });
 
 access('an oversized body is 413, declared or streamed, and leaves nothing behind; the session can still take its audio', async () => {
   const { user, agent } = await owner();
-  const { url, services } = await testServer();
+  const { url, parts } = await testServer();
   const session = (await start(user.token, { agent_id: agent.id })).body.session_id;
   const send = (headers: Record<string, string>, chunks: number, size: number) =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
@@ -188,16 +188,16 @@ access('an oversized body is 413, declared or streamed, and leaves nothing behin
   assert.is(declared.status, 413);
   assert.equal(JSON.parse(declared.body), { detail: 'Audio exceeds the 100MB limit' });
 
-  services.recordings!.maxAudioBytes = 64 * 1024;
+  parts.recordings!.maxAudioBytes = 64 * 1024;
   try {
     const streamed = await send({ 'Transfer-Encoding': 'chunked' }, 40, 4096);
     assert.is(streamed.status, 413);
   } finally {
-    services.recordings!.maxAudioBytes = 100 * 1024 * 1024;
+    parts.recordings!.maxAudioBytes = 100 * 1024 * 1024;
   }
-  const dir = join(filesDir(services.config.dataDir), recordingDir(agent.id, session));
+  const dir = join(filesDir(parts.config.dataDir), recordingDir(agent.id, session));
   assert.equal(readdirSync(dir).filter((f) => f.startsWith('audio')), [], 'no partial audio left');
-  assert.is((await services.db.one('SELECT audio_bytes FROM recordings WHERE session_id = $1', [session]))!.audio_bytes, null);
+  assert.is((await parts.db.one('SELECT audio_bytes FROM recordings WHERE session_id = $1', [session]))!.audio_bytes, null);
   assert.is((await audio(user.token, session, 'fine')).status, 202);
 });
 
@@ -206,8 +206,8 @@ access('a new start ends the agent\'s recording that was left running (a closed 
   const first = (await start(user.token, { agent_id: agent.id })).body.session_id;
   const second = (await start(user.token, { agent_id: agent.id })).body.session_id;
   assert.is.not(first, second);
-  const { services } = await testServer();
-  const rows = await services.db.query('SELECT session_id, stopped_at IS NOT NULL AS stopped FROM recordings WHERE agent_id = $1 ORDER BY id', [agent.id]);
+  const { parts } = await testServer();
+  const rows = await parts.db.query('SELECT session_id, stopped_at IS NOT NULL AS stopped FROM recordings WHERE agent_id = $1 ORDER BY id', [agent.id]);
   assert.equal(rows, [{ session_id: first, stopped: true }, { session_id: second, stopped: false }]);
   const stopped = await stop(user.token, { agent_id: agent.id });
   assert.is(stopped.body.session_id, second);
@@ -220,12 +220,12 @@ const quota = suite('screenshare: audio and the agent\'s storage quota');
 quota.before(restore); // the server's own service, which counts against the quota
 
 quota('audio past what is left of the quota is 413 with nothing stored, declared or streamed; the remaining figure counts stored audio', async () => {
-  const { url, services } = await testServer();
+  const { url, parts } = await testServer();
   const { user, agent } = await owner();
   const KB = 1024;
-  const saved = services.config.agentStorageBytes;
-  services.config.agentStorageBytes = 1024 * KB;
-  const dirOf = (session: string) => join(filesDir(services.config.dataDir), recordingDir(agent.id, session));
+  const saved = parts.config.agentStorageBytes;
+  parts.config.agentStorageBytes = 1024 * KB;
+  const dirOf = (session: string) => join(filesDir(parts.config.dataDir), recordingDir(agent.id, session));
   try {
     const first = (await start(user.token, { agent_id: agent.id })).body.session_id;
     assert.is((await audio(user.token, first, new Uint8Array(600 * KB))).status, 202);
@@ -247,7 +247,7 @@ quota('audio past what is left of the quota is 413 with nothing stored, declared
     assert.is(streamed.status, 413);
     assert.is((await streamed.json()).detail, remain);
     assert.equal(readdirSync(dirOf(second)).filter((f) => f.startsWith('audio')), [], 'no audio kept');
-    assert.is((await services.db.one('SELECT audio_bytes FROM recordings WHERE session_id = $1', [second]))!.audio_bytes, null);
+    assert.is((await parts.db.one('SELECT audio_bytes FROM recordings WHERE session_id = $1', [second]))!.audio_bytes, null);
     // An upload sees the stored audio in what remains.
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array(500 * KB)]), 'doc.bin');
@@ -257,7 +257,7 @@ quota('audio past what is left of the quota is 413 with nothing stored, declared
     // What still fits is taken.
     assert.is((await audio(user.token, second, new Uint8Array(100 * KB))).status, 202);
   } finally {
-    services.config.agentStorageBytes = saved;
+    parts.config.agentStorageBytes = saved;
   }
 });
 
@@ -438,7 +438,7 @@ model('"do what I just showed you": the call carries the summary and its keyfram
   });
   await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
   try {
-    const { services } = await testServer();
+    const { parts } = await testServer();
     const desktops = new Map<number, FakeDesktop>();
     const recordings = await swapRecordings({ desktop: (id) => desktops.get(id) ?? null });
     const { user, agent, thread } = await owner();
@@ -451,7 +451,7 @@ model('"do what I just showed you": the call carries the summary and its keyfram
     person.ctrl('s', 5500);
     person.click(300, 300, 7000);
     await stop(user.token, { agent_id: agent.id });
-    const dir = join(filesDir(services.config.dataDir), recordingDir(agent.id, started.session_id));
+    const dir = join(filesDir(parts.config.dataDir), recordingDir(agent.id, started.session_id));
     assert.equal(readdirSync(join(dir, 'keyframes')), ['0001.png', '0002.png', '0003.png', '0004.png', '0005.png']);
     await audio(user.token, started.session_id, '');
     const summary = await summaryStep(user.token, thread.id);
@@ -459,7 +459,7 @@ model('"do what I just showed you": the call carries the summary and its keyfram
 
     runner = await swapRunner({
       provider: createAnthropic({ apiKey: 'k', baseUrl: `http://127.0.0.1:${(api.address() as AddressInfo).port}`, model: 'claude-sonnet-4-5-20250929' }),
-      filesDir: filesDir(services.config.dataDir),
+      filesDir: filesDir(parts.config.dataDir),
     });
     await call(`/api/threads/${thread.id}/set-user-input-and-schedule`, { token: user.token, body: { user_text: 'Do what I just showed you' } });
     await call(`/api/agents/${agent.id}/run-state`, { token: user.token, body: { state: 'run_all' } });

@@ -7,7 +7,7 @@ import { ToolInputError, type ToolContext } from '../../server/runner/tools/type
 import { call, newAgent, newUser, testServer } from './helpers.ts';
 
 async function setup() {
-  const { db, bus } = (await testServer()).services;
+  const { db, bus } = (await testServer()).parts;
   const user = await newUser('reports');
   const agent = await newAgent(user.id);
   const get = (path: string, token = user.token) => call(path, { token });

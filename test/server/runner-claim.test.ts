@@ -20,8 +20,8 @@ claims.after(async () => {
 
 claims('every queued thread runs exactly once, and no agent ever runs two threads at once', async () => {
   const server = await testServer();
-  await server.services.runner?.stop();
-  const { db, bus } = server.services;
+  await server.parts.runner?.stop();
+  const { db, bus } = server.parts;
   const dbs: Db[] = [db];
   if (process.env.TEST_DATABASE_URL) {
     const [{ schema }] = await db.query<{ schema: string }>('SELECT current_schema() AS schema');
@@ -92,7 +92,7 @@ claims('every queued thread runs exactly once, and no agent ever runs two thread
 
 claims('concurrent claims of one queue head: exactly one wins', async () => {
   const server = await testServer();
-  const { db } = server.services;
+  const { db } = server.parts;
   const user = await newUser('race');
   const agent = await newAgent(user.id);
   await call(`/api/threads/${agent.id}/create-new-thread`, { token: user.token, body: { user_text: 'one head' } });

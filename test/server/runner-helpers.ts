@@ -7,6 +7,7 @@ import type { AssistantBlock, ModelProvider, ModelRequest, ModelResponse } from 
 import { Runner, type RunnerOptions } from '../../server/runner/runner.ts';
 import { abortableSleep } from '../../server/models/http.ts';
 import { testServer } from './helpers.ts';
+import { TOPICS } from '../../server/realtime/topics.ts';
 
 /** A real (grey) PNG of the given size. */
 export function png(width: number, height: number): Buffer {
@@ -89,7 +90,7 @@ export const fakePerform: PerformAction = async (desktop, action, { publish, sig
   if (action.action === 'type') await fake.typeText(action.text);
   if (action.action === 'wait') await abortableSleep(action.duration * 1000, signal);
   const at = 'coordinate' in action && action.coordinate ? action.coordinate : [0, 0];
-  publish(`agent:${desktop.agentId}:actions`, { kind: action.action, x: at[0] / desktop.width, y: at[1] / desktop.height });
+  publish(TOPICS.agentActions(desktop.agentId), { kind: action.action, x: at[0] / desktop.width, y: at[1] / desktop.height, source: 'agent' });
   return { screenshot: await desktop.screenshot() };
 };
 
@@ -122,16 +123,16 @@ export const text = (t: string): AssistantBlock => ({ type: 'text', text: t });
 /** Stops the server's own runner and starts one with the given parts (fake desktops by default). */
 export async function swapRunner(options: Partial<RunnerOptions> = {}): Promise<Runner & { desktops: ReturnType<typeof fakeDesktops> }> {
   const running = await testServer();
-  await running.services.runner?.stop();
+  await running.parts.runner?.stop();
   // Work left queued by earlier tests (a run paused by a stop) must not reach this runner.
-  await running.services.db.query(`UPDATE agents SET target_run_state = 'stop' WHERE target_run_state <> 'stop'`);
+  await running.parts.db.query(`UPDATE agents SET target_run_state = 'stop' WHERE target_run_state <> 'stop'`);
   const desktops = (options.desktops as ReturnType<typeof fakeDesktops>) ?? fakeDesktops();
   const runner = new Runner({
-    db: running.services.db, bus: running.services.bus, log: { info: () => {}, error: (m) => process.env.TEST_VERBOSE && console.error(m) },
-    provider: options.provider ?? running.services.models!, desktops, performAction: fakePerform, pollMs: 50, ...options,
+    db: running.parts.db, bus: running.parts.bus, log: { info: () => {}, error: (m) => process.env.TEST_VERBOSE && console.error(m) },
+    provider: options.provider ?? running.parts.models!, desktops, performAction: fakePerform, pollMs: 50, ...options,
   }) as Runner & { desktops: ReturnType<typeof fakeDesktops> };
   runner.desktops = desktops;
-  running.services.runner = runner;
+  running.parts.runner = runner;
   await runner.start();
   return runner;
 }

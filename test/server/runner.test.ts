@@ -7,6 +7,7 @@ import { createOffline } from '../../server/models/offline.ts';
 import { RESTART_ERROR, type Runner } from '../../server/runner/runner.ts';
 import { call, newAgent, newUser, openSocket, testServer } from './helpers.ts';
 import { scripted, swapRunner, text, toolUse, waitFor, type FakeDesktop } from './runner-helpers.ts';
+import { TOPICS } from '../../server/realtime/topics.ts';
 
 let runner: Runner & { desktops: any };
 
@@ -17,7 +18,7 @@ async function setup(provider = createOffline()) {
   const agent = await newAgent(user.id);
   const post = (path: string, body: unknown = {}) => call(path, { token: user.token, body });
   const get = (path: string) => call(path, { token: user.token });
-  const { db, bus } = (await testServer()).services;
+  const { db, bus } = (await testServer()).parts;
   const send = async (message: string) => (await post(`/api/threads/${agent.id}/create-new-thread`, { user_text: message })).body;
   const thread = async (id: number) => (await get(`/api/threads/${id}`)).body;
   const steps = async (id: number) => (await get(`/api/threads/${id}/steps?limit=500&offset=0`)).body.steps;
@@ -43,7 +44,7 @@ runs('offline: "open a terminal and type hello" runs on the desktop, step by ste
   const actionSocket = await openSocket(`/api/actions/agent/${s.agent.id}/ws?token=${s.user.token}`);
   const pushed: any[] = [];
   const t = await s.send('open a terminal and type hello');
-  const off = s.bus.subscribe(`thread:${t.id}:steps`, (step) => pushed.push(structuredClone(step)));
+  const off = s.bus.subscribe(TOPICS.threadSteps(t.id), (step) => pushed.push(structuredClone(step)));
   await s.play('run_all');
   const done = await s.finished(t.id);
   off();
@@ -256,7 +257,7 @@ runs('a graceful shutdown pauses the run; the next runner resumes it', async () 
 
 runs('offline tools: notes, report and email', async () => {
   const s = await setup();
-  const t = await s.send('write a note: buy milk, write a report Weekly check: all services up (done) ' +
+  const t = await s.send('write a note: buy milk, write a report Weekly check: all parts up (done) ' +
     'and draft an email to bob@example.com saying The check is done');
   await s.play('run_all');
   const row = await s.finished(t.id);
@@ -267,7 +268,7 @@ runs('offline tools: notes, report and email', async () => {
   const report = await s.db.one(
     'SELECT r.title, r.description, e.completion_rate, e.needs_review FROM reports r JOIN report_entries e ON e.report_id = r.id WHERE r.agent_id = $1',
     [s.agent.id]);
-  assert.equal(report, { title: 'Weekly check', description: 'all services up (done)', completion_rate: 1, needs_review: false });
+  assert.equal(report, { title: 'Weekly check', description: 'all parts up (done)', completion_rate: 1, needs_review: false });
   const mail = await s.db.one('SELECT role, outbound_state, to_address, text FROM comm_messages WHERE thread_id = $1', [t.id]);
   assert.equal(mail, { role: 'outbound', outbound_state: 'requires_approval', to_address: 'bob@example.com', text: 'The check is done' });
 });

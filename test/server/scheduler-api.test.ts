@@ -10,7 +10,7 @@ const DAILY = { frequency: 'daily', schedule_time: '09:30', message: 'Morning re
 
 async function setup() {
   // The server's own ticks would fire schedules these tests look at; they test the API only.
-  await (await testServer()).services.scheduler?.stop();
+  await (await testServer()).parts.scheduler?.stop();
   const user = await newUser('sched');
   const agent = await newAgent(user.id);
   const admin = await adminToken();
@@ -144,7 +144,7 @@ api("deleting the agent deletes its schedules", async () => {
   const { agent, admin, post } = await setup();
   const created = (await post(DAILY)).body;
   assert.is((await call(`/api/agents/${agent.id}`, { method: 'DELETE', token: admin })).status, 204);
-  const { db } = (await testServer()).services;
+  const { db } = (await testServer()).parts;
   assert.equal(await db.query('SELECT id FROM schedules WHERE id = $1', [created.id]), []);
 });
 

@@ -12,14 +12,15 @@ import { createSchedule } from '../../server/schedules/schedules.ts';
 import { Scheduler } from '../../server/schedules/scheduler.ts';
 import { normalizeSchedule, type ScheduleRule } from '../../src/lib/schedule-rules.ts';
 import { adminToken, call, newAgent, newUser, testServer } from './helpers.ts';
+import { TOPICS } from '../../server/realtime/topics.ts';
 
 const quiet = { info: () => {}, error: (m: string) => process.env.TEST_VERBOSE && console.error(m) };
 const HOUR = 3_600_000;
 
 async function serverScheduler(now: () => Date) {
   const server = await testServer();
-  await server.services.scheduler?.stop(); // the tests drive ticks themselves
-  const { db, bus } = server.services;
+  await server.parts.scheduler?.stop(); // the tests drive ticks themselves
+  const { db, bus } = server.parts;
   return { db, bus, scheduler: new Scheduler({ db, bus, log: quiet, now }) };
 }
 
@@ -44,10 +45,10 @@ fire("a due schedule starts a queued thread the way a user's first message does"
     token: admin, body: { frequency: 'interval', interval: 3600, message: 'Check the shared inbox\nand summarise it' },
   })).body;
   const wakes: unknown[] = [];
-  const offWake = bus.subscribe('runner:wake', (m) => wakes.push(m));
+  const offWake = bus.subscribe(TOPICS.runnerWake, (m) => wakes.push(m));
   // What a listener reads on another connection the moment it hears of the message: the committed thread.
   const seen: Promise<number>[] = [];
-  const offChat = bus.subscribe(`agent:${agent.id}:messages`, (m: any) =>
+  const offChat = bus.subscribe(TOPICS.agentMessages(agent.id), (m: any) =>
     seen.push(db.query<{ n: number }>('SELECT count(*)::int AS n FROM thread_steps WHERE thread_id = $1', [m.message.thread_id]).then(([r]) => r.n)));
   const off = () => (offWake(), offChat());
 

@@ -23,37 +23,37 @@ const reader = suite('secrets at rest: a database reader');
 
 async function server() {
   const running = await testServer();
-  const { config } = running.services;
-  return { ...running, secrets: loadSecretBox(config.secretsKey, config.dataDir), issuer: running.services.auth.tokens as unknown as Internals };
+  const { config } = running.parts;
+  return { ...running, secrets: loadSecretBox(config.secretsKey, config.dataDir), issuer: running.parts.auth.tokens as unknown as Internals };
 }
 /** What the server holds in memory (the test forges with the key it does have). */
 type Internals = { kid: string; privateKey: CryptoKey };
 
 reader('no table read as SQL holds the private signing key or the deployment secret in clear', async () => {
-  const { services, secrets, issuer } = await server();
-  const [sealed] = await services.db.query<{ private_jwk: string }>('SELECT private_jwk FROM signing_keys WHERE kid = $1', [issuer.kid]);
+  const { parts, secrets, issuer } = await server();
+  const [sealed] = await parts.db.query<{ private_jwk: string }>('SELECT private_jwk FROM signing_keys WHERE kid = $1', [issuer.kid]);
   const d = JSON.parse(secrets.open(sealed.private_jwk, signingKeyLabel(issuer.kid))).d as string; // the server's own key opens it
-  const internal = await deploymentSecret(services.db, secrets, 'internal'); // as an instance without INTERNAL_SECRET keeps it
-  const tables = await services.db.query<{ name: string }>(
+  const internal = await deploymentSecret(parts.db, secrets, 'internal'); // as an instance without INTERNAL_SECRET keeps it
+  const tables = await parts.db.query<{ name: string }>(
     "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'");
   assert.ok(tables.some((t) => t.name === 'signing_keys') && tables.some((t) => t.name === 'deployment_secrets'));
   for (const [what, secret] of [['the private key (d)', d], ['the deployment secret', internal]]) {
     for (const { name } of tables) {
-      const [{ n }] = await services.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${name} t WHERE strpos(to_jsonb(t)::text, $1) > 0`, [secret]);
+      const [{ n }] = await parts.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${name} t WHERE strpos(to_jsonb(t)::text, $1) > 0`, [secret]);
       assert.is(n, 0, `${what} in ${name}`);
     }
   }
-  const [row] = await services.db.query<{ private_jwk: string }>('SELECT private_jwk FROM signing_keys');
+  const [row] = await parts.db.query<{ private_jwk: string }>('SELECT private_jwk FROM signing_keys');
   assert.ok(SecretBox.isSealed(row.private_jwk), 'sealed');
 });
 
 reader('a token of the server\'s own key that lives longer than it issues, or has no iat, is refused', async () => {
-  const { services, issuer } = await server();
+  const { parts, issuer } = await server();
   const me = (await call('/api/users/me', { token: (await call('/api/auth/sign-in', { body: ADMIN })).body.token })).body;
   const now = Math.floor(Date.now() / 1000);
   const forge = (iat: number | null, exp: number) => {
     const jwt = new SignJWT({ role: 'admin', email: me.email }).setProtectedHeader({ alg: 'ES256', kid: issuer.kid, typ: 'JWT' })
-      .setSubject(String(me.id)).setIssuer(services.config.authIssuer).setAudience(services.config.authAudience).setExpirationTime(exp);
+      .setSubject(String(me.id)).setIssuer(parts.config.authIssuer).setAudience(parts.config.authAudience).setExpirationTime(exp);
     return (iat === null ? jwt : jwt.setIssuedAt(iat)).sign(issuer.privateKey);
   };
   const status = async (token: string) => (await call('/api/users/me', { token })).status;
@@ -62,7 +62,7 @@ reader('a token of the server\'s own key that lives longer than it issues, or ha
   assert.is(await status(await forge(now - 60, now + 901)), 401, 'a second too long');
   assert.is(await status(await forge(null, now + 600)), 401, 'no iat');
   assert.is(await status(await forge(now + 86_400, now + 86_400 + 900)), 401, 'issued tomorrow');
-  await services.auth.tokens.sign(me, undefined, 901).then(() => assert.unreachable(), (err) => assert.match(err.message, /at most/));
+  await parts.auth.tokens.sign(me, undefined, 901).then(() => assert.unreachable(), (err) => assert.match(err.message, /at most/));
 });
 
 const upgrade = suite('secrets at rest: migration 015');

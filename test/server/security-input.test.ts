@@ -17,10 +17,10 @@ const TABLES = [
 
 /** One digest per table of everything in it: equal digests, nothing changed. */
 async function snapshot(): Promise<Record<string, string>> {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const out: Record<string, string> = {};
   for (const table of TABLES) {
-    const [row] = await services.db.query<{ d: string }>(`SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS d FROM ${table} t`);
+    const [row] = await parts.db.query<{ d: string }>(`SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS d FROM ${table} t`);
     out[table] = row.d;
   }
   return out;
@@ -169,8 +169,8 @@ input('path traversal: ids with ../ and encoded slashes are 404, uploaded file n
     clear4xx(res, path);
     assert.ok(res.status === 404 || res.status === 422, `${path}: ${res.status}`);
   }
-  const { services } = await testServer();
-  const root = join(filesDir(services.config.dataDir), `agent-${s.agent}`);
+  const { parts } = await testServer();
+  const root = join(filesDir(parts.config.dataDir), `agent-${s.agent}`);
   for (const name of ['../../../../etc/passwd', '..\\..\\boot.ini', '/etc/shadow', '....//x', '.hidden', 'a\u0000b.txt', '\u202etxt.exe', '%2e%2e%2fescape']) {
     const form = new FormData();
     form.append('file', new Blob(['payload']), name);
@@ -181,7 +181,7 @@ input('path traversal: ids with ../ and encoded slashes are 404, uploaded file n
     assert.ok(file_path.startsWith(`agent-${s.agent}/`) && !file_path.includes('..'), file_path);
     assert.ok(existsSync(join(root, file_path.slice(`agent-${s.agent}/`.length))));
   }
-  assert.not.ok(readdirSync(filesDir(services.config.dataDir)).some((n) => !n.startsWith('agent-')), 'nothing landed outside the agent folders');
+  assert.not.ok(readdirSync(filesDir(parts.config.dataDir)).some((n) => !n.startsWith('agent-')), 'nothing landed outside the agent folders');
   // Files named in a message are names for the model (the runner reads none of them): stored as text.
   const res = await call(`/api/threads/${s.thread}/set-user-input`, { token: s.a.token, body: { user_text: 'see', user_files: ['../../../etc/passwd'] } });
   assert.is(res.status, 200);

@@ -11,15 +11,16 @@ import { PUBSUB_PROTOCOL } from '../../server/realtime/pubsub-hub.ts';
 import { createReport, addEntries } from '../../server/reports/reports.ts';
 import { draftOutbound } from '../../server/mail/comm-messages.ts';
 import { createSchedule } from '../../server/schedules/schedules.ts';
-import type { Services } from '../../server/services.ts';
+import type { Parts } from '../../server/parts.ts';
 import { adminToken, call, newAgent, newUser, openSocket, testServer, uniqueEmail } from './helpers.ts';
 import { fakeDesktops } from './runner-helpers.ts';
 import { expected, MATRIX, ROLES, SOCKET_MATRIX_KEYS, type Fx, type Role } from './fixtures/security-matrix.ts';
+import { TOPICS } from '../../server/realtime/topics.ts';
 
 type User = Awaited<ReturnType<typeof newUser>>;
 const s = {} as {
-  services: Services;
-  original: Services['desktops'];
+  parts: Parts;
+  original: Parts['desktops'];
   a: User;
   b: User;
   admin: string;
@@ -52,10 +53,10 @@ const routes = suite('security: authorization matrix');
 
 routes.before(async () => {
   const running = await testServer();
-  s.services = running.services;
+  s.parts = running.parts;
   // Desktops that need no Xvnc: enter, screenshot and the tunnel answer as with a real one.
-  s.original = s.services.desktops;
-  s.services.desktops = fakeDesktops();
+  s.original = s.parts.desktops;
+  s.parts.desktops = fakeDesktops();
   const tag = Math.random().toString(36).slice(2, 8);
   s.a = await newUser('matrix-a');
   s.b = await newUser('matrix-b');
@@ -69,7 +70,7 @@ routes.before(async () => {
   const thread = (await call('/api/threads/', { token: s.a.token, body: { agent_id: agent, name: threadName } })).body.id;
   s.bThread = (await call('/api/threads/', { token: s.b.token, body: { agent_id: s.bAgent, name: 'B thread' } })).body.id;
   assert.is((await call(`/api/threads/${thread}/set-user-input`, { token: s.a.token, body: { user_text: messageText } })).status, 200);
-  const { db, bus } = s.services;
+  const { db, bus } = s.parts;
   const [trace] = await db.query<{ id: number }>(
     `INSERT INTO llm_traces (owner_id, agent_id, thread_id, thread_name, model, estimated_cost) VALUES ($1, $2, $3, $4, 'matrix-model', 0.01) RETURNING id`,
     [s.a.id, agent, thread, threadName]);
@@ -79,7 +80,7 @@ routes.before(async () => {
   const freshDraft = async () => (await draftOutbound(db, bus, {
     threadId: thread, agentId: agent, from: 'a@localhost', to: 'x@example.test', subject: 's', text: 't', mailDomain: 'localhost',
   })).id;
-  await s.services.desktops.acquire(agent);
+  await s.parts.desktops.acquire(agent);
   const signIn = await newUser('matrix-signin');
   s.secrets = [s.a.email, agentName, threadName, messageText, `Secret idle ${tag}`, `Secret report ${tag}`, `Secret entry ${tag}`];
   s.fx = {
@@ -96,12 +97,12 @@ routes.before(async () => {
 });
 
 routes.after(() => {
-  s.services.desktops = s.original;
+  s.parts.desktops = s.original;
 });
 
 routes('every route in the route table has a matrix entry, and every entry a route', () => {
   // WebSocket routes (api.ws) are in the same table, listed with the method WS.
-  const table = createApp(s.services).routes().map((r) => `${r.method} ${r.path}`);
+  const table = createApp(s.parts).routes().map((r) => `${r.method} ${r.path}`);
   const missing = table.filter((k) => !(k in MATRIX) && !SOCKET_MATRIX_KEYS.includes(k));
   const stale = [...Object.keys(MATRIX), ...SOCKET_MATRIX_KEYS].filter((k) => !table.includes(k));
   assert.equal(missing, [], `routes without an authorization entry: ${missing.join(', ')}`);
@@ -152,7 +153,7 @@ for (const kind of ['messages', 'actions'] as const) {
     if (kind === 'messages') {
       assert.is((await call(`/api/threads/${s.fx.thread}/set-user-input`, { token: s.a.token, body: { user_text: marker } })).status, 200);
     } else {
-      s.services.bus.publish(`agent:${s.fx.agent}:actions`, { marker });
+      s.parts.bus.publish(TOPICS.agentActions(s.fx.agent), { kind: marker, x: 0, y: 0, source: 'agent' });
     }
     for (const { role, socket } of sockets) {
       if (REFUSED[role]) {
@@ -191,7 +192,7 @@ routes('WS /realtime/client/hubs/:hub: only a hub token for that thread joins it
   const socket = await hub(nb.body.url);
   const ack = await join(socket, `thread:${s.fx.thread}`, 1);
   assert.is(ack.success, false);
-  s.services.bus.publish(`thread:${s.fx.thread}`, { secret: s.secrets[2] });
+  s.parts.bus.publish(TOPICS.threadSteps(s.fx.thread), { secret: s.secrets[2] });
   assert.ok((await join(socket, nb.body.group, 2)).success);
   assert.not.ok(JSON.stringify(socket.frames).includes(s.secrets[2]), 'nothing of A\'s thread reached B');
   socket.ws.close();

@@ -9,11 +9,11 @@ import { call, newAgent, newUser, testServer } from './helpers.ts';
 const notice = suite('storage-full notice');
 
 notice('a full home becomes a warning in the agent\'s chat, for its owner only', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const [owner, stranger] = [await newUser(), await newUser()];
   const agent = await newAgent(owner.id, 'Filler');
   const desktops = new EventEmitter();
-  tellWhenStorageFull(desktops, services.db, services.bus, services.log);
+  tellWhenStorageFull(desktops, parts.db, parts.bus, parts.log);
   desktops.emit('storage-full', agent.id, 'home', 4072);
   const feed = async () => (await call(`/api/messages/agent/${agent.id}`, { token: owner.token })).body.messages as any[];
   const deadline = Date.now() + 10_000;

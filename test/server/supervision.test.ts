@@ -13,6 +13,7 @@ import { Handbacks } from '../../server/supervision/handbacks.ts';
 import type { Runner } from '../../server/runner/runner.ts';
 import { call, newAgent, newUser, testServer } from './helpers.ts';
 import { scripted, swapRunner, text, toolUse, waitFor, type FakeDesktop } from './runner-helpers.ts';
+import { TOPICS } from '../../server/realtime/topics.ts';
 
 let runner: Runner & { desktops: any };
 const filesDir = mkdtempSync(join(tmpdir(), 'aw-supervision-'));
@@ -24,14 +25,14 @@ async function setup(provider = createOffline(), guard?: Record<string, number>)
   const server = await testServer();
   runner = await swapRunner({
     provider, filesDir, onNeedsHelp: async (threadId, help) => void notified.push({ threadId, question: help.question }),
-    held: () => server.services.handbacks?.held() ?? [], // as start.ts wires it
+    held: () => server.parts.handbacks?.held() ?? [], // as start.ts wires it
   });
   const user = await newUser('supervise');
   const agent = await newAgent(user.id);
   const post = (path: string, body: unknown = {}) => call(path, { token: user.token, body });
   const get = (path: string) => call(path, { token: user.token });
   if (guard) assert.is((await call(`/api/agents/${agent.id}/supervision`, { token: user.token, method: 'PUT', body: guard })).status, 200);
-  const { db, bus } = (await testServer()).services;
+  const { db, bus } = (await testServer()).parts;
   const send = async (message: string) => (await post(`/api/threads/${agent.id}/create-new-thread`, { user_text: message })).body;
   const thread = async (id: number) => (await get(`/api/threads/${id}`)).body;
   const steps = async (id: number) => (await get(`/api/threads/${id}/steps?limit=500&offset=0`)).body.steps;
@@ -64,7 +65,7 @@ help('ask_for_help pauses the run: needs_help on the thread and in the realtime 
   const s = await setup();
   const t = await s.send('type "before" and ask me for help with "Which account should I use?" and then type " after"');
   const events: any[] = [];
-  const off = s.bus.subscribe(`thread:${t.id}:thread`, (e) => events.push(e));
+  const off = s.bus.subscribe(TOPICS.threadChanged(t.id), (e) => events.push(e));
   await s.play();
   const waiting = await s.waiting(t.id);
   off();
@@ -163,9 +164,9 @@ async function slowTakeover(s: Awaited<ReturnType<typeof setup>>) {
   const looked = new Promise<string>((resolve) => (answer = () => resolve('Terminal')));
   const desktop = () => Object.assign(s.desktop(), { windowAt: () => looked });
   const handbacks = new Handbacks({ db: s.db, bus: s.bus, log: quiet, filesDir, desktop });
-  const { services } = await testServer();
-  const serverOwn = services.handbacks;
-  services.handbacks = handbacks; // the routes and the runner ask the server's
+  const { parts } = await testServer();
+  const serverOwn = parts.handbacks;
+  parts.handbacks = handbacks; // the routes and the runner ask the server's
   const at = Date.now();
   const input = (e: { kind: 'mouse'; x: number; y: number; mask: number } | { kind: 'key'; keysym: number; down: boolean }) =>
     handbacks.input(s.agent.id, { ...e, at, userId: s.user.id });
@@ -177,7 +178,7 @@ async function slowTakeover(s: Awaited<ReturnType<typeof setup>>) {
     input({ kind: 'key', keysym: ch.charCodeAt(0), down: false });
   }
   const handBack = () => handbacks.control(s.agent.id, { userId: s.user.id, state: 'released' });
-  return { handbacks, handBack, answer, restore: () => void (services.handbacks = serverOwn) };
+  return { handbacks, handBack, answer, restore: () => void (parts.handbacks = serverOwn) };
 }
 
 /** The agent's first run, on a provider that records what each model call got and lets the test act at a call. */

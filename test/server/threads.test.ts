@@ -76,20 +76,20 @@ threads('set-user-input does not schedule; set-user-input-and-schedule appends t
 
 threads('set-user-input-and-schedule keeps the message and its run together: when queueing fails, the message is not kept or told', async () => {
   const { post, get, agent, user } = await setup();
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const t = (await post('/api/threads/', { agent_id: agent.id, name: 'Together' })).body;
   const feed = await openSocket(`/api/messages/agent/${agent.id}/ws?token=${user.token}`);
   // Queueing this thread (its schedule_sequence set) raises, as a failing database would.
   const name = `refuse_enqueue_${t.id}`;
-  await services.db.query(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'queueing refused by the test'; END $$`);
-  await services.db.query(`CREATE TRIGGER ${name} BEFORE UPDATE OF schedule_sequence ON threads FOR EACH ROW
+  await parts.db.query(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'queueing refused by the test'; END $$`);
+  await parts.db.query(`CREATE TRIGGER ${name} BEFORE UPDATE OF schedule_sequence ON threads FOR EACH ROW
     WHEN (NEW.id = ${t.id} AND NEW.schedule_sequence IS DISTINCT FROM OLD.schedule_sequence) EXECUTE FUNCTION ${name}()`);
   let failed;
   try {
     failed = await post(`/api/threads/${t.id}/set-user-input-and-schedule`, { user_text: 'lost with its run' });
   } finally {
-    await services.db.query(`DROP TRIGGER ${name} ON threads`);
-    await services.db.query(`DROP FUNCTION ${name}()`);
+    await parts.db.query(`DROP TRIGGER ${name} ON threads`);
+    await parts.db.query(`DROP FUNCTION ${name}()`);
   }
   assert.is(failed.status, 500);
   const steps = (await get(`/api/threads/${t.id}/steps`)).body;
@@ -150,15 +150,15 @@ threads('stop and run-state set the thread target state', async () => {
 
 threads('steps page: each step as its row reads, also after the runner changed it (stored page JSON kept up to date)', async () => {
   const { post, get, newThread } = await setup();
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const t = await newThread('Look "here" \\ and ünïcode ✓');
   await post(`/api/threads/${t.id}/set-user-input`, { user_text: 'second' });
-  const rows = () => services.db.query(
+  const rows = () => parts.db.query(
     'SELECT id, thread_id, sequence, reasoning_text, assistant_text, user_text, user_files, tool_calls, created_at, updated_at ' +
       'FROM thread_steps WHERE thread_id = $1 ORDER BY sequence', [t.id]);
   assert.equal((await get(`/api/threads/${t.id}/steps`)).body.steps, JSON.parse(JSON.stringify(await rows())));
   const calls = [{ id: 'toolu_1', name: 'computer', input: { action: 'left_click', coordinate: [1, 2] }, result: { text: 'ok' } }];
-  await services.db.query(`UPDATE thread_steps SET tool_calls = $2, assistant_text = 'Clicked.', updated_at = now() + interval '1 second'
+  await parts.db.query(`UPDATE thread_steps SET tool_calls = $2, assistant_text = 'Clicked.', updated_at = now() + interval '1 second'
     WHERE thread_id = $1 AND sequence = 2`, [t.id, JSON.stringify(calls)]);
   const page = (await get(`/api/threads/${t.id}/steps`)).body.steps;
   assert.equal(page, JSON.parse(JSON.stringify(await rows())));

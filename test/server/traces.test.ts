@@ -4,7 +4,7 @@ import { adminToken, call, newAgent, newUser, testServer } from './helpers.ts';
 
 /** Two users with traces at known times; ids ascend with created_at. */
 async function setup() {
-  const { db } = (await testServer()).services;
+  const { db } = (await testServer()).parts;
   const alice = await newUser('alice');
   const bob = await newUser('bob');
   const agentA = await newAgent(alice.id);
@@ -106,7 +106,7 @@ list('cost_by_day groups the filtered traces by UTC day', async () => {
 
 list('cost_by_day by owner and name reads daily sums that follow every insert, change and delete', async () => {
   const s = await setup();
-  const { db } = (await testServer()).services;
+  const { db } = (await testServer()).parts;
   const days = async (query = '', token = s.alice.token) => (await s.get(`/api/llm_traces/cost_by_day${query}`, token)).body;
   // The same answer as summing the traces themselves (a time filter takes that path).
   const raw = await days(`?created_at_from=${encodeURIComponent('2000-01-01 00:00')}`);
@@ -218,7 +218,7 @@ status('GET /api/models/status names the provider and labels the offline model',
   assert.is(typeof res.body.provider, 'string');
   assert.is(typeof res.body.offline, 'boolean');
   const running = await testServer();
-  if (running.services.runner?.provider.offline) assert.equal(res.body, { provider: 'offline', model: 'offline-planner-1', offline: true });
+  if (running.parts.runner?.provider.offline) assert.equal(res.body, { provider: 'offline', model: 'offline-planner-1', offline: true });
 });
 
 list.run();

@@ -23,7 +23,7 @@ async function multipart(path: string, token: string, parts: { name: string; fil
 }
 
 upload('stores the file under a safe name and returns file_path', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const user = await newUser();
   const agent = await newAgent(user.id);
   const content = Buffer.from('line one\r\n--not-a-boundary\r\nline three'.repeat(5000));
@@ -34,7 +34,7 @@ upload('stores the file under a safe name and returns file_path', async () => {
   assert.is(res.status, 200);
   assert.match(res.body.file_path, new RegExp(`^agent-${agent.id}/[0-9a-f-]{36}/passwd$`));
   assert.is(res.body.size, content.length);
-  const stored = join(services.config.dataDir, 'files', res.body.file_path);
+  const stored = join(parts.config.dataDir, 'files', res.body.file_path);
   assert.ok(readFileSync(stored).equals(content), 'stored bytes equal the upload');
   const detail = await call(`/api/agents/${agent.id}`, { token: user.token });
   assert.is(detail.body.file_path, res.body.file_path);
@@ -59,7 +59,7 @@ upload('a stranger cannot upload to someone else\'s agent', async () => {
 });
 
 upload('over 100 MB is 413 while streaming (chunked, no length), without the server holding it', async () => {
-  const { url, services } = await testServer();
+  const { url, parts } = await testServer();
   const user = await newUser();
   const agent = await newAgent(user.id);
   const boundary = 'testboundary123';
@@ -91,7 +91,7 @@ upload('over 100 MB is 413 while streaming (chunked, no length), without the ser
   assert.ok(peak - before < 60 * 1024 * 1024, `server and client together grew ${Math.round((peak - before) / 1048576)} MB`);
   // Nothing of the refused upload is left behind.
   const { readdirSync } = await import('node:fs');
-  const agentDir = join(services.config.dataDir, 'files', `agent-${agent.id}`);
+  const agentDir = join(parts.config.dataDir, 'files', `agent-${agent.id}`);
   assert.equal(existsSync(agentDir) ? readdirSync(agentDir) : [], []);
 });
 
@@ -209,11 +209,11 @@ upload('curl gets the 413 {detail} of a 101 MB file', async () => {
 });
 
 upload('each agent keeps at most its storage quota: a clear 413, nothing kept, also when uploads race', async () => {
-  const { url, services } = await testServer();
+  const { url, parts } = await testServer();
   const user = await newUser();
   const agent = await newAgent(user.id);
-  const quota = services.config.agentStorageBytes;
-  services.config.agentStorageBytes = 3 * MB;
+  const quota = parts.config.agentStorageBytes;
+  parts.config.agentStorageBytes = 3 * MB;
   const put = async (size: number, declared = true) => {
     const form = bigForm(size);
     const res = await fetch(`${url}/api/agents/${agent.id}/upload_file`, {
@@ -222,7 +222,7 @@ upload('each agent keeps at most its storage quota: a clear 413, nothing kept, a
     } as RequestInit);
     return { status: res.status, body: await res.json() };
   };
-  const kept = () => readdirSync(join(services.config.dataDir, 'files', `agent-${agent.id}`)).length;
+  const kept = () => readdirSync(join(parts.config.dataDir, 'files', `agent-${agent.id}`)).length;
   try {
     assert.is((await put(2 * MB)).status, 200);
     for (const declared of [true, false]) {
@@ -236,7 +236,7 @@ upload('each agent keeps at most its storage quota: a clear 413, nothing kept, a
     assert.equal(both.map((r) => r.status).sort(), [200, 413]);
     assert.is(kept(), 2);
   } finally {
-    services.config.agentStorageBytes = quota;
+    parts.config.agentStorageBytes = quota;
   }
 });
 
@@ -256,7 +256,7 @@ async function uploadNamed(agentId: number, token: string, filename: string, con
 }
 
 upload('file names lose NUL and bidi controls and are cut at 255 UTF-8 bytes, whole characters only; stored as such', async () => {
-  const { services } = await testServer();
+  const { parts } = await testServer();
   const user = await newUser();
   const agent = await newAgent(user.id);
   const cjk = '漢';
@@ -273,19 +273,19 @@ upload('file names lose NUL and bidi controls and are cut at 255 UTF-8 bytes, wh
     assert.is(res.body.file_name, stored);
     assert.ok(Buffer.byteLength(res.body.file_name) <= 255);
     assert.match(res.body.file_path, new RegExp(`^agent-${agent.id}/[0-9a-f-]{36}/`));
-    assert.is(readFileSync(join(services.config.dataDir, 'files', res.body.file_path), 'utf8'), 'named');
-    const row = await services.db.one<{ original_name: string }>('SELECT original_name FROM uploaded_files WHERE file_path = $1', [res.body.file_path]);
+    assert.is(readFileSync(join(parts.config.dataDir, 'files', res.body.file_path), 'utf8'), 'named');
+    const row = await parts.db.one<{ original_name: string }>('SELECT original_name FROM uploaded_files WHERE file_path = $1', [res.body.file_path]);
     assert.not.match(row!.original_name, /[\u0000-\u001f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/);
   }
 });
 
 upload('the quota counts everything stored for the agent: its desktop\'s screenshot and its recordings\' audio too', async () => {
-  const { url, services } = await testServer();
+  const { url, parts } = await testServer();
   const user = await newUser();
   const agent = await newAgent(user.id);
-  const quota = services.config.agentStorageBytes;
-  services.config.agentStorageBytes = 3 * MB;
-  const dir = join(services.config.dataDir, 'files', `agent-${agent.id}`);
+  const quota = parts.config.agentStorageBytes;
+  parts.config.agentStorageBytes = 3 * MB;
+  const dir = join(parts.config.dataDir, 'files', `agent-${agent.id}`);
   const put = async (size: number) => {
     const form = bigForm(size);
     const res = await fetch(`${url}/api/agents/${agent.id}/upload_file`, {
@@ -298,7 +298,7 @@ upload('the quota counts everything stored for the agent: its desktop\'s screens
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'screenshot.png'), Buffer.alloc(MB));
     // A recording's audio, as the screenshare route records it.
-    await services.db.query(
+    await parts.db.query(
       'INSERT INTO recordings (session_id, user_id, agent_id, started_at, stopped_at, audio_bytes) VALUES ($1, $2, $3, now(), now(), $4)',
       [randomUUID(), user.id, agent.id, MB / 2]);
     const refused = await put(2 * MB);
@@ -307,15 +307,15 @@ upload('the quota counts everything stored for the agent: its desktop\'s screens
     assert.is((await put(MB)).status, 200);
     // What the desktop code asks before it stores a new screenshot in place of the old one (0.5 MB left now).
     const screenshot = join(dir, 'screenshot.png');
-    await services.storage.ensureFileFits(agent.id, 1.4 * MB, screenshot);
+    await parts.storage.ensureFileFits(agent.id, 1.4 * MB, screenshot);
     try {
-      await services.storage.ensureFileFits(agent.id, 1.6 * MB, screenshot);
+      await parts.storage.ensureFileFits(agent.id, 1.6 * MB, screenshot);
       assert.unreachable('past the quota');
     } catch (err) {
       assert.is((err as { status?: number }).status, 413);
     }
   } finally {
-    services.config.agentStorageBytes = quota;
+    parts.config.agentStorageBytes = quota;
   }
 });
 

@@ -13,7 +13,7 @@
 // - mouse, keys and clipboard are taken only from the viewer holding control: enforced here; the
 //   controller's mouse and keys are also emitted as 'input' (agentId, DesktopInput) for recordings.
 // - with several instances (a fleet), control is one per desktop across them: a change is published on the bus
-//   (`desktop:control`), and a take or give-up for a viewer connected to another instance is passed to it there.
+//   (TOPICS.desktopControlNote), and a take or give-up for a viewer connected to another instance is passed to it there.
 // This file holds the tickets, the per-desktop sessions and control; a viewer's concerns are split into
 // guac-viewer.ts (the tunnel), guac-frames.ts (flow control), guac-input.ts (input gating),
 // guac-clipboard.ts and guac-audio.ts. services.ts holds the one gateway of a server.
@@ -27,6 +27,8 @@ import { DesktopUnavailable } from '../errors.ts';
 import { INPUT_ANSWER_MS } from '../rfb/client.ts';
 import type { Desktop, DesktopInput, Desktops } from '../types.ts';
 import type { ControlEvent, GatewayOptions } from './ports.ts';
+import { TOPICS, type ControlNote, type ControlReply, type ControlRequest } from '../../realtime/topics.ts';
+import type { Bus } from '../../realtime/bus.ts';
 
 export type { ControlEvent, GatewayOptions } from './ports.ts';
 
@@ -35,11 +37,6 @@ export const TUNNEL_ROUTE = '/desktop/tunnel/:ticket';
 export const TICKET_SHAPE = /^[A-Za-z0-9_-]{16,128}$/;
 export const tunnelUrl = (ticket: string) => `/api/desktop/tunnel/${ticket}`;
 
-type Subscribe = (topic: string, listener: (payload: unknown) => void) => () => void;
-type ControlNote = { from: string; agent_id: number; session_id: string | null };
-type ControlRequest = { from: string; request: string; agent_id: number; session_id: string; user_id: number; take: boolean };
-type ControlReply = { request: string; result?: { session_id: string; control: boolean }; status?: number; detail?: string };
-const CONTROL = { note: 'desktop:control', request: 'desktop:control-request', reply: 'desktop:control-reply' };
 const CONTROL_REPLY_MS = 3000;
 
 export class GuacGateway extends EventEmitter<{ input: [agentId: number, input: DesktopInput]; control: [agentId: number, control: ControlEvent] }> {
@@ -55,7 +52,7 @@ export class GuacGateway extends EventEmitter<{ input: [agentId: number, input: 
 
   constructor(
     private manager: Pick<Desktops, 'acquire'>,
-    readonly publish: (topic: string, payload: unknown) => void,
+    readonly publish: Bus['publish'],
     readonly log: (msg: string) => void,
     options: GatewayOptions = {},
   ) {
@@ -127,12 +124,12 @@ export class GuacGateway extends EventEmitter<{ input: [agentId: number, input: 
   }
 
   /** Shares control with the gateways of other instances over the bus (createGateway calls it once). */
-  share(subscribe: Subscribe): void {
+  share(subscribe: Bus['subscribe']): void {
     if (this.subscribed) return;
     this.subscribed = true;
-    subscribe(CONTROL.note, (p) => this.onNote(p as ControlNote));
-    subscribe(CONTROL.request, (p) => this.onRequest(p as ControlRequest));
-    subscribe(CONTROL.reply, (p) => this.replies.get((p as ControlReply).request)?.(p as ControlReply));
+    subscribe(TOPICS.desktopControlNote, (p) => this.onNote(p));
+    subscribe(TOPICS.desktopControlRequest, (p) => this.onRequest(p));
+    subscribe(TOPICS.desktopControlReply, (p) => this.replies.get(p.request)?.(p));
   }
 
   /** setControl for a viewer connected here or, with a fleet, to another instance (asked over the bus). */
@@ -143,7 +140,8 @@ export class GuacGateway extends EventEmitter<{ input: [agentId: number, input: 
     const reply = await new Promise<ControlReply | null>((resolve) => {
       const timer = setTimeout(() => resolve(null), CONTROL_REPLY_MS);
       this.replies.set(request, (r) => (clearTimeout(timer), resolve(r)));
-      this.publish(CONTROL.request, { from: this.id, request, agent_id: agentId, session_id: sessionId, user_id: userId, take } satisfies ControlRequest);
+      const ask: ControlRequest = { from: this.id, request, agent_id: agentId, session_id: sessionId, user_id: userId, take };
+      this.publish(TOPICS.desktopControlRequest, ask);
     }).finally(() => this.replies.delete(request));
     if (!reply?.result) throw new HttpError(reply?.status ?? 404, reply?.detail ?? 'Viewer session not found');
     return reply.result;
@@ -151,7 +149,7 @@ export class GuacGateway extends EventEmitter<{ input: [agentId: number, input: 
 
   private noteControl(agentId: number, sessionId: string | null): void {
     if (sessionId) this.remoteControl.delete(agentId);
-    if (this.subscribed) this.publish(CONTROL.note, { from: this.id, agent_id: agentId, session_id: sessionId } satisfies ControlNote);
+    if (this.subscribed) this.publish(TOPICS.desktopControlNote, { from: this.id, agent_id: agentId, session_id: sessionId });
   }
 
   private onNote(note: ControlNote): void {
@@ -175,6 +173,6 @@ export class GuacGateway extends EventEmitter<{ input: [agentId: number, input: 
     } catch (err) {
       reply = { request: r.request, status: err instanceof HttpError ? err.status : 500, detail: (err as Error).message };
     }
-    this.publish(CONTROL.reply, reply);
+    this.publish(TOPICS.desktopControlReply, reply);
   }
 }

@@ -3,6 +3,7 @@
 // session, viewer, frames and input import one another in one direction only.
 import type { Copy } from '../rfb/desktop.ts';
 import type { Desktop, DesktopInput, Rect } from '../types.ts';
+import type { Bus } from '../../realtime/bus.ts';
 
 export type GatewayOptions = {
   /** Minimum ms between frames to one viewer. @default 66 (≈15 fps) */
@@ -24,7 +25,7 @@ export type ControlEvent = { userId: number; state: 'taken' | 'released' | 'expi
 
 export type GatewayPort = {
   readonly options: Required<GatewayOptions>;
-  publish(topic: string, payload: unknown): void;
+  publish: Bus['publish'];
   log(msg: string): void;
   emit(event: 'input', agentId: number, input: DesktopInput): boolean;
   emit(event: 'control', agentId: number, control: ControlEvent): boolean;

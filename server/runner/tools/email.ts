@@ -1,8 +1,8 @@
 // The email tool: drafts an outbound message on the thread. It waits in requires_approval until a
 // person approves it (then server/mail sends it); the thread is marked as needing approval. The
 // recipient is kept with its domain in ASCII (xn--): what the approver sees is what gets sent.
-import { draftOutbound } from '../../mail/comm-messages.ts';
-import { AddressError, asciiAddress } from '../../mail/idn.ts';
+import { draftOutbound } from '../../mail/index.ts';
+import { AddressError, asciiAddress } from '../../mail/index.ts';
 import { short, str, ToolInputError, type Tool } from './types.ts';
 
 export const emailTool: Tool = {

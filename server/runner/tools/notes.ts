@@ -1,6 +1,7 @@
 // The notes tool: the agent's notes.md (agents.notes), read, replaced or appended to.
 import { appendNote, MAX_NOTES, readNotes, replaceNotes } from '../../agents/agents.ts';
 import { str, ToolInputError, type Tool } from './types.ts';
+import { TOPICS } from '../../realtime/topics.ts';
 
 export const notesTool: Tool = {
   name: 'notes',
@@ -27,7 +28,7 @@ export const notesTool: Tool = {
     if (text === null) throw new ToolInputError(`text is required for ${String(action)} (at most ${MAX_NOTES} characters)`);
     if (action !== 'replace' && action !== 'append') throw new ToolInputError("action must be 'read', 'replace' or 'append'");
     const notes = action === 'replace' ? await replaceNotes(ctx.db, ctx.agent.id, text) : await appendNote(ctx.db, ctx.agent.id, `- ${text.trim()}`);
-    ctx.bus.publish(`agent:${ctx.agent.id}:changed`, { agent_id: ctx.agent.id });
+    ctx.bus.publish(TOPICS.agentChanged(ctx.agent.id), { agent_id: ctx.agent.id });
     return { text: `notes.md saved (${notes?.length ?? 0} characters).` };
   },
   describe: (input) => `notes: ${input.action}`,

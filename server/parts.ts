@@ -1,4 +1,5 @@
-// The long-lived parts every handler may use, built once at start.
+// What start.ts builds, once: the kernel's parts and each wing's, kept together only here at the top, where app.ts
+// hands each wing the few it uses (register(api, deps)); no wing imports this file.
 import type { Auth } from './auth/auth.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
@@ -10,10 +11,10 @@ import type { FleetDesktops } from './desktop/index.ts';
 import type { ModelProvider } from './models/types.ts';
 import type { Recordings } from './recording/recordings.ts';
 import type { Handbacks } from './supervision/handbacks.ts';
-import type { Runner } from './runner/runner.ts';
-import type { BillingProvider } from './billing/types.ts';
-import type { SmtpIntake } from './mail/smtp-intake.ts';
-import type { MailSender } from './mail/sender.ts';
+import type { Runner } from './runner/index.ts';
+import type { BillingProvider } from './billing/index.ts';
+import type { SmtpIntake } from './mail/index.ts';
+import type { MailSender } from './mail/index.ts';
 import type { Scheduler } from './schedules/scheduler.ts';
 import type { Metrics } from './ops/metrics.ts';
 import type { Log } from './ops/log.ts';
@@ -21,7 +22,7 @@ import type { UploadHook } from './files/storage.ts';
 import type { AgentStorage } from './agents/storage.ts';
 
 
-export type Services = {
+export type Parts = {
   config: Config;
   /** The port the server listens on (config.port may be 0: any free port). */
   port: number;

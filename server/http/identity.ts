@@ -1,0 +1,17 @@
+// Who is asking, as a route sees them: the signed-in user and, while an admin impersonates someone, the user acted
+// as. The auth wing finds them (auth/auth.ts identify); http/ only carries them to the handlers.
+export type Role = 'admin' | 'user';
+
+export type User = {
+  id: number;
+  email: string;
+  role: Role;
+  name: string;
+  monthly_spend_limit_cents: number;
+  created_at: Date;
+};
+
+export type Identity = { user: User; realUser: User; sessionId: number | null; expiresAt: number };
+
+/** Finds who is asking, or throws an HttpError (401) when no valid token came; sockets may carry it in the query. */
+export type Identify = (req: import('node:http').IncomingMessage, options?: { allowQueryToken?: boolean }) => Promise<Identity>;
