@@ -15,6 +15,7 @@ register('../test/setup/ts-loader.mjs', import.meta.url);
 const { ADMIN, PG_URL, api, bootServer, pgAvailable } = await import('./bench-server.mjs');
 const { benchResult } = await import('./bench-result.mjs');
 const { Runner } = await import('../server/runner/runner.ts');
+const { TOPICS } = await import('../server/realtime/topics.ts');
 
 const only = process.argv[2];
 const quiet = { info: () => {}, error: (m) => console.error(m) };
