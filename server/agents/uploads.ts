@@ -5,7 +5,7 @@
 // Checked before a body starts (it caps how much may arrive) and again when it is recorded, under a lock on
 // the agent, so that writers side by side cannot pass it together.
 import type { Db, Queryable } from '../db/db.ts';
-import { HttpError } from '../http/errors.ts';
+import { StatusError } from '../system/status-error.ts';
 import { record } from '../audit/audit.ts';
 
 export type StoredFile = { file_path: string; original_name: string; size: number; content_type: string };
@@ -25,7 +25,7 @@ export async function storageUsed(db: Queryable, agentId: number): Promise<numbe
   return Number(row?.used ?? 0);
 }
 
-export class QuotaExceeded extends HttpError {
+export class QuotaExceeded extends StatusError {
   constructor(quota: number, used: number) {
     const left = Math.max(0, quota - used);
     super(413, `Not enough storage left for this agent: ${(left / MB).toFixed(1)} MB of its ${Math.round(quota / MB)} MB remain`);

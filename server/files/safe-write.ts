@@ -4,12 +4,12 @@
 import { constants, createWriteStream } from 'node:fs';
 import { copyFile, unlink, writeFile } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
-import { HttpError } from '../http/errors.ts';
+import { StatusError } from '../system/status-error.ts';
 import { isOutOfSpace, OUT_OF_SPACE_DETAIL } from '../system/out-of-space.ts';
 
 export { isOutOfSpace, OUT_OF_SPACE_DETAIL };
 
-export class OutOfSpace extends HttpError {
+export class OutOfSpace extends StatusError {
   constructor(cause?: unknown) {
     super(507, OUT_OF_SPACE_DETAIL);
     this.name = 'OutOfSpace';

@@ -11,6 +11,7 @@ import { badText, readJsonObject } from './body.ts';
 import { COMPRESS_MIN_BYTES, keepUncompressed } from './compress.ts';
 import { etagOf, notModified, REVALIDATE, sendNotModified, VALIDATE_MAX_BYTES } from './conditional.ts';
 import { HttpError, invalid, jsonText, sendError, sendJsonText } from './errors.ts';
+import { statusOf } from '../system/status-error.ts';
 import { JsonText } from './json-text.ts';
 import { Router, type Params } from './router.ts';
 import { databaseUnavailable } from '../db/unavailable.ts';
@@ -136,9 +137,10 @@ export class Api {
     } catch (err) {
       // 1013 "try again later": the client's reconnect loop gets through once the database is back.
       if (databaseUnavailable(err)) return (ws) => ws.close(1013, 'The database is unavailable. Try again shortly.');
-      const status = err instanceof HttpError ? err.status : 500;
-      const reason = err instanceof HttpError ? String(err.detail) : 'Internal server error';
-      if (!(err instanceof HttpError)) this.parts.log.error(`socket: ${(err as Error).stack ?? err}`);
+      const own = statusOf(err);
+      const status = own?.status ?? 500;
+      const reason = own ? String(own.detail) : 'Internal server error';
+      if (!own) this.parts.log.error(`socket: ${(err as Error).stack ?? err}`);
       return (ws) => ws.close(status >= 400 && status < 500 ? 4000 + status : 1011, reason.slice(0, 120));
     }
   }

@@ -1,23 +1,19 @@
-// HttpError carries a status and the spec's {detail}; sendError writes it and hides internals.
+// HttpError carries a status and the spec's {detail}; sendError writes any error that says its status
+// (system/status-error.ts), the database's and the disk's raw errors as theirs, and hides everything else.
 import type { ServerResponse } from 'node:http';
 import { databaseCannotWrite, databaseUnavailable } from '../db/unavailable.ts';
 import { isOutOfSpace, OUT_OF_SPACE_DETAIL } from '../system/out-of-space.ts';
+import { statusOf, StatusError, type Detail } from '../system/status-error.ts';
 import { writeText } from './compress.ts';
 import { JsonText } from './json-text.ts';
 
-export type ValidationIssue = { loc: (string | number)[]; msg: string; type?: string };
-export type Detail = string | ValidationIssue[];
+export type { Detail, ValidationIssue } from '../system/status-error.ts';
 
-export class HttpError extends Error {
-  readonly status: number;
-  readonly detail: Detail;
-  readonly headers: Record<string, string>;
+/** The route table's own refusals (404, 401, 422 …): a StatusError by another name. */
+export class HttpError extends StatusError {
   constructor(status: number, detail: Detail, headers: Record<string, string> = {}) {
-    super(typeof detail === 'string' ? detail : detail.map((d) => d.msg).join('; '));
+    super(status, detail, headers);
     this.name = 'HttpError';
-    this.status = status;
-    this.detail = detail;
-    this.headers = headers;
   }
 }
 
@@ -47,7 +43,8 @@ export function sendJsonText(res: ServerResponse, status: number, text: string, 
 
 /** Writes any thrown value as {detail}; unknown errors become a logged 500 without internals. */
 export function sendError(res: ServerResponse, err: unknown, log: (msg: string) => void = console.error): void {
-  if (err instanceof HttpError) return sendJson(res, err.status, { detail: err.detail }, err.headers);
+  const own = statusOf(err);
+  if (own) return sendJson(res, own.status, { detail: own.detail }, own.headers);
   if (databaseUnavailable(err)) {
     log(`database unavailable: ${(err as Error).message}`);
     return sendJson(res, 503, { detail: 'The database is unavailable. Try again shortly.' }, { 'Retry-After': '2' });

@@ -8,6 +8,7 @@ import { STATUS_CODES } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Log } from '../ops/log.ts';
 import { HttpError } from '../http/errors.ts';
+import { statusOf } from '../system/status-error.ts';
 import { PUBSUB_PROTOCOL } from './pubsub-hub.ts';
 
 const HEARTBEAT_MS = 30_000;
@@ -54,8 +55,8 @@ export function createSocketServer(log: Log, resolve: ResolveUpgrade) {
       if (!url.pathname.startsWith('/api/')) throw new HttpError(404, 'Not found');
       attach = await resolve(req, url);
     } catch (err) {
-      const status = err instanceof HttpError ? err.status : 500;
-      if (!(err instanceof HttpError)) log.error(`socket: ${(err as Error).stack ?? err}`);
+      const status = statusOf(err)?.status ?? 500;
+      if (!statusOf(err)) log.error(`socket: ${(err as Error).stack ?? err}`);
       socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;
     }

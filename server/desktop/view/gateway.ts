@@ -24,6 +24,7 @@ import { HttpError } from '../../http/errors.ts';
 import { DesktopSession } from './session.ts';
 import { Viewer, type Ticket } from './viewer.ts';
 import { DesktopUnavailable } from '../errors.ts';
+import { statusOf } from '../../system/status-error.ts';
 import { INPUT_ANSWER_MS } from '../rfb/client.ts';
 import type { Desktop, DesktopInput, Desktops } from '../types.ts';
 import type { ControlEvent, GatewayOptions } from './ports.ts';
@@ -171,7 +172,7 @@ export class GuacGateway extends EventEmitter<{ input: [agentId: number, input: 
     try {
       reply = { request: r.request, result: this.setControl(r.agent_id, r.session_id, r.user_id, r.take) };
     } catch (err) {
-      reply = { request: r.request, status: err instanceof HttpError ? err.status : 500, detail: (err as Error).message };
+      reply = { request: r.request, status: statusOf(err)?.status ?? 500, detail: (err as Error).message };
     }
     this.publish(TOPICS.desktopControlReply, reply);
   }
