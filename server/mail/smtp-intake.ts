@@ -17,7 +17,7 @@ import { databaseCannotWrite } from '../db/unavailable.ts';
 import { isOutOfSpace, OutOfSpace } from '../files/safe-write.ts';
 import { ingestMail, type IngestDeps } from './ingest.ts';
 import { parseMail } from './parse-mail.ts';
-import { SlidingWindow } from './rate-limit.ts';
+import { RateLimiter } from '../ops/rate-limit.ts';
 import { systemResolver, verifySender, type DnsResolver, type MailAuthMode, type SenderVerdict } from './sender-auth.ts';
 import { TlsReloader, type TlsFiles } from './tls-files.ts';
 
@@ -48,8 +48,8 @@ export class SmtpIntake {
   /** The DNS the sender checks use (tests put an in-memory zone here). */
   resolver: DnsResolver;
   readonly counts: IntakeCounts = { throttled: 0, refusedConnections: 0, held: 0, unverified: 0 };
-  private perIp = new SlidingWindow(60_000);
-  private perSender = new SlidingWindow(60_000);
+  private perIp = new RateLimiter(Infinity, 60_000);
+  private perSender = new RateLimiter(Infinity, 60_000);
   private open = new Map<string, number>();
   private counted = new Set<string>();
   private tls: TlsReloader | null;
@@ -142,7 +142,7 @@ export class SmtpIntake {
     const mailbox = await this.mailbox(rcpt, session);
     const { perIpPerMinute, perSenderPerMinute } = this.o.limits;
     const sender = envelopeSender(session).toLowerCase();
-    if (!this.perIp.take(session.remoteAddress, perIpPerMinute) || !this.perSender.take(`${mailbox.id} ${sender}`, perSenderPerMinute)) {
+    if (this.perIp.take(session.remoteAddress, perIpPerMinute) || this.perSender.take(`${mailbox.id} ${sender}`, perSenderPerMinute)) {
       this.counts.throttled++;
       throw smtpError(450, '4.7.1 Too much mail from you right now, try again later');
     }
