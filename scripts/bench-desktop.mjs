@@ -22,7 +22,7 @@ import { join } from 'node:path';
 register('../test/setup/ts-loader.mjs', import.meta.url);
 const { benchResult } = await import('./bench-result.mjs');
 
-const { findBinary } = await import('../server/desktop/index.ts');
+const { findBinary } = await import('../server/desktop/host.ts');
 if (!findBinary('Xvnc', process.env.PATH ?? '')) {
   console.log('desktop bench skipped: Xvnc is not installed (apt-get install tigervnc-standalone-server)');
   process.exit(0);
@@ -34,7 +34,7 @@ process.env.DESKTOP_DISPLAY_BASE ||= '120';
 const { loadConfig } = await import('../server/config.ts');
 const { openDb } = await import('../server/db/db.ts');
 const { start } = await import('../server/start.ts');
-const { keysymsForText } = await import('../server/desktop/index.ts');
+const { keysymsForText } = await import('../server/desktop/rfb/keysyms.ts');
 const { GuacTestClient, diffPixels } = await import('../test/server/desktop-helpers.ts');
 const { ensureBuild } = await import('./bench-build.mjs');
 const { browserBenchAvailable, compareInOwnProcess } = await import('./bench-desktop-browser.mjs');

@@ -12,7 +12,7 @@ const { benchResult, median } = await import('./bench-result.mjs');
 process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const { fleetUnavailable, startFleet, ok, view } = await import('../test/server/fleet-helpers.ts');
 const { ADMIN } = await import('../test/server/helpers.ts');
-const { keysymsForText } = await import('../server/desktop/index.ts');
+const { keysymsForText } = await import('../server/desktop/rfb/keysyms.ts');
 
 const why = await fleetUnavailable();
 if (why) {

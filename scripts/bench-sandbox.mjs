@@ -10,7 +10,9 @@ import { join } from 'node:path';
 
 register('../test/setup/ts-loader.mjs', import.meta.url);
 const { benchResult, median } = await import('./bench-result.mjs');
-const { createDesktops, findBinary, keysymsForText } = await import('../server/desktop/index.ts');
+const { createDesktops } = await import('../server/desktop/place/local-desktops.ts');
+const { findBinary } = await import('../server/desktop/host.ts');
+const { keysymsForText } = await import('../server/desktop/rfb/keysyms.ts');
 
 const PATH = process.env.PATH ?? '';
 if (process.getuid?.() !== 0 || !findBinary('Xvnc', PATH) || !findBinary('bwrap', PATH)) {

@@ -1,4 +1,5 @@
-// The agents' desktops: the one module the rest of the server (and the tests) import from this folder.
+// The agents' desktops: the door the rest of the server comes in by, exporting only what other wings and the
+// composition root use (a part's tests import the part).
 //   place/    which desktop an agent gets, and when it stops (LocalDesktops); with several instances on one
 //             PostgreSQL, which instance runs it (FleetDesktops: leases, the RFB relay, signed internal calls)
 //   start/    Xvnc, X displays, the apps, sound, waiting for readiness; remote VNC endpoints
@@ -6,7 +7,7 @@
 //   rfb/      the RFB client and the framebuffer it keeps, PNG, keysyms
 //   view/     the Guacamole gateway (tunnels, sessions, viewers, frames, input) and stored screenshots
 // actions.ts turns the model's computer actions into input; types.ts is the interface every part uses.
-import { loadDesktopConfig, type Config, type DesktopConfig } from '../config.ts';
+import type { Config } from '../config.ts';
 import type { Db } from '../db/db.ts';
 import type { UploadHook } from '../files/storage.ts';
 import type { Log } from '../ops/log.ts';
@@ -14,25 +15,22 @@ import type { Bus } from '../realtime/bus.ts';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { FleetDesktops } from './place/fleet-desktops.ts';
-import { LocalDesktops, type LocalDesktopsOptions } from './place/local-desktops.ts';
+import { LocalDesktops } from './place/local-desktops.ts';
 import type { Desktops } from './types.ts';
 import { GuacGateway } from './view/gateway.ts';
 import { ScreenshotStore } from './view/screenshots.ts';
 
-export type * from './types.ts';
+export type { ComputerAction, Desktop, DesktopInput, Desktops, PerformAction, Rect } from './types.ts';
+export type { Copy } from './rfb/desktop.ts';
 export { performAction } from './actions.ts';
-export { ActionError, DesktopUnavailable } from './errors.ts';
-export { LocalDesktops, type LocalDesktopsOptions } from './place/local-desktops.ts';
-export { FleetDesktops } from './place/fleet-desktops.ts';
-export { RelayRefused, relayPath, soundPath } from './place/internal-call.ts';
-export { serveRelay, connectRelay } from './place/relay.ts';
-export { serveSound } from './place/relayed-sound.ts';
-export { signedHeaders, verifySignature } from './place/signature.ts';
-export { GuacGateway, TICKET_SHAPE, TUNNEL_ROUTE, tunnelUrl, type ControlEvent } from './view/gateway.ts';
-export { ScreenshotStore } from './view/screenshots.ts';
+export type { FleetDesktops } from './place/fleet-desktops.ts';
+export type { GuacGateway, ControlEvent } from './view/gateway.ts';
+export type { ScreenshotStore } from './view/screenshots.ts';
+export { INTERNAL_PREFIX, handleInternal, internalUpgrades } from './internal-routes.ts';
+export { registerDesktopRoutes } from './routes.ts';
 
 /**
- * The server's desktops and their screenshot store (both kept in services.ts). With a fleet (DATABASE_URL) and
+ * The server's desktops and their screenshot store (the composition root keeps both). With a fleet (DATABASE_URL) and
  * Xvnc desktops, placement across instances sits in front of this instance's own desktops: `fleet` is then the
  * same object as `desktops`, started by start.ts once the server listens.
  */
@@ -49,15 +47,9 @@ export function startDesktops(config: Config, db: Db, log: Log): {
   return { desktops: fleet, fleet, screenshots, local };
 }
 
-/** Desktops of their own, for tests and benchmarks: the defaults, with `overrides` and an environment's settings. */
-export function createDesktops(options: Omit<LocalDesktopsOptions, 'config'> & { config?: Partial<DesktopConfig>; env?: NodeJS.ProcessEnv }) {
-  const { config, env, ...rest } = options;
-  return new LocalDesktops({ ...rest, config: { ...loadDesktopConfig(env), ...config } });
-}
-
 /**
  * The server's one gateway. The desktops and bus are looked up per call, not captured: tests swap
- * services.desktops for their own. `shared`: control is shared with other instances' gateways over the bus.
+ * parts.desktops for their own. `shared`: control is shared with other instances' gateways over the bus.
  */
 export function createGateway(services: { desktops: Desktops; bus: Bus; log: Log }, shared = false): GuacGateway {
   const bus: Bus = {
@@ -69,7 +61,7 @@ export function createGateway(services: { desktops: Desktops; bus: Bus; log: Log
   return gateway;
 }
 
-/** services.onUpload: a copy on the agent's ~/Desktop; a failure there never fails the upload itself. */
+/** parts.onUpload: a copy on the agent's ~/Desktop; a failure there never fails the upload itself. */
 export function desktopUploadHook(desktops: Desktops, log: Log): UploadHook {
   return async (agentId, path, name) => {
     try {
@@ -79,22 +71,3 @@ export function desktopUploadHook(desktops: Desktops, log: Log): UploadHook {
     }
   };
 }
-
-// The parts tests, benchmarks and tools drive directly.
-export { Containment } from './contain/index.ts';
-export { DesktopHomes } from './contain/homes.ts';
-export { HomeImages } from './contain/home-image.ts';
-export { processesOf } from './contain/processes.ts';
-export { Sandbox, type Account } from './contain/sandbox.ts';
-export { findBinary, shortSocketPath } from './host.ts';
-export { RfbClient, RfbError, vncPasswordFile } from './rfb/client.ts';
-export type { Copy, RfbDesktop } from './rfb/desktop.ts';
-export { keysymForCodePoint, keysymForName, keysymsForText, parseKeys } from './rfb/keysyms.ts';
-export { decodeOwnPng, encodePng, encodePngAsync } from './rfb/png.ts';
-export { coalesce, contains } from './rfb/rects.ts';
-export { claimDisplay, X_LOCK } from './start/displays.ts';
-export { trimSilence, FrameAligner } from './start/sound.ts';
-export { XvncProvider, xvncPidFile, type XvncOptions } from './start/xvnc.ts';
-export { bmpOnly, codePointLength, encode, GuacParser, GuacProtocolError, STATUS, type Instruction } from './view/codec.ts';
-export { INTERNAL_PREFIX, handleInternal, internalUpgrades } from './internal-routes.ts';
-export { registerDesktopRoutes } from './routes.ts';

@@ -3,7 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ensureAdmin } from '../../server/auth/bootstrap.ts';
-import { DesktopUnavailable } from '../../server/desktop/index.ts';
+import { DesktopUnavailable } from '../../server/desktop/errors.ts';
 import type { Runner } from '../../server/runner/runner.ts';
 import { markFailed } from '../../server/mail/outbox.ts';
 import { GUARD_DEFAULTS, GUARD_LIMITS, setGuardSettings } from '../../server/supervision/supervision.ts';

@@ -9,7 +9,11 @@ import { chownSync, existsSync, lstatSync, readFileSync, readlinkSync, rmSync, s
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { findBinary, processesOf, RfbClient, type LocalDesktops, type RfbDesktop } from '../../server/desktop/index.ts';
+import { findBinary } from '../../server/desktop/host.ts';
+import { processesOf } from '../../server/desktop/contain/processes.ts';
+import { RfbClient } from '../../server/desktop/rfb/client.ts';
+import { type LocalDesktops } from '../../server/desktop/place/local-desktops.ts';
+import { type RfbDesktop } from '../../server/desktop/rfb/desktop.ts';
 import { testDesktops } from './desktop-helpers.ts';
 
 const attacks = suite('desktop attacks from inside (issue 40)');

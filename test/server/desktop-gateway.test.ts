@@ -4,11 +4,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EventEmitter } from 'node:events';
-import { encode, GuacParser, STATUS, type Instruction } from '../../server/desktop/index.ts';
-import { GuacGateway } from '../../server/desktop/index.ts';
+import { encode, GuacParser, STATUS, type Instruction } from '../../server/desktop/view/codec.ts';
+import { GuacGateway } from '../../server/desktop/view/gateway.ts';
 import { DesktopSession } from '../../server/desktop/view/session.ts';
-import { decodeOwnPng } from '../../server/desktop/index.ts';
-import { coalesce, contains } from '../../server/desktop/index.ts';
+import { decodeOwnPng } from '../../server/desktop/rfb/png.ts';
+import { coalesce, contains } from '../../server/desktop/rfb/rects.ts';
 import type { Desktop, Desktops, Rect } from '../../server/desktop/index.ts';
 
 class FakeDesktop extends EventEmitter {

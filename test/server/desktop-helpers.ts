@@ -4,9 +4,12 @@
 import { rmSync } from 'node:fs';
 import { WebSocket } from 'ws';
 import { loadDesktopConfig, type DesktopConfig } from '../../server/config.ts';
-import {
-  Containment, createDesktops, decodeOwnPng, encode, GuacParser, HomeImages, XvncProvider, type Instruction, type LocalDesktops, type XvncOptions,
-} from '../../server/desktop/index.ts';
+import { Containment } from '../../server/desktop/contain/index.ts';
+import { createDesktops, type LocalDesktops } from '../../server/desktop/place/local-desktops.ts';
+import { decodeOwnPng } from '../../server/desktop/rfb/png.ts';
+import { encode, GuacParser, type Instruction } from '../../server/desktop/view/codec.ts';
+import { HomeImages } from '../../server/desktop/contain/home-image.ts';
+import { XvncProvider, type XvncOptions } from '../../server/desktop/start/xvnc.ts';
 import { testEnv } from './helpers.ts';
 
 type Stream = { x: number; y: number; mask: number; chunks: string[]; kind: 'img' | 'clipboard' | 'audio'; mimetype?: string };

@@ -7,9 +7,11 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, constants, existsSync, lstatSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Containment, processesOf, Sandbox } from '../../server/desktop/index.ts';
+import { Containment } from '../../server/desktop/contain/index.ts';
+import { processesOf } from '../../server/desktop/contain/processes.ts';
+import { Sandbox } from '../../server/desktop/contain/sandbox.ts';
 import { AGENT_UID_BASE, removeDataDir, testDesktopConfig, testXvnc } from './desktop-helpers.ts';
-import { findBinary } from '../../server/desktop/index.ts';
+import { findBinary } from '../../server/desktop/host.ts';
 import { processAlive as alive } from '../../server/system/processes.ts';
 
 const isolation = suite('desktop isolation: the agent as an attacker');

@@ -13,7 +13,9 @@ import { Resolver } from 'node:dns/promises';
 import { connect } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { findBinary, type LocalDesktops, type RfbDesktop } from '../../server/desktop/index.ts';
+import { findBinary } from '../../server/desktop/host.ts';
+import { type LocalDesktops } from '../../server/desktop/place/local-desktops.ts';
+import { type RfbDesktop } from '../../server/desktop/rfb/desktop.ts';
 import { testDesktops } from './desktop-helpers.ts';
 import { call, newAgent, newUser, testServer } from './helpers.ts';
 

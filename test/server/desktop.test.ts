@@ -9,10 +9,14 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  decodeOwnPng, desktopUploadHook, findBinary, keysymsForText, performAction, RfbClient, RfbError, vncPasswordFile, xvncPidFile,
-  type Desktops, type LocalDesktops, type RfbDesktop,
-} from '../../server/desktop/index.ts';
+import { decodeOwnPng } from '../../server/desktop/rfb/png.ts';
+import { desktopUploadHook, performAction, type Desktops } from '../../server/desktop/index.ts';
+import { findBinary } from '../../server/desktop/host.ts';
+import { keysymsForText } from '../../server/desktop/rfb/keysyms.ts';
+import { RfbClient, RfbError, vncPasswordFile } from '../../server/desktop/rfb/client.ts';
+import { xvncPidFile } from '../../server/desktop/start/xvnc.ts';
+import { type LocalDesktops } from '../../server/desktop/place/local-desktops.ts';
+import { type RfbDesktop } from '../../server/desktop/rfb/desktop.ts';
 import type { Parts } from '../../server/parts.ts';
 import { AGENT_UID_BASE, diffPixels, GuacTestClient, removeDataDir, testDesktops, testXvnc } from './desktop-helpers.ts';
 import { rawScreen } from './raw-viewer.ts';

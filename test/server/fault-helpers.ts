@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HomeImages } from '../../server/desktop/index.ts';
+import { HomeImages } from '../../server/desktop/contain/home-image.ts';
 
 export async function until<T>(test: () => T | Promise<T>, ms: number, what: string, every = 50): Promise<NonNullable<T>> {
   const deadline = Date.now() + ms;

@@ -7,7 +7,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { keysymsForText, relayPath, signedHeaders, soundPath } from '../../server/desktop/index.ts';
+import { keysymsForText } from '../../server/desktop/rfb/keysyms.ts';
+import { relayPath, soundPath } from '../../server/desktop/place/internal-call.ts';
+import { signedHeaders } from '../../server/desktop/place/signature.ts';
 import { diffPixels, type GuacTestClient } from './desktop-helpers.ts';
 import { ADMIN } from './helpers.ts';
 import {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { connectRelay } from '../../server/desktop/index.ts';
+import { connectRelay } from '../../server/desktop/place/relay.ts';
 import { desktopPath, filesPath, internalCall, sendFile } from '../../server/desktop/place/internal-call.ts';
 import { connectSound } from '../../server/desktop/place/relayed-sound.ts';
 import { signedHeaders, STREAMED } from '../../server/desktop/place/signature.ts';

@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, request, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { keysymsForText } from '../../server/desktop/index.ts';
+import { keysymsForText } from '../../server/desktop/rfb/keysyms.ts';
 import type { DesktopInput } from '../../server/desktop/index.ts';
 import { filesDir } from '../../server/files/storage.ts';
 import { createAnthropic } from '../../server/models/anthropic.ts';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { performAction } from '../../server/desktop/index.ts';
-import type { LocalDesktops } from '../../server/desktop/index.ts';
+import type { LocalDesktops } from '../../server/desktop/place/local-desktops.ts';
 import { testDesktops } from './desktop-helpers.ts';
 import { createOffline } from '../../server/models/offline.ts';
 import type { Runner } from '../../server/runner/runner.ts';

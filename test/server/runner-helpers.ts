@@ -2,7 +2,8 @@
 // PerformAction over it, scripted model providers, and a runner swapped in for the server's own.
 import { EventEmitter } from 'node:events';
 import { deflateSync } from 'node:zlib';
-import type { ComputerAction, Desktop, Desktops, Framebuffer, PerformAction } from '../../server/desktop/index.ts';
+import type { ComputerAction, Desktop, Desktops, PerformAction } from '../../server/desktop/index.ts';
+import type { Framebuffer } from '../../server/desktop/types.ts';
 import type { AssistantBlock, ModelProvider, ModelRequest, ModelResponse } from '../../server/models/types.ts';
 import { Runner, type RunnerOptions } from '../../server/runner/runner.ts';
 import { abortableSleep } from '../../server/models/http.ts';

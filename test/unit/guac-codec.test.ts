@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { bmpOnly, codePointLength, encode, GuacParser, GuacProtocolError } from '../../server/desktop/index.ts';
+import { bmpOnly, codePointLength, encode, GuacParser, GuacProtocolError } from '../../server/desktop/view/codec.ts';
 
 const enc = suite('guacamole codec: encode');
 

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { keysymForCodePoint, keysymForName, keysymsForText, parseKeys } from '../../server/desktop/index.ts';
+import { keysymForCodePoint, keysymForName, keysymsForText, parseKeys } from '../../server/desktop/rfb/keysyms.ts';
 
 const chars = suite('keysyms: characters');
 

@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { inflateSync } from 'node:zlib';
-import { decodeOwnPng, encodePng, encodePngAsync } from '../../server/desktop/index.ts';
-import type { Framebuffer } from '../../server/desktop/index.ts';
+import { decodeOwnPng, encodePng, encodePngAsync } from '../../server/desktop/rfb/png.ts';
+import type { Framebuffer } from '../../server/desktop/types.ts';
 
 /** A framebuffer with gradients, noise and flat areas, so every filter path matters. */
 function sample(width: number, height: number): Framebuffer {

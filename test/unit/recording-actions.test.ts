@@ -3,7 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { DesktopInput } from '../../server/desktop/index.ts';
-import { keysymsForText } from '../../server/desktop/index.ts';
+import { keysymsForText } from '../../server/desktop/rfb/keysyms.ts';
 import { ActionTracker } from '../../server/recording/action-tracker.ts';
 import { describeAction, formatSummary } from '../../server/recording/action-format.ts';
 

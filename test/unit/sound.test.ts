@@ -1,7 +1,7 @@
 // Desktop sound helpers: what counts as silence, and whole sample frames out of arbitrary pipe reads.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { trimSilence, FrameAligner } from '../../server/desktop/index.ts';
+import { trimSilence, FrameAligner } from '../../server/desktop/start/sound.ts';
 
 
 test('digital silence is trimmed from both ends of a read, to whole frames; all silence leaves nothing', () => {

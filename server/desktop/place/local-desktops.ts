@@ -2,7 +2,7 @@
 // when the Xvnc binary exists, vnc, or none), shared by concurrent callers, stopped after an idle time
 // without viewers, restarted after a crash, capped in number (the least recently used idle one makes room).
 import { EventEmitter } from 'node:events';
-import type { DesktopConfig } from '../../config.ts';
+import { loadDesktopConfig, type DesktopConfig } from '../../config.ts';
 import type { Log } from '../../ops/log.ts';
 import { Containment } from '../contain/index.ts';
 import { DesktopUnavailable } from '../errors.ts';
@@ -227,4 +227,10 @@ export class LocalDesktops extends EventEmitter implements Desktops {
     await Promise.all(ids.map((id) => this.stop(id).catch(() => {})));
     this.xvnc?.unmountHomes();
   }
+}
+
+/** Desktops of their own, for tests and benchmarks: the defaults, with `overrides` and an environment's settings. */
+export function createDesktops(options: Omit<LocalDesktopsOptions, 'config'> & { config?: Partial<DesktopConfig>; env?: NodeJS.ProcessEnv }) {
+  const { config, env, ...rest } = options;
+  return new LocalDesktops({ ...rest, config: { ...loadDesktopConfig(env), ...config } });
 }
