@@ -30,7 +30,8 @@ import { Scheduler } from './schedules/scheduler.ts';
 import { Metrics } from './ops/metrics.ts';
 import { runCounts } from './threads/threads.ts';
 import { tellWhenStorageFull } from './threads/messages.ts';
-import { pruneAudit } from './audit/audit.ts';
+import { pruneAudit, useAuditInstance } from './audit/audit.ts';
+import { HEARTBEAT_MS, Instance } from './db/instance.ts';
 import { countByAction } from './audit/read.ts';
 import { INTERNAL_PREFIX, internalUpgrades } from './desktop/index.ts';
 import { deploymentSecret } from './db/deployment-secrets.ts';
@@ -50,7 +51,12 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   }
   const tokens = await TokenIssuer.load(db, secrets, config.authIssuer, config.authAudience);
   await ensureAdmin(db, config.adminEmail, config.adminPassword, log.info);
-  const { desktops, fleet, screenshots, local } = startDesktops(config, db, log);
+  // This server as the other instances see it: one id, one registry row, one heartbeat (runner, fleet, audit).
+  // A fleet judges instances by DESKTOP_LEASE_STALE_SECONDS: beat at least three times within it.
+  const heartbeatMs = config.fleet ? Math.max(500, Math.min(HEARTBEAT_MS, (config.fleet.leaseStaleSeconds * 1000) / 3)) : HEARTBEAT_MS;
+  const instance = new Instance(db, undefined, heartbeatMs, log.error);
+  useAuditInstance(instance.id);
+  const { desktops, fleet, screenshots, local } = startDesktops(config, db, log, instance);
   const bus = await createBus(db, log);
   tellWhenStorageFull(local, db, bus, log);
   const disk = new DiskSpace({ dir: config.dataDir, reserveBytes: config.diskReserveBytes, log });
@@ -137,7 +143,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     await fleet.start(address);
   }
   const runner = (parts.runner = new Runner({
-    db, bus: parts.bus, log, provider: parts.models!, mailDomain: config.mailDomain, smtpUtf8: config.mailSmtpUtf8,
+    db, bus: parts.bus, log, provider: parts.models!, mailDomain: config.mailDomain, smtpUtf8: config.mailSmtpUtf8, instance,
     desktops: parts.desktops, performAction, testCreditsCents: config.testCreditsCents, filesDir: filesDir(config.dataDir),
     onNeedsHelp: helpNotifier({
       db, bus: parts.bus, mailDomain: config.mailDomain, publicUrl: config.publicUrl, port: () => parts.port, sending: () => !!parts.mailSender,

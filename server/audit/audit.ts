@@ -9,8 +9,13 @@ import { prepared, type Db, type Queryable } from '../db/db.ts';
 import { eventHash, startSeal, type ChainedEvent, type ChainStart } from './hash.ts';
 import type { AuditAction } from './actions.ts';
 
-/** Which server wrote the event. */
-export const INSTANCE = `${hostname()}:${process.pid}`;
+/** Which server wrote the event: the process's instance id (db/instance.ts), once start() names it. */
+let instanceId = `${hostname()}:${process.pid}`;
+
+/** The instance this process's events name (start() sets it; there is one server per process). */
+export function useAuditInstance(id: string): void {
+  instanceId = id;
+}
 
 export type ActorType = 'user' | 'agent' | 'system';
 export type Actor = { type: ActorType; id?: number | null; label?: string | null };
@@ -65,7 +70,7 @@ export async function record(q: Queryable, event: AuditEvent): Promise<number> {
     JSON.stringify(clean(event.detail ?? {})),
   ]);
   const e: ChainedEvent = {
-    id: head.id, at: head.at, instance: INSTANCE, actor_type: actor.type, actor_id: actor.id ?? null, actor_label: text(actor.label),
+    id: head.id, at: head.at, instance: instanceId, actor_type: actor.type, actor_id: actor.id ?? null, actor_label: text(actor.label),
     impersonator_id: impersonator?.id ?? null, impersonator_label: text(impersonator?.email), action: event.action,
     target_type: event.target?.type ?? null, target_id: event.target ? text(String(event.target.id)) : null,
     request_id: text(context?.requestId), ip: text(context?.ip), user_agent: text(context?.userAgent?.slice(0, 500)), detail: head.detail,

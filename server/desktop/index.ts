@@ -12,8 +12,7 @@ import type { Db } from '../db/db.ts';
 import type { UploadHook } from '../files/storage.ts';
 import type { Log } from '../ops/log.ts';
 import type { Bus } from '../realtime/bus.ts';
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
+import type { Instance } from '../db/instance.ts';
 import { FleetDesktops } from './place/fleet-desktops.ts';
 import { LocalDesktops } from './place/local-desktops.ts';
 import type { Desktops } from './types.ts';
@@ -34,7 +33,7 @@ export { registerDesktopRoutes } from './routes.ts';
  * Xvnc desktops, placement across instances sits in front of this instance's own desktops: `fleet` is then the
  * same object as `desktops`, started by start.ts once the server listens.
  */
-export function startDesktops(config: Config, db: Db, log: Log): {
+export function startDesktops(config: Config, db: Db, log: Log, instance: Instance): {
   desktops: Desktops; fleet: FleetDesktops | null; screenshots: ScreenshotStore; local: LocalDesktops;
 } {
   const local = new LocalDesktops({ dataDir: config.dataDir, log, config: config.desktop });
@@ -42,7 +41,6 @@ export function startDesktops(config: Config, db: Db, log: Log): {
   screenshots.watch(local);
   local.once('closing', () => screenshots.close());
   if (!config.fleet || config.desktop.provider !== 'xvnc') return { desktops: local, fleet: null, screenshots, local };
-  const instance = { id: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`, host: hostname(), pid: process.pid };
   const fleet = new FleetDesktops({ local, db, log, fleet: config.fleet, desktop: config.desktop, instance });
   return { desktops: fleet, fleet, screenshots, local };
 }

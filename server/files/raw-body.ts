@@ -2,6 +2,7 @@
 // refused before reading, an undeclared one as soon as it passes it (413, the partial file removed).
 import type { IncomingMessage } from 'node:http';
 import { discardRest } from '../http/body.ts';
+import { statusOf } from '../system/status-error.ts';
 import { HttpError } from '../http/errors.ts';
 import { FileSink, type FileSystem } from './safe-write.ts';
 
@@ -49,6 +50,6 @@ export async function receiveRaw(req: IncomingMessage, destination: string, limi
     discardRest(req); // read the rest (bounded) so the answer reaches the client
     await out.discard();
     // A client that went away mid-body makes the stream throw (ECONNRESET, 'aborted').
-    throw err instanceof HttpError || !req.destroyed ? err : new HttpError(400, 'The request body ended early');
+    throw statusOf(err) || !req.destroyed ? err : new HttpError(400, 'The request body ended early');
   }
 }

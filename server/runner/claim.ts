@@ -1,25 +1,15 @@
-// The runner's SQL: instance heartbeats, claiming the head of an agent's queue with
+// The runner's SQL: claiming the head of an agent's queue with
 // FOR UPDATE SKIP LOCKED (two instances on one PostgreSQL never run the same thread, nor two
 // threads of one agent), whether a claim still holds, releasing it, and failing runs whose instance died.
 import type { Db, Queryable } from '../db/db.ts';
 
 export type Claim = { thread_id: number; agent_id: number; mode: 'run' | 'run_all' };
 
-export async function heartbeat(db: Queryable, instanceId: string): Promise<void> {
-  await db.query(
-    `INSERT INTO runner_instances (id) VALUES ($1) ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()`, [instanceId]);
-}
-
-export async function retireInstance(db: Queryable, instanceId: string): Promise<void> {
-  await db.query('DELETE FROM runner_instances WHERE id = $1', [instanceId]);
-}
-
-/** The instances on `host` (ids host:pid:random) other than `instanceId` that own a run now. */
-export async function runOwnersOnHost(db: Queryable, host: string, instanceId: string): Promise<string[]> {
-  const rows = await db.query<{ run_owner: string }>(
-    `SELECT DISTINCT run_owner FROM threads WHERE thread_running AND run_owner LIKE $1 AND run_owner <> $2`,
-    [`${host.replace(/[\\%_]/g, (c) => '\\' + c)}:%`, instanceId]);
-  return rows.map((r) => r.run_owner);
+/** The instances (their registry rows, stale judged against staleSeconds) other than `instanceId` that own a run now. */
+export async function runOwners(db: Queryable, instanceId: string, staleSeconds: number) {
+  return db.query<{ id: string; host: string; pid: number; stale: boolean }>(
+    `SELECT i.id, i.host, i.pid, i.heartbeat_at <= now() - make_interval(secs => $2) AS stale FROM instances i
+     WHERE i.id <> $1 AND EXISTS (SELECT 1 FROM threads t WHERE t.thread_running AND t.run_owner = i.id)`, [instanceId, staleSeconds]);
 }
 
 /**
@@ -67,7 +57,7 @@ export async function takeOrphans(db: Db, instanceId: string, staleSeconds: numb
     const rows = await q.query<{ id: number; agent_id: number }>(
       `SELECT t.id, t.agent_id FROM threads t
        WHERE t.thread_running AND t.run_owner IS DISTINCT FROM $1
-         AND NOT EXISTS (SELECT 1 FROM runner_instances i WHERE i.id = t.run_owner AND i.heartbeat_at > now() - make_interval(secs => $2))
+         AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = t.run_owner AND i.heartbeat_at > now() - make_interval(secs => $2))
        FOR UPDATE OF t SKIP LOCKED`,
       [instanceId, staleSeconds]);
     if (rows.length) {
@@ -75,7 +65,6 @@ export async function takeOrphans(db: Db, instanceId: string, staleSeconds: numb
         `UPDATE threads SET thread_running = false, run_owner = NULL, error_message = 'Interrupted by a server restart', updated_at = now()
          WHERE id = ANY($1::int[])`, [rows.map((r) => r.id)]);
     }
-    await q.query(`DELETE FROM runner_instances WHERE heartbeat_at < now() - interval '1 day'`);
     return rows;
   });
 }

@@ -11,10 +11,8 @@
 // - Restarts: a graceful shutdown pauses runs (the thread stays queued and resumes on the next
 //   start). Runs of an instance that died are failed with 'Interrupted by a server restart' by
 //   whichever instance notices first, at start and then periodically: at once when the dead
-//   instance ran on this host (its pid is gone), else when its heartbeat is staleSeconds old —
+//   instance ran on this host (its pid is gone), else when its heartbeat (db/instance.ts) is staleSeconds old —
 //   no thread stays "running" forever.
-import { hostname } from 'node:os';
-import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/db.ts';
 import type { Bus } from '../realtime/bus.ts';
 import type { Log } from '../ops/log.ts';
@@ -25,7 +23,7 @@ import { getRunAgent, stopAgentAfterRun } from '../agents/agents.ts';
 import { getThreadName, removeFromSchedule, threadExists } from '../threads/threads.ts';
 import { hasUserInputAfter, stepsToReplay, userInputAfter } from '../threads/steps.ts';
 import {
-  claimNext, claimState, heartbeat, refreshAgentState, releaseClaim, retireInstance, runOwnersOnHost, takeOrphans, type Claim,
+  claimNext, claimState, refreshAgentState, releaseClaim, runOwners, takeOrphans, type Claim,
 } from './claim.ts';
 import { converse, type LoopDeps } from './conversation.ts';
 import { RunFailure, RunPaused, RunStopped, SpendRefused, stopOf, type StopReason } from './errors.ts';
@@ -37,7 +35,7 @@ import { messagesFromSteps, systemPrompt, type StoredStep } from './history.ts';
 import { refusal, reserveSpend, settleSpend, spendState } from '../billing/index.ts';
 import { loadStepImages } from './step-images.ts';
 import { StepWriter } from './steps.ts';
-import { processAlive } from '../system/processes.ts';
+import { Instance, retireInstance } from '../db/instance.ts';
 import { TOPICS } from '../realtime/topics.ts';
 
 export type RunnerOptions = {
@@ -50,12 +48,12 @@ export type RunnerOptions = {
   mailDomain?: string;
   /** MAIL_SMTPUTF8 (the email tool's recipients). */
   smtpUtf8?: boolean;
-  /** @default host:pid:random */
+  /** This server as the other instances see it (db/instance.ts); a runner of its own (tests) makes one. */
+  instance?: Instance;
+  /** The id of the instance a runner makes for itself. @default host:pid:random */
   instanceId?: string;
   /** Claim check interval. @default 1000 */
   pollMs?: number;
-  /** @default 5000 */
-  heartbeatMs?: number;
   /** An instance silent this long is dead. @default 30 */
   staleSeconds?: number;
   /** Threads run at once by this instance (one per agent at most). @default 8 */
@@ -92,25 +90,25 @@ const STOP_NOTES: Record<StopReason, string> = {
 
 export class Runner {
   readonly id: string;
+  private instance: Instance;
   private active = new Map<number, Active>();
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void)[] = [];
   private ticking: Promise<void> | null = null;
   private again = false;
   private running = false;
-  private lastBeat = 0;
   private lastRecovery = 0;
-  private o: Required<Omit<RunnerOptions, 'desktops' | 'performAction' | 'filesDir' | 'onNeedsHelp' | 'held'>>
+  private o: Required<Omit<RunnerOptions, 'desktops' | 'performAction' | 'filesDir' | 'onNeedsHelp' | 'held' | 'instance' | 'instanceId'>>
     & Pick<RunnerOptions, 'desktops' | 'performAction' | 'filesDir' | 'onNeedsHelp' | 'held'>;
 
   constructor(options: RunnerOptions) {
     this.o = {
-      mailDomain: 'localhost', testCreditsCents: 500, pollMs: 1000, heartbeatMs: 5000, staleSeconds: 30, maxConcurrent: 8, maxTurns: 50,
+      mailDomain: 'localhost', testCreditsCents: 500, pollMs: 1000, staleSeconds: 30, maxConcurrent: 8, maxTurns: 50,
       desktopTimeoutMs: 60_000,
-      instanceId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
       ...options,
     } as Runner['o'];
-    this.id = this.o.instanceId;
+    this.instance = options.instance ?? new Instance(options.db, options.instanceId, undefined, (m) => options.log.error(m));
+    this.id = this.instance.id;
   }
 
   get provider(): ModelProvider {
@@ -124,8 +122,7 @@ export class Runner {
 
   async start(): Promise<void> {
     this.running = true;
-    await heartbeat(this.o.db, this.id);
-    this.lastBeat = Date.now();
+    await this.instance.start();
     await this.recover();
     this.unsubscribe.push(this.o.bus.subscribe(TOPICS.runnerWake, () => this.wake()));
     this.timer = setInterval(() => this.wake(), this.o.pollMs);
@@ -142,7 +139,7 @@ export class Runner {
     await this.ticking; // a claim under way may still launch a run
     for (const a of this.active.values()) a.controller.abort(new RunStopped('shutdown'));
     await Promise.race([Promise.allSettled([...this.active.values()].map((a) => a.done)), new Promise((r) => setTimeout(r, 10_000).unref())]);
-    await retireInstance(this.o.db, this.id).catch(() => {});
+    await this.instance.stop();
   }
 
   wake(): void {
@@ -171,10 +168,6 @@ export class Runner {
   private async tick(): Promise<void> {
     try {
       const now = Date.now();
-      if (now - this.lastBeat >= this.o.heartbeatMs) {
-        await heartbeat(this.o.db, this.id);
-        this.lastBeat = now;
-      }
       if (now - this.lastRecovery >= (this.o.staleSeconds * 1000) / 2) await this.recover();
       while (this.running && this.active.size < this.o.maxConcurrent) {
         const claim = await claimNext(this.o.db, this.id, null, this.o.held?.() ?? []);
@@ -203,15 +196,12 @@ export class Runner {
   }
 
   /**
-   * Instances on this host whose process is gone (a crash, then a quick restart) count as dead at
-   * once instead of after staleSeconds. Ids are host:pid:random; a reused pid just falls back to
-   * the heartbeat.
+   * Instances that own a run and are dead (Instance.isDead: on this host with their process gone, a crash then a
+   * quick restart, count at once) leave the registry, so that their runs are taken as orphans now.
    */
   private async forgetDeadNeighbours(): Promise<void> {
-    const host = hostname();
-    for (const owner of await runOwnersOnHost(this.o.db, host, this.id)) {
-      const pid = Number(owner.slice(host.length + 1).split(':')[0]);
-      if (Number.isInteger(pid) && pid > 0 && !processAlive(pid)) await retireInstance(this.o.db, owner);
+    for (const owner of await runOwners(this.o.db, this.id, this.o.staleSeconds)) {
+      if (this.instance.isDead(owner)) await retireInstance(this.o.db, owner.id);
     }
   }
 

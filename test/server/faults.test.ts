@@ -203,7 +203,7 @@ if (!ownCluster) {
       return !t.thread_running && t.schedule_sequence === null;
     }, 20_000, 'the thread to run');
     // Both runners poll every second: give each a few chances to run it again, then count.
-    await until(async () => (await c.one.parts.db.query('SELECT 1 FROM runner_instances')).length >= 2, 5000, 'both runners alive');
+    await until(async () => (await c.one.parts.db.query('SELECT 1 FROM instances')).length >= 2, 5000, 'both runners alive');
     const claimsSettled = Date.now() + 2500;
     await until(() => Date.now() > claimsSettled
       && c.one.parts.runner!.activeThreads().length === 0

@@ -6,7 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openDb, type Db } from '../../server/db/db.ts';
 import { migrate } from '../../server/migrations.ts';
-import { beat, claimLease, leaseOf, releaseLease, type Instance } from '../../server/desktop/place/leases.ts';
+import { claimLease, leaseOf, releaseLease, renewLeases, type Instance } from '../../server/desktop/place/leases.ts';
 import { deploymentSecret } from '../../server/db/deployment-secrets.ts';
 import { SecretBox } from '../../server/system/secret-box.ts';
 
@@ -81,13 +81,13 @@ leases('a live holder keeps it; a stale one, or one whose process is gone, is ta
 
 leases('a renewal keeps the leases the instance still holds, and tells which', async () => {
   const [one, two] = [instance(1), instance(2)];
-  assert.equal(await beat(s.db, one, true), []);
+  assert.equal(await renewLeases(s.db, one.id), []);
   await claimLease(s.db, one, s.agent, 30, alive);
-  assert.equal(await beat(s.db, one, true), [s.agent]);
+  assert.equal(await renewLeases(s.db, one.id), [s.agent]);
   await s.db.query(`UPDATE desktop_leases SET heartbeat_at = now() - interval '1 minute' WHERE agent_id = $1`, [s.agent]);
   await claimLease(s.db, two, s.agent, 30, (l) => l.stale);
-  assert.equal(await beat(s.db, one, true), [], 'lost to the takeover');
-  assert.equal(await beat(s.db, two, true), [s.agent]);
+  assert.equal(await renewLeases(s.db, one.id), [], 'lost to the takeover');
+  assert.equal(await renewLeases(s.db, two.id), [s.agent]);
 });
 
 leases.run();

@@ -235,7 +235,7 @@ test('a web tier instance (DESKTOP_HOST=0) serves viewers and screenshots but st
 test('the relay and every internal route refuse a person\'s token, a forged, an expired, a replayed signature and another body (401)', async () => {
   const { a } = s.f!;
   // Signatures name the instance they are for: A's announced INTERNAL_URL.
-  const [{ address: to }] = await s.f!.db.query<{ address: string }>('SELECT address FROM desktop_instances WHERE pid = $1', [a.child.pid]);
+  const [{ address: to }] = await s.f!.db.query<{ address: string }>('SELECT address FROM instances WHERE pid = $1', [a.child.pid]);
   const path = relayPath(s.agent);
   const get = { method: 'GET', to, path };
   const ws = a.url.replace(/^http/, 'ws') + path;
@@ -296,7 +296,7 @@ test('a holder that stops answering (SIGSTOP) loses the desktop after the stale 
   }
   // A is back: its next heartbeats find the lease gone, and its copy (if any is left) must not come back.
   const resumed = new Date();
-  const beats = async () => (await s.f!.db.query<{ heartbeat_at: Date }>('SELECT heartbeat_at FROM desktop_instances WHERE pid = $1', [a.child.pid]))[0];
+  const beats = async () => (await s.f!.db.query<{ heartbeat_at: Date }>('SELECT heartbeat_at FROM instances WHERE pid = $1', [a.child.pid]))[0];
   await until(async () => (await beats()).heartbeat_at > resumed, 20_000, "A's heartbeat after SIGCONT");
   const first = (await beats()).heartbeat_at;
   await until(async () => (await beats()).heartbeat_at > first, 20_000, "A's second heartbeat");

@@ -30,4 +30,32 @@ migrations('008 stores the page JSON of steps written before it, as the steps pa
   }
 });
 
+migrations('016 keeps every instance of both old registries once, with its freshest heartbeat and what the fleet said of it', async () => {
+  const { db, drop } = await emptyDb('mig');
+  try {
+    await migrateBefore(db, 16);
+    // One server known to both (its runner and its fleet), one runner only, one fleet instance only.
+    await db.query(`INSERT INTO runner_instances (id, started_at, heartbeat_at) VALUES
+      ('web-1:4100:aaaa', '2026-11-28T10:00:00Z', '2026-11-28T12:00:09Z'),
+      ('web-2:4200:bbbb', '2026-11-28T11:00:00Z', '2026-11-28T12:00:03Z')`);
+    await db.query(`INSERT INTO desktop_instances (id, address, host, pid, desktop_host, started_at, heartbeat_at) VALUES
+      ('web-1:4100:aaaa', 'http://10.0.0.1:8080', 'web-1', 4100, true, '2026-11-28T10:00:01Z', '2026-11-28T12:00:05Z'),
+      ('desk-3:4300:cccc', 'http://10.0.0.3:8080', 'desk-3', 4300, true, '2026-11-28T09:00:00Z', '2026-11-28T12:00:07Z')`);
+
+    assert.equal(await migrate(db), MIGRATIONS.filter((m) => m.id >= 16).map((m) => m.id));
+    const rows = await db.query<Record<string, unknown>>(
+      `SELECT id, host, pid, address, desktop_host, to_char(started_at AT TIME ZONE 'UTC', 'HH24:MI:SS') AS started,
+         to_char(heartbeat_at AT TIME ZONE 'UTC', 'HH24:MI:SS') AS beat FROM instances ORDER BY id`);
+    assert.equal(rows, [
+      { id: 'desk-3:4300:cccc', host: 'desk-3', pid: 4300, address: 'http://10.0.0.3:8080', desktop_host: true, started: '09:00:00', beat: '12:00:07' },
+      { id: 'web-1:4100:aaaa', host: 'web-1', pid: 4100, address: 'http://10.0.0.1:8080', desktop_host: true, started: '10:00:00', beat: '12:00:09' },
+      { id: 'web-2:4200:bbbb', host: 'web-2', pid: 4200, address: null, desktop_host: false, started: '11:00:00', beat: '12:00:03' },
+    ]);
+    const old = await db.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name IN ('runner_instances', 'desktop_instances')`);
+    assert.equal(old, []);
+  } finally {
+    await drop();
+  }
+});
+
 migrations.run();

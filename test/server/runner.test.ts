@@ -220,7 +220,7 @@ runs('restart recovery fails runs of dead instances and leaves live ones alone',
   const dead = await s.send('left by a crash');
   const live = await s.send('running elsewhere');
   await s.db.query(`UPDATE threads SET thread_running = true, run_owner = 'dead-instance' WHERE id = $1`, [dead.id]);
-  await s.db.query(`INSERT INTO runner_instances (id) VALUES ('live-instance') ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()`);
+  await s.db.query(`INSERT INTO instances (id, host, pid) VALUES ('live-instance', 'elsewhere', 1) ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()`);
   await s.db.query(`UPDATE threads SET thread_running = true, run_owner = 'live-instance' WHERE id = $1`, [live.id]);
   await s.db.query('UPDATE agents SET agent_running = true WHERE id = $1', [s.agent.id]);
   assert.ok((await runner.recover()) >= 1);
@@ -232,7 +232,7 @@ runs('restart recovery fails runs of dead instances and leaves live ones alone',
   const feed = (await s.get(`/api/messages/agent/${s.agent.id}/latest?limit=3`)).body;
   assert.ok(feed.some((m: any) => m.role === 'error' && m.assistant_data.text === RESTART_ERROR));
   // the live one dies too: once its heartbeat is stale it is recovered as well
-  await s.db.query(`UPDATE runner_instances SET heartbeat_at = now() - interval '1 hour' WHERE id = 'live-instance'`);
+  await s.db.query(`UPDATE instances SET heartbeat_at = now() - interval '1 hour' WHERE id = 'live-instance'`);
   await runner.recover();
   assert.is((await s.thread(live.id)).error_message, RESTART_ERROR);
   assert.is((await s.agentRow()).agent_running, false);
@@ -383,7 +383,7 @@ runs('after a crash on this host, the dead process\'s runs are failed at once de
   const s = await setup();
   const t = await s.send('crashed mid-run');
   const dead = `${hostname()}:4194000:deadbeef`;
-  await s.db.query(`INSERT INTO runner_instances (id) VALUES ($1)`, [dead]);
+  await s.db.query(`INSERT INTO instances (id, host, pid) VALUES ($1, $2, 4194000)`, [dead, hostname()]);
   await s.db.query(`UPDATE threads SET thread_running = true, run_owner = $2 WHERE id = $1`, [t.id, dead]);
   await runner.recover();
   const row = await s.thread(t.id);

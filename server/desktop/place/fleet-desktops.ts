@@ -11,11 +11,11 @@ import { HttpError } from '../../http/errors.ts';
 import type { DesktopConfig, FleetConfig } from '../../config.ts';
 import type { Db } from '../../db/db.ts';
 import type { Log } from '../../ops/log.ts';
-import { processAlive } from '../../system/processes.ts';
 import { DesktopUnavailable } from '../errors.ts';
 import type { RfbDesktop } from '../rfb/desktop.ts';
 import type { Desktop, Desktops, DesktopStatus } from '../types.ts';
-import { allLeases, beat, claimLease, leaseOf, liveInstances, releaseLease, retire, type Instance, type Lease } from './leases.ts';
+import { allLeases, claimLease, leaseOf, liveInstances, releaseAll, releaseLease, renewLeases, type Instance, type Lease } from './leases.ts';
+import type { Instance as ServerInstance } from '../../db/instance.ts';
 import type { LocalDesktops } from './local-desktops.ts';
 import { desktopPath, internalCall, InternalCallFailed, RelayRefused, sendFile } from './internal-call.ts';
 import { connectRelay, type RelayedDesktop } from './relay.ts';
@@ -26,8 +26,8 @@ export type FleetDesktopsOptions = {
   log: Log;
   fleet: FleetConfig;
   desktop: DesktopConfig;
-  /** This instance: its id (host:pid:random), host name and pid; its address is given to start(). */
-  instance: Omit<Instance, 'address'>;
+  /** This server (db/instance.ts): its id, its row in the registry and its heartbeat; its address is given to start(). */
+  instance: ServerInstance;
 };
 
 /** A relayed desktop without viewers or input for this long is let go (the holder's own idle stop follows). */
@@ -53,7 +53,7 @@ export class FleetDesktops extends EventEmitter implements Desktops {
   constructor(private o: FleetDesktopsOptions) {
     super();
     this.local = o.local;
-    this.me = { ...o.instance, address: '' };
+    this.me = { id: o.instance.id, host: o.instance.host, pid: o.instance.pid, address: '' };
     this.ready = new Promise((resolve) => (this.markReady = resolve));
     o.local.mayRestart = async (agentId) => (await leaseOf(o.db, agentId, o.fleet.leaseStaleSeconds))?.instance_id === this.me.id;
     o.local.on('stopped', (agentId: number) => {
@@ -73,6 +73,8 @@ export class FleetDesktops extends EventEmitter implements Desktops {
   /** Announces this instance at `address` (INTERNAL_URL) and starts the heartbeat that renews its leases. */
   async start(address: string): Promise<void> {
     this.me.address = address;
+    await this.o.instance.announce(address, this.o.fleet.desktopHost);
+    await this.o.instance.start();
     await this.beat();
     this.markReady();
     const every = Math.max(500, Math.min(10_000, (this.o.fleet.leaseStaleSeconds * 1000) / 3));
@@ -82,7 +84,7 @@ export class FleetDesktops extends EventEmitter implements Desktops {
 
   private async beat(): Promise<void> {
     if (this.closing) return;
-    const held = new Set(await beat(this.o.db, this.me, this.o.fleet.desktopHost));
+    const held = new Set(await renewLeases(this.o.db, this.me.id));
     // A desktop whose lease another instance took (we were stale: paused, cut off) must not run twice.
     for (const d of this.local.list()) {
       if (held.has(d.agentId) || this.placing.has(d.agentId)) continue;
@@ -231,7 +233,7 @@ export class FleetDesktops extends EventEmitter implements Desktops {
 
   /** A holder that stopped renewing, or whose process is gone on this very host. */
   private dead(lease: Lease): boolean {
-    return lease.stale || (lease.host === this.me.host && lease.pid !== process.pid && !processAlive(lease.pid));
+    return this.o.instance.isDead({ id: lease.instance_id, host: lease.host, pid: lease.pid, stale: lease.stale });
   }
 
   /** Which instance runs which agent's desktop (Ops and Admin pages). */
@@ -252,7 +254,7 @@ export class FleetDesktops extends EventEmitter implements Desktops {
    */
   async call(instanceId: string, method: string, path: string, body?: Readable, headers?: Record<string, string>): Promise<unknown | undefined> {
     const live = (await liveInstances(this.o.db, this.o.fleet.leaseStaleSeconds)).find((i) => i.id === instanceId);
-    if (!live || (live.host === this.me.host && !processAlive(live.pid))) return undefined;
+    if (!live || this.o.instance.isDead({ ...live, stale: false })) return undefined;
     try {
       return await internalCall({ address: live.address, secret: this.o.fleet.internalSecret }, method, path, body, headers);
     } catch (err) {
@@ -292,7 +294,8 @@ export class FleetDesktops extends EventEmitter implements Desktops {
     await Promise.allSettled([...this.relayed.values()].map((d) => d.stop()));
     this.relayed.clear();
     await this.local.stopAll();
-    await retire(this.o.db, this.me.id).catch((err) => this.o.log.error(`desktop leases: not retired: ${err.message}`));
+    await releaseAll(this.o.db, this.me.id).catch((err) => this.o.log.error(`desktop leases: not released: ${err.message}`));
+    await this.o.instance.stop();
   }
 }
 

@@ -1,5 +1,5 @@
-// The fleet's SQL: instances announcing themselves with a heartbeat, and the lease that names the one instance
-// running an agent's desktop, taken with the runs' claim discipline (FOR UPDATE SKIP LOCKED, then a fresh
+// The fleet's SQL: the lease that names the one instance running an agent's desktop (the instances themselves, and
+// their heartbeat, are db/instance.ts's registry), taken with the runs' claim discipline (FOR UPDATE SKIP LOCKED, then a fresh
 // look) and taken over once its holder is stale: no heartbeat for staleSeconds, or its pid gone on our host.
 import type { Db, Queryable } from '../../db/db.ts';
 
@@ -7,23 +7,15 @@ export type Instance = { id: string; address: string; host: string; pid: number 
 export type Lease = Instance & { agent_id: number; instance_id: string; heartbeat_at: Date; stale: boolean };
 export type InstanceRow = Instance & { desktop_host: boolean; heartbeat_at: Date; desktops: number };
 
-/** Announces the instance (again) and renews its leases; returns the agents whose lease it still holds. */
-export async function beat(db: Db, me: Instance, desktopHost: boolean): Promise<number[]> {
-  return db.tx(async (q) => {
-    await q.query(
-      `INSERT INTO desktop_instances (id, address, host, pid, desktop_host) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (id) DO UPDATE SET heartbeat_at = now(), address = EXCLUDED.address`,
-      [me.id, me.address, me.host, me.pid, desktopHost]);
-    const rows = await q.query<{ agent_id: number }>(
-      'UPDATE desktop_leases SET heartbeat_at = now() WHERE instance_id = $1 RETURNING agent_id', [me.id]);
-    await q.query(`DELETE FROM desktop_instances WHERE heartbeat_at < now() - interval '1 day'`);
-    return rows.map((r) => r.agent_id);
-  });
+/** Renews the instance's leases; returns the agents whose lease it still holds. */
+export async function renewLeases(db: Queryable, instanceId: string): Promise<number[]> {
+  const rows = await db.query<{ agent_id: number }>('UPDATE desktop_leases SET heartbeat_at = now() WHERE instance_id = $1 RETURNING agent_id', [instanceId]);
+  return rows.map((r) => r.agent_id);
 }
 
-export async function retire(db: Queryable, instanceId: string): Promise<void> {
+/** Gives up every lease of the instance (it stops). */
+export async function releaseAll(db: Queryable, instanceId: string): Promise<void> {
   await db.query('DELETE FROM desktop_leases WHERE instance_id = $1', [instanceId]);
-  await db.query('DELETE FROM desktop_instances WHERE id = $1', [instanceId]);
 }
 
 /** A lease's columns, with `stale` judged against the staleSeconds in parameter `param`. */
@@ -74,12 +66,12 @@ export async function releaseLease(db: Queryable, instanceId: string, agentId: n
   await db.query('DELETE FROM desktop_leases WHERE agent_id = $1 AND instance_id = $2', [agentId, instanceId]);
 }
 
-/** Live instances (heartbeat within staleSeconds), each with the number of desktop leases it holds. */
+/** Live fleet instances (an address announced, a heartbeat within staleSeconds), each with the desktop leases it holds. */
 export async function liveInstances(db: Queryable, staleSeconds: number): Promise<InstanceRow[]> {
   return db.query<InstanceRow>(
     `SELECT i.id, i.address, i.host, i.pid, i.desktop_host, i.heartbeat_at,
        (SELECT count(*) FROM desktop_leases l WHERE l.instance_id = i.id)::int AS desktops
-     FROM desktop_instances i WHERE i.heartbeat_at > now() - make_interval(secs => $1)
+     FROM instances i WHERE i.address IS NOT NULL AND i.heartbeat_at > now() - make_interval(secs => $1)
      ORDER BY i.started_at, i.id`, [staleSeconds]);
 }
 
