@@ -31,7 +31,7 @@ if (!findBinary('Xvnc', process.env.PATH ?? '')) {
 const dataDir = mkdtempSync(join(tmpdir(), 'aw-bench-'));
 process.env.DESKTOP_APPS = 'terminal';
 process.env.DESKTOP_DISPLAY_BASE ||= '120';
-const { loadConfig } = await import('../server/config.ts');
+const { loadConfig } = await import('../server/config/index.ts');
 const { openDb } = await import('../server/db/db.ts');
 const { start } = await import('../server/start.ts');
 const { keysymsForText } = await import('../server/desktop/rfb/keysyms.ts');

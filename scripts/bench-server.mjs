@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const { loadConfig } = await import('../server/config.ts');
+const { loadConfig } = await import('../server/config/index.ts');
 const { openDb } = await import('../server/db/db.ts');
 const { start } = await import('../server/start.ts');
 

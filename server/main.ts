@@ -1,5 +1,5 @@
 // Entry point: config from the environment, database, migrations, listen, graceful shutdown.
-import { loadConfig } from './config.ts';
+import { loadConfig } from './config/index.ts';
 import { openDb } from './db/db.ts';
 import { start } from './start.ts';
 import { createLog } from './ops/log.ts';

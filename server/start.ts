@@ -7,7 +7,7 @@ import { AppResponse } from './http/response.ts';
 import { Auth } from './auth/auth.ts';
 import { ensureAdmin } from './auth/bootstrap.ts';
 import { TokenIssuer } from './auth/tokens.ts';
-import type { Config } from './config.ts';
+import type { Config } from './config/index.ts';
 import type { Db } from './db/db.ts';
 import { migrate } from './migrations.ts';
 import type { Log } from './ops/log.ts';

@@ -11,7 +11,7 @@ import { receiveFile } from '../files/multipart.ts';
 import { filesDir, MAX_UPLOAD_BYTES, newUploadSlot, safeFileName, storableName } from '../files/storage.ts';
 import { agentIdParam } from './params.ts';
 import { discardRest } from '../http/body.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import type { Bus } from '../realtime/bus.ts';
 import type { UploadHook } from '../files/storage.ts';
 import type { AgentStorage } from './storage.ts';

@@ -4,7 +4,7 @@
 // Everything stored for the agent counts (agents/uploads.ts); its desktop's screenshot is written by
 // server/desktop/ without a size in the database, so its file is measured here (`unrecorded`).
 import { stat } from 'node:fs/promises';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import type { Db, Queryable } from '../db/db.ts';
 import { ensureQuota, QuotaExceeded, storageUsed, type Quota } from './uploads.ts';
 import type { DiskSpace } from '../files/disk-space.ts';

@@ -1,5 +1,5 @@
 // Picks the payment provider from the configuration (BILLING_PROVIDER).
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import type { Db } from '../db/db.ts';
 import { localProvider } from './local-provider.ts';
 import { stripeClient } from './stripe-client.ts';

@@ -13,7 +13,7 @@ import { issuePortalToken, spendPortalToken } from './portal-tokens.ts';
 import { checkCustomerFields } from './customer-fields.ts';
 import { expiredPage, portalPage, THEME_SCRIPT, type PortalView } from './portal-page.ts';
 import { checkTestCard } from './test-cards.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 
 type Deps = { config: Pick<Config, 'staticDir'> };
 

@@ -8,7 +8,7 @@ import { credits, spendByDay, spendState } from './usage.ts';
 import { checkCustomerFields } from './customer-fields.ts';
 import { RETURN_PATH } from './portal-page.ts';
 import type { BillingProvider, BillingUser } from './types.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 
 /** `port`: the one the server listens on (read per request: a test server picks any free one). */
 type Deps = { billing?: BillingProvider; config: Pick<Config, 'publicUrl' | 'testCreditsCents'>; port: number };

@@ -7,7 +7,7 @@
 //   rfb/      the RFB client and the framebuffer it keeps, PNG, keysyms
 //   view/     the Guacamole gateway (tunnels, sessions, viewers, frames, input) and stored screenshots
 // actions.ts turns the model's computer actions into input; types.ts is the interface every part uses.
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import type { Db } from '../db/db.ts';
 import type { UploadHook } from '../files/storage.ts';
 import type { Log } from '../ops/log.ts';

@@ -19,7 +19,7 @@ import { verifySignature } from './place/signature.ts';
 import { receiveRaw, type BodyCheck } from '../files/raw-body.ts';
 import { MAX_UPLOAD_BYTES } from '../files/storage.ts';
 import { HttpError, sendError } from '../http/errors.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import type { Log } from '../ops/log.ts';
 
 type After = { from: string; seq: number } | undefined;

@@ -10,7 +10,7 @@ import type { Desktop, Desktops } from './types.ts';
 import { agentIdParam } from '../agents/params.ts';
 import { getAgentName } from '../agents/agents.ts';
 import { recordAlone } from '../audit/audit.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import type { Log } from '../ops/log.ts';
 
 /** What the desktop routes use; the hand-backs are supervision's (a hand-back answers once it is in the thread). */

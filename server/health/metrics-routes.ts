@@ -3,7 +3,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Api } from '../http/api.ts';
 import { HttpError } from '../http/errors.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { Auth } from '../auth/auth.ts';
 

@@ -7,7 +7,7 @@ import { isValidPattern } from './accept-from.ts';
 import { isValidPrefix, PREFIX_RULE } from './address.ts';
 import { agentIdParam } from '../agents/params.ts';
 import { record } from '../audit/audit.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import type { Bus } from '../realtime/bus.ts';
 
 type Deps = { bus: Bus; config: Pick<Config, 'mailDomain'> };

@@ -1,6 +1,6 @@
 // The mail wing's start, for start.ts: the SMTP intake (listening on SMTP_PORT) and the outbound sender, returned
 // with close(), which stops both. What weakens mail's safety (no sender checks, no TLS) is said at start.
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import type { Db } from '../db/db.ts';
 import type { UploadHook } from '../files/storage.ts';
 import type { Log } from '../ops/log.ts';

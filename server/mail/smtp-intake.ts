@@ -7,7 +7,7 @@
 // with a configured certificate; no AUTH: this only receives.
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
-import type { MailLimits } from '../config.ts';
+import type { MailLimits } from '../config/index.ts';
 import { findMailbox, type Mailbox } from './email-settings.ts';
 import type { Log } from '../ops/log.ts';
 import { acceptsSender } from './accept-from.ts';

@@ -7,7 +7,7 @@
 //                      OPENAI_CONTEXT_TOKENS
 // and the price table, MODEL_PRICES_FILE's rows first. A provider that cannot work (no API key) is
 // refused at start with a message that says why.
-import type { ModelsConfig } from '../config.ts';
+import type { ModelsConfig } from '../config/index.ts';
 import { createAnthropic } from './anthropic.ts';
 import { createOffline } from './offline.ts';
 import { createOpenAI } from './openai.ts';

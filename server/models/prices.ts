@@ -2,7 +2,7 @@
 // one call from its usage. Four explicit rates per model (some models break the old multipliers).
 // The rows of MODEL_PRICES_FILE (same shape, read by config.ts) go ahead of this table: a provider gets
 // both as its `prices` (models/choose.ts).
-import type { Price } from '../config.ts';
+import type { Price } from '../config/index.ts';
 import type { Usage } from './types.ts';
 
 export type { Price };

@@ -8,7 +8,7 @@ import { socketOrigin } from '../http/origin.ts';
 import { ownedThread } from '../agents/access.ts';
 import { PUBSUB_PROTOCOL, threadGroup, THREAD_HUB } from '../realtime/pubsub-hub.ts';
 import { agentFeed, hubAudience, hubConnection, type FeedDeps } from './feeds.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 
 type Deps = FeedDeps & { config: Pick<Config, 'publicUrl'>; port: number };
 

@@ -6,7 +6,7 @@ import { HttpError } from '../http/errors.ts';
 import { intQuery, invalidQuery, optionalIntQuery } from '../http/query.ts';
 import { ownedThread } from '../agents/access.ts';
 import { costByDay, getTrace, listTraces, threadTraces, traceOwners, traceThreadNames, type TraceFilter } from './traces.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/index.ts';
 import type { ModelProvider } from '../models/types.ts';
 
 /** The model the runs use: the runner's, else the one configured (MODEL_PROVIDER). */

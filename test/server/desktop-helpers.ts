@@ -3,7 +3,7 @@
 // sees with the server's framebuffer.
 import { rmSync } from 'node:fs';
 import { WebSocket } from 'ws';
-import { loadDesktopConfig, type DesktopConfig } from '../../server/config.ts';
+import { loadDesktopConfig, type DesktopConfig } from '../../server/config/index.ts';
 import { Containment } from '../../server/desktop/contain/index.ts';
 import { createDesktops, type LocalDesktops } from '../../server/desktop/place/local-desktops.ts';
 import { decodeOwnPng } from '../../server/desktop/rfb/png.ts';

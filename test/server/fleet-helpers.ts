@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
-import { loadDesktopConfig } from '../../server/config.ts';
+import { loadDesktopConfig } from '../../server/config/index.ts';
 import { openDb, type Db } from '../../server/db/db.ts';
 import { decodeOwnPng } from '../../server/desktop/rfb/png.ts';
 import { HomeImages } from '../../server/desktop/contain/home-image.ts';

@@ -4,7 +4,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../server/config.ts';
+import { loadConfig } from '../../server/config/index.ts';
 import { openDb, type Db } from '../../server/db/db.ts';
 import { createUser } from '../../server/auth/users.ts';
 import { start, type Running } from '../../server/start.ts';

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connect, type Socket } from 'node:net';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
-import { loadConfig, type MailLimits } from '../../server/config.ts';
+import { loadConfig, type MailLimits } from '../../server/config/index.ts';
 import { SmtpIntake } from '../../server/mail/smtp-intake.ts';
 import { call, adminToken, testServer } from './helpers.ts';
 import { fakeResolve } from './fake-dns.ts';
@@ -165,9 +165,9 @@ settings('defaults, and a bad value stops the start with one clear line', () => 
   assert.is(loadConfig({ MAIL_AUTH: 'Enforce' }).mailAuth, 'enforce');
   const bad: [Record<string, string>, RegExp][] = [
     [{ MAIL_AUTH: 'maybe' }, /^MAIL_AUTH must be hold or enforce or off, not "maybe"$/],
-    [{ MAIL_RATE_PER_IP_PER_MINUTE: '0' }, /^MAIL_RATE_PER_IP_PER_MINUTE must be a whole number of at least 1: 0$/],
+    [{ MAIL_RATE_PER_IP_PER_MINUTE: '0' }, /^MAIL_RATE_PER_IP_PER_MINUTE must be a whole number of at least 1, not "0"$/],
     [{ SMTP_IDLE_SECONDS: 'soon' }, /^SMTP_IDLE_SECONDS must be/],
-    [{ SMTP_RELAY_INSECURE: 'yes' }, /^SMTP_RELAY_INSECURE must be 1 or 0: yes$/],
+    [{ SMTP_RELAY_INSECURE: 'yes' }, /^SMTP_RELAY_INSECURE must be 1 or 0, not "yes"$/],
     [{ SMTP_TLS_CERT: '/x.pem' }, /^SMTP_TLS_CERT and SMTP_TLS_KEY go together/],
     [{ SMTP_REQUIRE_TLS: '1' }, /^SMTP_REQUIRE_TLS=1 needs a certificate/],
     [{ SMTP_RELAY_URL: 'http://relay.example' }, /^SMTP_RELAY_URL must be smtp:\/\/ or smtps:\/\//],

@@ -51,7 +51,8 @@ migrations('016 keeps every instance of both old registries once, with its fresh
       { id: 'web-1:4100:aaaa', host: 'web-1', pid: 4100, address: 'http://10.0.0.1:8080', desktop_host: true, started: '10:00:00', beat: '12:00:09' },
       { id: 'web-2:4200:bbbb', host: 'web-2', pid: 4200, address: null, desktop_host: false, started: '11:00:00', beat: '12:00:03' },
     ]);
-    const old = await db.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name IN ('runner_instances', 'desktop_instances')`);
+    const old = await db.query(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name IN ('runner_instances', 'desktop_instances')`);
     assert.equal(old, []);
   } finally {
     await drop();

@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../server/config.ts';
+import { loadConfig } from '../../server/config/index.ts';
 import { chooseProvider } from '../../server/models/choose.ts';
 import { priceFor, PRICES } from '../../server/models/prices.ts';
 
@@ -70,14 +70,14 @@ bad('numbers, switches, URLs, fractions and the provider name', () => {
     [{ ANTHROPIC_BASE_URL: 'api.anthropic.com' }, /^ANTHROPIC_BASE_URL must be an http\(s\) URL/],
     [{ MODEL_PROVIDER: 'gpt' }, /^Unknown MODEL_PROVIDER "gpt": use offline, anthropic or openai$/],
     // Settings that fell back to their default on a bad value (issue 41): a typo no longer runs on silently.
-    [{ PORT: 'abc' }, /^PORT must be a whole number ≥ 0, not 'abc'$/],
-    [{ PORT: '70000' }, /^PORT must be a port from 0 to 65535, not '70000'$/],
-    [{ SMTP_PORT: '-1' }, /^SMTP_PORT must be a whole number ≥ 0, not '-1'$/],
-    [{ AGENT_STORAGE_MB: 'lots' }, /^AGENT_STORAGE_MB must be a whole number ≥ 0, not 'lots'$/],
-    [{ AGENT_HOME_MB: '1.5' }, /^AGENT_HOME_MB must be a whole number ≥ 0, not '1.5'$/],
+    [{ PORT: 'abc' }, /^PORT must be a whole number ≥ 0, not "abc"$/],
+    [{ PORT: '70000' }, /^PORT must be a port from 0 to 65535, not "70000"$/],
+    [{ SMTP_PORT: '-1' }, /^SMTP_PORT must be a whole number ≥ 0, not "-1"$/],
+    [{ AGENT_STORAGE_MB: 'lots' }, /^AGENT_STORAGE_MB must be a whole number ≥ 0, not "lots"$/],
+    [{ AGENT_HOME_MB: '1.5' }, /^AGENT_HOME_MB must be a whole number ≥ 0, not "1.5"$/],
     [{ AGENT_TMP_MB: '0' }, /^AGENT_TMP_MB must be a positive whole number, not "0"$/],
     [{ DESKTOP_MAX_PIXELS: 'huge' }, /^DESKTOP_MAX_PIXELS must be a positive whole number/],
-    [{ MAIL_MAX_BYTES: '25MB' }, /^MAIL_MAX_BYTES must be a whole number of at least 1: 25MB$/],
+    [{ MAIL_MAX_BYTES: '25MB' }, /^MAIL_MAX_BYTES must be a whole number of at least 1, not "25MB"$/],
     [{ BILLING_TEST_CREDITS_CENTS: '5 dollars' }, /^BILLING_TEST_CREDITS_CENTS must be a whole number ≥ 0/],
     [{ SIGNUP: 'close' }, /^SIGNUP must be open or closed, not "close"$/],
     [{ LOG_FORMAT: 'yaml' }, /^LOG_FORMAT must be text or json, not "yaml"$/],

@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DesktopConfig } from '../../config.ts';
+import type { DesktopConfig } from '../../config/index.ts';
 import type { Log } from '../../ops/log.ts';
 import { DesktopUnavailable } from '../errors.ts';
 import { findBinary } from '../host.ts';

@@ -8,7 +8,7 @@
 import { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
 import { HttpError } from '../../http/errors.ts';
-import type { DesktopConfig, FleetConfig } from '../../config.ts';
+import type { DesktopConfig, FleetConfig } from '../../config/index.ts';
 import type { Db } from '../../db/db.ts';
 import type { Log } from '../../ops/log.ts';
 import { DesktopUnavailable } from '../errors.ts';

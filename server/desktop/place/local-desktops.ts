@@ -2,7 +2,7 @@
 // when the Xvnc binary exists, vnc, or none), shared by concurrent callers, stopped after an idle time
 // without viewers, restarted after a crash, capped in number (the least recently used idle one makes room).
 import { EventEmitter } from 'node:events';
-import { loadDesktopConfig, type DesktopConfig } from '../../config.ts';
+import { loadDesktopConfig, type DesktopConfig } from '../../config/index.ts';
 import type { Log } from '../../ops/log.ts';
 import { Containment } from '../contain/index.ts';
 import { DesktopUnavailable } from '../errors.ts';

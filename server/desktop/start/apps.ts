@@ -3,7 +3,7 @@
 // window that maps later takes the focus, and typing meant for the terminal would go to the browser.
 import type { ChildProcess } from 'node:child_process';
 import type { Log } from '../../ops/log.ts';
-import type { DesktopApp } from '../../config.ts';
+import type { DesktopApp } from '../../config/index.ts';
 import type { Sandbox } from '../contain/sandbox.ts';
 
 export type { DesktopApp };
