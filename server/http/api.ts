@@ -45,6 +45,8 @@ export type Ctx = {
   body<T = Record<string, unknown>>(limit?: number): Promise<T>;
   /** The database as this request sees it: its transactions name who acts (db/request-db.ts). */
   db: Db;
+  /** Set by a POST that changes nothing (it hands out a token to read with): no impersonation event for it. */
+  readOnly?: boolean;
 };
 
 export type Handler = (ctx: Ctx) => unknown | Promise<unknown>;
@@ -203,7 +205,7 @@ export class Api {
    */
   private async auditImpersonation(ctx: Ctx, context: RequestContext): Promise<void> {
     if (context.recorded || !ctx.user || !ctx.realUser || ctx.user.id === ctx.realUser.id) return;
-    if (['GET', 'HEAD', 'OPTIONS'].includes(context.method)) return;
+    if (['GET', 'HEAD', 'OPTIONS'].includes(context.method) || ctx.readOnly) return;
     const route = context.route;
     // The change is made: a failed record is logged, not answered as a failure of the change.
     await this.parts.onImpersonatedChange?.(ctx.db, { userId: ctx.user.id, method: context.method, route }).catch((err) => {

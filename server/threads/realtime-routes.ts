@@ -21,6 +21,7 @@ export function registerRealtimeRoutes(api: Api, deps: Deps) {
   api.ws('/realtime/client/hubs/:hub', hubConnection(deps), 'public', { protocol: PUBSUB_PROTOCOL });
 
   api.post('/realtime/negotiate', async (ctx) => {
+    ctx.readOnly = true; // a token to watch a thread with: viewing, not a change (no impersonation event)
     const body = await ctx.body();
     if ((body.hub ?? THREAD_HUB) !== THREAD_HUB) throw invalid('hub', `hub must be ${THREAD_HUB}`);
     const threadId = idField(body.thread_id, 'thread_id', 'Thread not found');

@@ -179,6 +179,11 @@ actions('sign-in, failed sign-in, lockout and sign-out; impersonated changes wit
   assert.is(acted.actor_id, other.id);
   assert.ok(acted.impersonator_id);
   assert.equal(acted.detail, { method: 'POST', route: '/threads/:id/remove-from-schedule' });
+  // Watching the thread as the user (a hub token) is viewing, not a change: no event.
+  await leaves([], async () => {
+    const negotiated = await call('/api/realtime/negotiate', { token: admin, headers: as(other.id), body: { thread_id: thread.id } });
+    assert.is(negotiated.status, 200);
+  });
 });
 
 const refused = suite('audit: refused and failed changes leave none');
