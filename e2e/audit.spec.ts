@@ -36,7 +36,7 @@ test('the admin reads who did what: sentences, detail, filters, export, verifica
 
   const events = page.getByRole('list', { name: 'Events' });
   await expect(events.getByText(`${ADMIN.email} as ${email} created agent “Audited ${run}” (#${agent.id})`, { exact: false })).toBeVisible();
-  await expect(events.getByText(`${ADMIN.email} as ${email} edited the notes of agent #${agent.id}`, { exact: false })).toBeVisible();
+  await expect(events.getByText(`${ADMIN.email} as ${email} edited the notes of agent “Audited ${run}” (#${agent.id})`, { exact: false })).toBeVisible();
   await expect(events.getByText(`${email} changed their monthly spend limit from no limit to $25.00`, { exact: false })).toBeVisible();
   await screenshotBothThemes(page, 'admin-audit');
 
@@ -47,7 +47,7 @@ test('the admin reads who did what: sentences, detail, filters, export, verifica
   await expect(detail).toContainText(`Impersonated by${ADMIN.email} (user #`);
   await expect(detail).toContainText('agent.create');
   await expect(detail).toContainText(/127\.0\.0\.1|::1/);
-  const notes = events.getByRole('listitem').filter({ hasText: `edited the notes of agent #${agent.id}` });
+  const notes = events.getByRole('listitem').filter({ hasText: `edited the notes of agent “Audited ${run}” (#${agent.id})` });
   await notes.locator('summary').click();
   await expect(notes.locator('.audit-detail')).not.toContainText('Call Bob');
   await screenshotBothThemes(page, 'admin-audit-detail');

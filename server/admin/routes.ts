@@ -39,11 +39,13 @@ export function registerAdminRoutes(api: Api, deps: Deps) {
   // The Ops Dashboard's desktops: which instance runs which agent's desktop (one instance: this one's running desktops).
   api.get('/admin/desktops', async (ctx) => {
     const { fleet, desktops } = deps;
-    if (!fleet) {
-      const local = desktops.list?.() ?? [];
-      return { instance_id: null, instances: [], placements: local.map((d) => ({ agent_id: d.agentId, instance_id: null, stale: false })) };
-    }
-    return { instance_id: fleet.instanceId, instances: await fleet.instances(), placements: await fleet.placements() };
+    const placed = fleet ? await fleet.placements() : (desktops.list?.() ?? []).map((d) => ({ agent_id: d.agentId, instance_id: null, stale: false }));
+    // Each agent by name, as the Ops Dashboard lists it.
+    const ids = placed.map((p) => p.agent_id);
+    const rows = ids.length ? await ctx.db.query<{ id: number; name: string }>('SELECT id, name FROM agents WHERE id = ANY($1::int[])', [ids]) : [];
+    const names = new Map(rows.map((r) => [r.id, r.name]));
+    const placements = placed.map((p) => ({ ...p, agent_name: names.get(p.agent_id) ?? null }));
+    return { instance_id: fleet?.instanceId ?? null, instances: fleet ? await fleet.instances() : [], placements };
   }, 'admin');
 
   // The Ops Dashboard's disk figures: free space of DATA_DIR, its size, and the reserve kept for the database.

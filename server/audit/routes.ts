@@ -6,11 +6,12 @@ import type { Api, Ctx } from '../http/api.ts';
 import { HttpError, invalid } from '../http/errors.ts';
 import { auditBatches, listAudit, verifyAudit, type AuditFilter, type AuditRow } from './read.ts';
 import type { Log } from '../ops/log.ts';
+import type { Queryable } from '../db/db.ts';
 
 type Deps = { log: Log };
 
 export function registerAdminAuditRoutes(api: Api, deps: Deps) {
-  api.get('/admin/audit', (ctx) => listAudit(ctx.db, filterOf(auditor(ctx))), 'admin');
+  api.get('/admin/audit', async (ctx) => withAgentNames(ctx.db, await listAudit(ctx.db, filterOf(auditor(ctx)))), 'admin');
 
   api.get('/admin/audit/verify', (ctx) => verifyAudit(auditor(ctx).db), 'admin');
 
@@ -97,4 +98,20 @@ export function csvCell(value: unknown): string {
 
 function csvLine(e: AuditRow): string {
   return CSV_COLUMNS.map((c) => csvCell(e[c])).join(',') + '\r\n';
+}
+
+/**
+ * The page's events with the names of the agents they are about (`agent_name`) and of an agent that acted
+ * (`actor_name`), as the agents are called now, so that the sentences read "agent “Sales” (#3)"; an agent deleted
+ * since has none. The stored events (and the export) stay as written.
+ */
+async function withAgentNames(db: Queryable, page: { events: AuditRow[]; next_cursor: string | null }) {
+  const about = (e: AuditRow) => Number(e.target_type === 'agent' ? e.target_id : e.detail?.agent_id) || null;
+  const ids = [...new Set(page.events.flatMap((e) => [about(e), e.actor_type === 'agent' ? Number(e.actor_id) : null]).filter((id) => id))];
+  const rows = ids.length ? await db.query<{ id: number; name: string }>('SELECT id, name FROM agents WHERE id = ANY($1::int[])', [ids]) : [];
+  const names = new Map(rows.map((r) => [r.id, r.name]));
+  const events = page.events.map((e) => ({
+    ...e, agent_name: names.get(about(e) ?? 0) ?? null, actor_name: e.actor_type === 'agent' ? names.get(Number(e.actor_id)) ?? null : null,
+  }));
+  return { ...page, events };
 }

@@ -19,6 +19,9 @@ export type AuditEvent = {
   detail: Record<string, any>;
   prev_hash: string;
   hash: string;
+  /** The name the agent the event is about has now, and the acting agent's (null: deleted since). */
+  agent_name?: string | null;
+  actor_name?: string | null;
 };
 
 export type AuditPage = { events: AuditEvent[]; next_cursor: string | null };

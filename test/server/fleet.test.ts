@@ -220,7 +220,7 @@ test('a web tier instance (DESKTOP_HOST=0) serves viewers and screenshots but st
     const desktops = await ok(web.url, '/api/admin/desktops', { token: s.token });
     assert.is(desktops.instances.length, 3);
     assert.ok(desktops.instances.some((i: any) => !i.desktop_host && i.id === desktops.instance_id));
-    assert.ok(desktops.placements.some((p: any) => p.agent_id === s.agent));
+    assert.ok(desktops.placements.some((p: any) => p.agent_id === s.agent && typeof p.agent_name === 'string' && p.agent_name !== ''));
     // Deleting that agent through the web tier ends its desktop on the host that ran it.
     assert.is(xvncOf([s.f!.a, s.f!.b], other).length, 1);
     assert.is((await api(web.url, `/api/agents/${other}`, { token: s.token, method: 'DELETE' })).status, 204);

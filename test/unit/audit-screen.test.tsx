@@ -50,6 +50,11 @@ words('reads each kind of actor and target', () => {
     [event('desktop.take_control', { target_type: 'agent', target_id: '7' }), 'ann@example.test took control of the desktop of agent #7'],
     [event('recording.stop', { actor_type: 'system', target_type: 'recording', target_id: '4', detail: { agent_id: 7, auto: true } }),
       'Recording #4 of agent #7 stopped at its time limit'],
+    // The agent's name as it is now, when the page brings it (deleted agents keep their id only).
+    [event('agent.run_state', { target_type: 'agent', target_id: '7', detail: { from: 'stop', to: 'run_all' }, agent_name: 'Sales' }),
+      'ann@example.test switched agent “Sales” (#7) from stop to fast'],
+    [event('run.help_request', { actor_type: 'agent', actor_id: 7, actor_name: 'Sales', target_type: 'thread', target_id: '3', detail: { agent_id: 7 } }),
+      'Agent “Sales” (#7) asked for help in thread #3'],
     [event('audit.prune', { actor_type: 'system', target_type: 'audit', target_id: '99', detail: { deleted: 1, retention_days: 400 } }),
       'The system pruned 1 audit event older than 400 days'],
     [event('impersonation.request', { ...asAdmin, detail: { method: 'POST', route: '/threads/:id/stop' } }),

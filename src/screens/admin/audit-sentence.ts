@@ -6,14 +6,18 @@ const RUN_STATES: Record<string, string> = { run: 'play', run_all: 'fast', stop:
 const TEXT_FIELDS: Record<string, string> = { system_prompt: 'system prompt', notes: 'notes', instructions: 'instructions' };
 
 /** Who acted: the user's e-mail (as the impersonated one: "admin@… as ann@…"), an agent, or the system. */
-export function actorPhrase(e: Pick<AuditEvent, 'actor_type' | 'actor_id' | 'actor_label' | 'impersonator_label' | 'impersonator_id'>): string {
+export function actorPhrase(
+  e: Pick<AuditEvent, 'actor_type' | 'actor_id' | 'actor_label' | 'impersonator_label' | 'impersonator_id' | 'actor_name'>,
+): string {
   if (e.actor_type === 'system') return 'the system';
-  if (e.actor_type === 'agent') return `agent #${e.actor_id}`;
+  if (e.actor_type === 'agent') return agentPhrase(e.actor_id, e.actor_name);
   const who = e.actor_label ?? `user #${e.actor_id}`;
   if (e.impersonator_id === null) return who;
   return `${e.impersonator_label ?? `user #${e.impersonator_id}`} as ${who}`;
 }
 
+/** An agent by its name, as it is called now, and its id: “Sales” (#3); only the id once it is deleted. */
+const agentPhrase = (id: unknown, name: string | null | undefined) => (name ? `agent “${name}” (#${id})` : `agent #${id}`);
 const dollars = (cents: unknown) => (Number(cents) === 0 ? 'no limit' : `$${(Number(cents) / 100).toFixed(2)}`);
 const quoted = (text: unknown) => `“${String(text)}”`;
 const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -23,7 +27,7 @@ export function auditSentence(e: AuditEvent): string {
   const who = actorPhrase(e);
   const d = e.detail ?? {};
   const id = e.target_id;
-  const agent = `agent #${e.target_type === 'agent' ? id : d.agent_id}`;
+  const agent = agentPhrase(e.target_type === 'agent' ? id : d.agent_id, e.agent_name);
   const mail = `mail #${id}${d.to ? ` to ${d.to}` : ''}`;
   // A user changing their own account reads "their", anyone else's "of user #n".
   const whose = (thing: string) => (e.actor_type === 'user' && String(e.actor_id) === id ? `their ${thing}` : `the ${thing} of user #${id}`);
@@ -66,6 +70,8 @@ export function auditSentence(e: AuditEvent): string {
       case 'recording.stop': return d.auto ? `recording #${id} of ${agent} stopped at its time limit` : `${who} stopped recording #${id} of ${agent}`;
       case 'recording.summarize': return `recording #${id} of ${agent} was summarised into thread #${d.thread_id}`;
       case 'thread.delete': return `${who} deleted thread #${id} of ${agent}`;
+      case 'run.help_request': return `${who} asked for help in thread #${id}`;
+      case 'run.guard_pause': return `the runaway guard paused ${agent} in thread #${id} (${d.reason})`;
       case 'audit.prune': return `${who} pruned ${count(Number(d.deleted ?? 0), 'audit event')} older than ${d.retention_days} days`;
       default: return `${who} did ${e.action}${e.target_type ? ` on ${e.target_type} #${id}` : ''}`;
     }

@@ -34,7 +34,7 @@ export function DesktopPlacementPanel() {
           <tbody>
             {data.placements.map((p) => (
               <tr key={p.agent_id}>
-                <td><Link href={`/admin/agents/${p.agent_id}`}>Agent {p.agent_id}</Link></td>
+                <td><Link href={`/admin/agents/${p.agent_id}`}>{p.agent_name ?? `Agent ${p.agent_id}`}</Link></td>
                 <td>{p.instance_id ?? 'this server'}{p.stale && <span className="badge"> stale</span>}</td>
               </tr>
             ))}
