@@ -225,6 +225,8 @@ test('live desktop: connect, take control, type, hand back, paste, drop files', 
   await drag(['drop'], 'dropped.txt', 'dropped by the e2e test');
   await expect(page.getByText('Drop files to put them on the desktop')).toHaveCount(0);
   await waitForFile(desktopFile(agent.id, 'dropped.txt'), 'dropped by the e2e test');
+  // The page says where it landed.
+  await expect(page.getByRole('status').filter({ hasText: 'Saved to ~/Desktop/dropped.txt' })).toBeVisible();
 
   // A failed upload says so for 5 s.
   await page.route('**/upload_file', (route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{"detail":"boom"}' }));

@@ -93,10 +93,11 @@ export function registerAgentRoutes(api: Api, deps: Deps) {
       const file_path = `${relDir}/${name}`;
       const record = { file_path, original_name: storableName(file.filename), size: file.size, content_type: storableName(file.contentType) };
       await recordUpload(db, ctx.user.id, id, record, await storage.quota(id));
-      await deps.onUpload?.(id, join(dir, name), name);
+      const onDesktop = (await deps.onUpload?.(id, join(dir, name), name)) ?? null;
       deps.recordings?.dropped(id, name);
       deps.handbacks?.dropped(id, name);
-      return { file_path, file_name: name, size: file.size };
+      // desktop_file: where the copy landed on the agent's desktop (a name taken there gets a number), or null.
+      return { file_path, file_name: name, size: file.size, desktop_file: onDesktop && `~/Desktop/${onDesktop}` };
     } catch (err) {
       await rm(dir, { recursive: true, force: true });
       throw err;

@@ -7,6 +7,7 @@
 //   rfb/      the RFB client and the framebuffer it keeps, PNG, keysyms
 //   view/     the Guacamole gateway (tunnels, sessions, viewers, frames, input) and stored screenshots
 // actions.ts turns the model's computer actions into input; types.ts is the interface every part uses.
+import { basename } from 'node:path';
 import type { Config } from '../config/index.ts';
 import type { Db } from '../db/db.ts';
 import type { UploadHook } from '../files/storage.ts';
@@ -59,13 +60,15 @@ export function createGateway(services: { desktops: Desktops; bus: Bus; log: Log
   return gateway;
 }
 
-/** parts.onUpload: a copy on the agent's ~/Desktop; a failure there never fails the upload itself. */
+/** parts.onUpload: a copy on the agent's ~/Desktop (the name it got there); a failure there never fails the upload itself. */
 export function desktopUploadHook(desktops: Desktops, log: Log): UploadHook {
   return async (agentId, path, name) => {
     try {
-      await desktops.putFile?.(agentId, path, name);
+      const put = await desktops.putFile?.(agentId, path, name);
+      return put ? basename(put) : null;
     } catch (err) {
       log.error(`upload for agent ${agentId} not put on its desktop: ${(err as Error).message}`);
+      return null;
     }
   };
 }

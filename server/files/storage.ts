@@ -6,7 +6,8 @@ import { basename, join } from 'node:path';
 import { nodeFs, writeFileOrRemove } from './safe-write.ts';
 
 /** Called after a file is stored for an agent (the desktop puts a copy on the agent's ~/Desktop). */
-export type UploadHook = (agentId: number, path: string, name: string) => Promise<void>;
+/** After an upload is stored: puts a copy where the agent works; the name the copy got there, or null when none was put. */
+export type UploadHook = (agentId: number, path: string, name: string) => Promise<string | null>;
 
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 

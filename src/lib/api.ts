@@ -31,7 +31,8 @@ export const getAgentText = async (id: number, key: AgentTextKey) =>
 export const putAgentText = (id: number, key: AgentTextKey, value: string) =>
   request(`${agentPath(id)}/${TEXT_PATHS[key]}`, { method: 'PUT', body: { [key]: value } });
 
-export type UploadResult = { file_path: string; file_name: string; size: number };
+/** desktop_file: where a copy landed on the agent's desktop (~/Desktop/…), null when none was put there. */
+export type UploadResult = { file_path: string; file_name: string; size: number; desktop_file?: string | null };
 export type UploadOptions = {
   /** Upload progress: bytes sent of the request body's total. */
   onProgress?: (progress: { loaded: number; total: number; fraction: number }) => void;

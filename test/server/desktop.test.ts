@@ -478,6 +478,11 @@ if (!HAVE_XVNC) {
       { method: 'POST', headers: { Authorization: `Bearer ${ctx.user.token}` }, body: form });
     assert.is(res.status, 200);
     assert.is(readFileSync(join(home(), 'Desktop', 'notes for the agent.txt'), 'utf8'), 'dropped content');
+    // The answer says where the copy landed; a name already taken there gets a number.
+    assert.is((await res.json()).desktop_file, '~/Desktop/notes for the agent.txt');
+    const again = await fetch(`${url}/api/agents/${ctx.agent.id}/upload_file`,
+      { method: 'POST', headers: { Authorization: `Bearer ${ctx.user.token}` }, body: form });
+    assert.is((await again.json()).desktop_file, '~/Desktop/notes for the agent (1).txt');
   });
 
   xvnc('performAction: click, type and key reach the terminal; events carry screen fractions', async () => {
