@@ -25,6 +25,8 @@ export type Price = {
 export type ModelsConfig = {
   /** OFFLINE_TERMINAL_AT: where the offline model finds the terminal (fractions of the screen). */
   offlineTerminalAt?: [number, number];
+  /** OFFLINE_MODEL_PRICE: what the offline model's (estimated) tokens cost, USD per million in and out; unset: nothing. */
+  offlinePrice?: { input: number; output: number };
   anthropic: {
     /** ANTHROPIC_API_KEY, required for MODEL_PROVIDER=anthropic. */
     apiKey: string | null;
@@ -57,6 +59,7 @@ export function modelsConfig(env: Env): ModelsConfig {
   if (!MODEL_PROVIDERS.includes(provider.toLowerCase())) throw new Error(`Unknown MODEL_PROVIDER "${provider}": use offline, anthropic or openai`);
   return {
     offlineTerminalAt: fractions(env, 'OFFLINE_TERMINAL_AT'),
+    offlinePrice: offlinePrice(env),
     anthropic: {
       apiKey: env.ANTHROPIC_API_KEY || null,
       baseUrl: httpUrl(env, 'ANTHROPIC_BASE_URL'),
@@ -111,4 +114,15 @@ function isPrice(row: unknown): boolean {
   const r = row as Record<string, unknown>;
   return typeof r.model === 'string' && r.model !== '' && PRICE_RATES.every((k) => typeof r[k] === 'number' && (r[k] as number) >= 0)
     && (r.from === undefined || r.from === null || (typeof r.from === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(r.from)));
+}
+
+/** OFFLINE_MODEL_PRICE "3,15": USD per million input and output tokens, so that spend, limits and billing can be tried offline. */
+function offlinePrice(env: Env): { input: number; output: number } | undefined {
+  const value = env.OFFLINE_MODEL_PRICE;
+  if (!value) return undefined;
+  const parts = value.split(',').map((p) => (p.trim() ? Number(p) : NaN));
+  if (parts.length !== 2 || !parts.every((n) => Number.isFinite(n) && n >= 0)) {
+    throw refuse('OFFLINE_MODEL_PRICE', value, 'two prices in USD per million tokens, input and output, like 3,15');
+  }
+  return { input: parts[0], output: parts[1] };
 }

@@ -18,7 +18,7 @@ export function chooseProvider(name: string, models: ModelsConfig): ModelProvide
   const prices = [...models.prices, ...PRICES];
   switch ((name || 'offline').toLowerCase()) {
     case 'offline':
-      return createOffline({ terminalAt: models.offlineTerminalAt });
+      return createOffline({ terminalAt: models.offlineTerminalAt, price: models.offlinePrice });
     case 'anthropic': {
       const { apiKey, ...settings } = models.anthropic;
       if (!apiKey) throw new Error('MODEL_PROVIDER=anthropic needs ANTHROPIC_API_KEY');

@@ -1,7 +1,7 @@
 // The offline model (MODEL_PROVIDER=offline, the default): no network, no AI, deterministic. It
 // reads the latest user instruction, plans it with the grammar in offline-planner.ts, and answers
 // one tool call per turn until the plan is done, then a summary. Its replies say what it is.
-// Traces are real: token counts are estimated from text length, cost is 0.
+// Traces are real: token counts are estimated from text length; cost is 0 unless OFFLINE_MODEL_PRICE names one.
 import { estimateTokens, elideImages } from './estimate.ts';
 import { planInstruction, type PlannedCall, type Place } from './offline-planner.ts';
 import { HANDBACK_PREFIX, HANDBACK_SCREEN_CAPTION } from './handback-words.ts';
@@ -16,6 +16,8 @@ export const OLDER_SCREENSHOT = '[older screenshot removed]';
 export type OfflineOptions = {
   /** Where the terminal window sits on the desktop, as fractions of the screen. @default [0.25, 0.2] */
   terminalAt?: [number, number];
+  /** USD per million (estimated) input and output tokens; none: the calls cost nothing. */
+  price?: { input: number; output: number };
 };
 
 export function createOffline(options: OfflineOptions = {}): ModelProvider {
@@ -37,7 +39,7 @@ export function createOffline(options: OfflineOptions = {}): ModelProvider {
           provider: 'offline', model: OFFLINE_MODEL, display: request.computer,
           tools: [...(request.computer ? ['computer'] : []), ...request.tools.map((t) => t.name)], estimated_tokens: true,
         },
-        cost: 0,
+        cost: options.price ? (response.usage.input_tokens * options.price.input + response.usage.output_tokens * options.price.output) / 1e6 : 0,
         latencyMs: performance.now() - started,
       };
     },

@@ -52,6 +52,23 @@ defaults('values are handed down as given', () => {
   assert.is(chooseProvider(config.modelProvider, config.models).name, 'anthropic');
 });
 
+const offline = suite('config: OFFLINE_MODEL_PRICE');
+
+offline('gives the offline model a price, so its calls cost what their estimated tokens would (spend and limits can be tried)', async () => {
+  const free = chooseProvider('offline', loadConfig({}).models);
+  const priced = chooseProvider('offline', loadConfig({ OFFLINE_MODEL_PRICE: '3,15' }).models);
+  const request = { system: 'Be brief.', messages: [{ role: 'user' as const, content: 'take a screenshot' }], tools: [], computer: null };
+  const [a, b] = [await free.complete(request as never), await priced.complete(request as never)];
+  assert.is(a.cost, 0);
+  const { input_tokens, output_tokens } = b.response.usage;
+  assert.ok(input_tokens > 0 && output_tokens > 0);
+  assert.is(b.cost, (input_tokens * 3 + output_tokens * 15) / 1e6);
+  assert.match(refusal({ OFFLINE_MODEL_PRICE: '3' }) ?? '', /^OFFLINE_MODEL_PRICE must be two prices in USD per million tokens, input and output, like 3,15, not "3"$/);
+  assert.match(refusal({ OFFLINE_MODEL_PRICE: '3,-1' }) ?? '', /^OFFLINE_MODEL_PRICE must be two prices/);
+});
+
+offline.run();
+
 const bad = suite('config: a bad value stops the start and names the variable');
 
 bad('numbers, switches, URLs, fractions and the provider name', () => {
