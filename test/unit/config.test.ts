@@ -63,7 +63,8 @@ offline('gives the offline model a price, so its calls cost what their estimated
   const { input_tokens, output_tokens } = b.response.usage;
   assert.ok(input_tokens > 0 && output_tokens > 0);
   assert.is(b.cost, (input_tokens * 3 + output_tokens * 15) / 1e6);
-  assert.match(refusal({ OFFLINE_MODEL_PRICE: '3' }) ?? '', /^OFFLINE_MODEL_PRICE must be two prices in USD per million tokens, input and output, like 3,15, not "3"$/);
+  const must = 'two prices in USD per million tokens, input and output, like 3,15';
+  assert.is(refusal({ OFFLINE_MODEL_PRICE: '3' }), `OFFLINE_MODEL_PRICE must be ${must}, not "3"`);
   assert.match(refusal({ OFFLINE_MODEL_PRICE: '3,-1' }) ?? '', /^OFFLINE_MODEL_PRICE must be two prices/);
 });
 
