@@ -82,6 +82,8 @@ export function createApp(parts: Parts) {
       const route = context.route ?? (isApi ? 'unmatched' : 'static');
       parts.metrics?.observe(req.method ?? 'GET', route, res.statusCode, seconds);
       if (!config.logRequests) return;
+      // By default a read that went well (the pages poll every few seconds) is not worth a line.
+      if (config.logRequests === 'changes' && (req.method === 'GET' || req.method === 'HEAD') && res.statusCode < 400) return;
       const ms = Math.round(seconds * 10000) / 10;
       parts.log.info(`${req.method} ${path} ${res.statusCode} ${ms}ms`, { request_id, method: req.method, path, route, status: res.statusCode, ms });
     });

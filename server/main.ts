@@ -16,6 +16,8 @@ try {
   process.exit(1);
 }
 const log = createLog(config.logFormat);
+// Said before the slow part: a first start creates the PGlite database, which takes a while on a busy machine.
+log.info(`Agent Workspace is starting: opening the database (${config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.dataDir}`})…`);
 const db = await openDb({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
 const running = await start(config, db, log).catch((err) => {
   if (!(err instanceof SecretsKeyError)) throw err;

@@ -50,7 +50,8 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     log.info('fleet: INTERNAL_SECRET is not set; calls between instances are signed with the secret kept in the database');
   }
   const tokens = await TokenIssuer.load(db, secrets, config.authIssuer, config.authAudience);
-  await ensureAdmin(db, config.adminEmail, config.adminPassword, log.info);
+  await ensureAdmin(db, config.adminEmail, config.adminPassword, log.info, config.dataDir);
+  log.info('Database ready; starting the desktops, the runner, the scheduler and mail…');
   // This server as the other instances see it: one id, one registry row, one heartbeat (runner, fleet, audit).
   // A fleet judges instances by DESKTOP_LEASE_STALE_SECONDS: beat at least three times within it.
   const heartbeatMs = config.fleet ? Math.max(500, Math.min(HEARTBEAT_MS, (config.fleet.leaseStaleSeconds * 1000) / 3)) : HEARTBEAT_MS;

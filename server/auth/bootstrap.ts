@@ -1,12 +1,19 @@
-// First start: make sure an admin exists (ADMIN_EMAIL/ADMIN_PASSWORD, else admin@localhost with
-// a random password printed once).
+// First start: make sure an admin exists (ADMIN_EMAIL/ADMIN_PASSWORD, else admin@localhost with a random password,
+// printed once and kept in DATA_DIR/admin-password.txt, readable by the server's user only, until someone deletes it).
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Db } from '../db/db.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { record, SYSTEM } from '../audit/audit.ts';
 import { createUser, findUserByEmail } from './users.ts';
 
-export async function ensureAdmin(db: Db, email: string | null, password: string | null, log: (m: string) => void): Promise<void> {
+/** The file that keeps a generated admin password, so that a log scrolled past it does not lose it. */
+export const ADMIN_PASSWORD_FILE = 'admin-password.txt';
+
+export async function ensureAdmin(
+  db: Db, email: string | null, password: string | null, log: (m: string) => void, dataDir: string | null = null,
+): Promise<void> {
   if (email) {
     const existing = await findUserByEmail(db, email);
     if (!existing) {
@@ -31,5 +38,8 @@ export async function ensureAdmin(db: Db, email: string | null, password: string
   if (await db.one("SELECT 1 FROM users WHERE role = 'admin' LIMIT 1")) return;
   const generated = randomBytes(12).toString('base64url');
   await createUser(db, 'admin@localhost', generated, 'admin');
-  log(`Created admin account admin@localhost with password: ${generated}  (shown once; set ADMIN_EMAIL/ADMIN_PASSWORD to choose your own)`);
+  const file = dataDir ? join(dataDir, ADMIN_PASSWORD_FILE) : null;
+  if (file) writeFileSync(file, `admin@localhost\n${generated}\n`, { mode: 0o600 });
+  log(`Created admin account admin@localhost with password: ${generated}  (${file ? `also kept in ${file}; ` : ''}`
+    + 'set ADMIN_EMAIL/ADMIN_PASSWORD to choose your own)');
 }

@@ -53,7 +53,8 @@ export type Config = {
   publicUrl: string | null;
   /** Where the built SPA lives; null serves no static files (API-only tests). */
   staticDir: string | null;
-  logRequests: boolean;
+  /** LOG_REQUESTS: 1 every request, 0 none; unset, the changes and the failures (not the polls that went well). */
+  logRequests: boolean | 'changes';
   /** LOG_FORMAT=json: one JSON object per log line, with request ids. */
   logFormat: 'text' | 'json';
   /** METRICS_TOKEN: a bearer token that may read GET /api/metrics besides admins. */
@@ -121,7 +122,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretsKey: secretsKey(env.SECRETS_KEY),
     publicUrl: env.PUBLIC_URL ? publicOrigin(env.PUBLIC_URL) : null,
     staticDir: env.STATIC_DIR === '' ? null : resolve(env.STATIC_DIR || 'dist/public'),
-    logRequests: oneOrZero(env, 'LOG_REQUESTS') ?? true,
+    logRequests: oneOrZero(env, 'LOG_REQUESTS') ?? 'changes',
     logFormat: oneOf(env, 'LOG_FORMAT', ['text', 'json'] as const),
     metricsToken: env.METRICS_TOKEN || null,
     agentStorageBytes: env.AGENT_STORAGE_MB ? wholeNumber('AGENT_STORAGE_MB', env.AGENT_STORAGE_MB) * 1024 * 1024 : 2048 * 1024 * 1024,
