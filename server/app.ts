@@ -43,7 +43,7 @@ export function createApp(parts: Parts) {
     db, get log() { return parts.log; }, identify: (req, options) => auth.identify(req, options), onImpersonatedChange: recordImpersonatedChange,
   });
   registerHealthRoutes(api);
-  registerAuthRoutes(api, { auth, bus: parts.bus, signup: config.signup, publicUrl: config.publicUrl });
+  registerAuthRoutes(api, { auth, bus: parts.bus, signup: config.signup, publicUrl: config.publicUrl, dataDir: config.dataDir });
   registerUserRoutes(api, parts);
   registerAgentRoutes(api, parts);
   registerSupervisionRoutes(api, parts);

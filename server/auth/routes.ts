@@ -3,7 +3,10 @@
 // Guessing is limited three ways, each attempt counted before its password is checked: per account and
 // address (locked after 10 failures), per address (50), and per account from anywhere (slowed, never
 // closed, so nobody can lock the admin out from elsewhere).
+import { existsSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
+import { join } from 'node:path';
+import { ADMIN_PASSWORD_FILE } from './bootstrap.ts';
 import type { Bus } from '../realtime/bus.ts';
 import type { Auth } from './auth.ts';
 import type { Api, PublicCtx, PublicHandler } from '../http/api.ts';
@@ -36,7 +39,11 @@ export function signInLimits(): SignInLimits {
 }
 
 /** What sign-in uses: the token issuer and the sign-out notice (auth), the bus, SIGNUP, PUBLIC_URL, and the limits (tests set them). */
-type Deps = { auth: Pick<Auth, 'tokens' | 'signedOut'>; bus: Bus; signup: 'open' | 'closed'; publicUrl: string | null; limits?: SignInLimits };
+type Deps = {
+  auth: Pick<Auth, 'tokens' | 'signedOut'>; bus: Bus; signup: 'open' | 'closed'; publicUrl: string | null; limits?: SignInLimits;
+  /** DATA_DIR, where a generated admin password is kept (bootstrap.ts); none: not told. */
+  dataDir?: string;
+};
 
 export function registerAuthRoutes(api: Api, deps: Deps) {
   const { perPair, perAddress, perAccount, signUps } = deps.limits ?? signInLimits();
@@ -89,6 +96,9 @@ export function registerAuthRoutes(api: Api, deps: Deps) {
     perAddress.refund(`ip:${from}`);
     return signedIn(deps, ctx, user, 'auth.sign_in');
   });
+
+  // The sign-in page of a first start says where the generated admin password is kept, while it is (not what it is).
+  api.get('/auth/first-start', () => ({ admin_password_file: !!deps.dataDir && existsSync(join(deps.dataDir, ADMIN_PASSWORD_FILE)) }), 'public');
 
   post('/auth/token', async (ctx) => {
     const cookie = readCookie(ctx.req, REFRESH_COOKIE);

@@ -1,5 +1,5 @@
 // The only screen a signed-out visitor sees: sign in, or create an account.
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useAuth } from '../../lib/auth.tsx';
 import type { ApiError } from '../../lib/http.ts';
 import { AppLogo } from '../../ui/icons.tsx';
@@ -12,6 +12,12 @@ export function SignInScreen() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const signingUp = mode === 'sign-up';
+  // A first start made admin@localhost with a generated password: say where it is kept (public, no secret in it).
+  const [firstStart, setFirstStart] = useState(false);
+  useEffect(() => {
+    fetch('/api/auth/first-start').then((res) => (res.ok ? res.json() : null))
+      .then((body) => setFirstStart(!!body?.admin_password_file), () => {});
+  }, []);
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -49,6 +55,12 @@ export function SignInScreen() {
         <button type="submit" className="button button-primary button-block" disabled={busy}>
           {busy ? (signingUp ? 'Creating account...' : 'Signing in...') : signingUp ? 'Sign up' : 'Sign in'}
         </button>
+        {firstStart && !signingUp && (
+          <p className="sign-in-first-start muted">
+            First start? Sign in as admin@localhost with the password in admin-password.txt in the server's data
+            directory (DATA_DIR); the server's log has it too.
+          </p>
+        )}
         <p className="sign-in-switch">
           {signingUp ? 'Already have an account?' : 'New here?'}{' '}
           <button type="button" className="link-button" onClick={() => { setMode(signingUp ? 'sign-in' : 'sign-up'); setError(null); }}>
