@@ -290,19 +290,37 @@ test('a desktop that goes away comes back in the view by itself', async ({ page,
   expect(again).not.toBe(pid);
 });
 
-test('without desktops the view keeps the screenshot state and says why', async ({ page, request, consoleErrors }) => {
-  consoleErrors.allow(/503 \(Service Unavailable\) \(at \S+\/api\/agents\/enter\)/);
+test('a cold desktop: the view says it is starting, keeps trying past a failed request, and a refusal says why with a Retry', async ({
+  page, request, consoleErrors,
+}) => {
+  consoleErrors.allow(/503 \(Service Unavailable\) \(at \S+\/api\/agents\/enter\)|net::ERR_FAILED/);
   const { agent } = await newUserWithAgent(page, request, `Off ${Date.now().toString(36)}`);
-  await page.route('**/api/agents/enter', (route) =>
-    route.fulfill({
+  let enters = 0;
+  let answerSlowly: () => void = () => {};
+  const slowAnswer = new Promise<void>((resolve) => (answerSlowly = resolve));
+  await page.route('**/api/agents/enter', async (route) => {
+    enters += 1;
+    // First a request that gets no answer at all, then one the server takes its time over, then refusals.
+    if (enters === 1) return route.abort('failed');
+    if (enters === 2) await slowAnswer;
+    await route.fulfill({
       status: 503, contentType: 'application/json',
       body: JSON.stringify({ detail: 'Desktops are off: Xvnc is not installed on the server (Debian package tigervnc-standalone-server).' }),
-    }));
+    });
+  });
   await page.goto(`/agent/${agent.id}`);
+  await expect(page.getByText('Starting the desktop…')).toBeVisible();
+  expect(enters).toBe(2);
+  await expect(page.getByText(/Network request failed|timed out/)).toHaveCount(0);
+  await screenshotBothThemes(page, 'live-desktop-starting');
+  answerSlowly();
   await expect(page.getByRole('alert').filter({ hasText: 'Desktops are off' })).toBeVisible();
   await expect(page.getByText('No screenshot yet')).toBeVisible();
   await expect(page.getByRole('button', { name: 'Take control' })).toHaveCount(0);
   await screenshotBothThemes(page, 'live-desktop-off');
+  // Retry asks again at once.
+  await page.getByRole('alert').getByRole('button', { name: 'Retry' }).click();
+  await expect.poll(() => enters).toBe(3);
 });
 
 test("the agent's cursor follows its actions on the live view", async ({ page, request }) => {

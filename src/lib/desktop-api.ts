@@ -6,7 +6,8 @@ import { DEFAULT_AUDIO_TYPE } from './recorder.ts';
 export type Enter = { guacamole_tunnel_url: string; session_id: string; width: number; height: number };
 
 /** Starts the desktop if needed; the tunnel URL holds a single-use ticket, so ask again per connect. */
-export const enterDesktop = (agentId: number) => request<Enter>('/agents/enter', { method: 'POST', body: { agent_id: agentId }, timeout: 30_000 });
+// A cold desktop (a new home, its sandbox, Xvnc and the apps) may take a while on a busy machine: the server bounds it.
+export const enterDesktop = (agentId: number) => request<Enter>('/agents/enter', { method: 'POST', body: { agent_id: agentId }, timeout: 120_000 });
 
 export const setControl = (agentId: number, sessionId: string, take: boolean) =>
   request<{ session_id: string; control: boolean }>(`/agents/${agentId}/control`, { method: 'POST', body: { session_id: sessionId, take } });

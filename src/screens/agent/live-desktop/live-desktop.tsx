@@ -30,11 +30,15 @@ export type LiveDesktopProps = {
   takeControlRequest?: number;
 };
 
+const SLOW_CONNECT_MS = 2500;
+
 export function LiveDesktop({ agent, threadId = null, controlMode, onControlModeChange, takeControlRequest = 0 }: LiveDesktopProps) {
   const [state, setState] = useState<ViewerState>('IDLE');
   const [client, setClient] = useState<Guacamole.Client | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [taking, setTaking] = useState(false);
+  // A connect that takes more than a moment is a desktop starting: say so beside the spinner.
+  const [slow, setSlow] = useState(false);
   const latest = useRef({ controlMode, onControlModeChange });
   latest.current = { controlMode, onControlModeChange };
 
@@ -66,6 +70,12 @@ export function LiveDesktop({ agent, threadId = null, controlMode, onControlMode
   }, [controlMode, session]);
 
   const connected = state === 'CONNECTED';
+  useEffect(() => {
+    setSlow(false);
+    if (connected) return;
+    const timer = setTimeout(() => setSlow(true), SLOW_CONNECT_MS);
+    return () => clearTimeout(timer);
+  }, [connected]);
   // Shown only until the live view connects; held (not fetched anew) while the live view covers it.
   const screenshot = useScreenshot(agent.screenshot_url, connected);
 
@@ -115,9 +125,15 @@ export function LiveDesktop({ agent, threadId = null, controlMode, onControlMode
           <div className="live-connecting">
             <Spinner label="Connecting" />
             <span>Connecting</span>
+            {slow && <span className="live-connecting-detail">Starting the desktop…</span>}
           </div>
         )}
-        {problem && !connected && <p className="live-problem" role="alert">{problem}</p>}
+        {problem && !connected && (
+          <div className="live-problem" role="alert">
+            <p>{problem}</p>
+            <button type="button" className="button button-small" onClick={() => session.retryNow()}>Retry</button>
+          </div>
+        )}
         {connected && !controlMode && (
           <div className="live-take-control">
             <button type="button" className="button button-primary" onClick={takeControl} disabled={taking}>

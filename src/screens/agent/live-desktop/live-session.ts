@@ -33,6 +33,9 @@ export type LiveSessionOptions = LiveSessionEvents & {
 };
 
 const UNAVAILABLE_RETRY_MS = 15_000;
+/** Failed enters without an answer retried quietly before the view says so. */
+const QUIET_ATTEMPTS = 3;
+export const NOT_ANSWERING = 'The desktop is not answering yet. Still trying…';
 
 export class LiveSession {
   state: ViewerState = 'IDLE';
@@ -47,6 +50,13 @@ export class LiveSession {
 
   start(): void {
     this.stopped = false;
+    void this.connect();
+  }
+
+  /** Tries again now (the Retry of a view that says why it cannot connect). */
+  retryNow(): void {
+    if (this.stopped) return;
+    this.attempt = 0;
     void this.connect();
   }
 
@@ -91,8 +101,14 @@ export class LiveSession {
       enter = await (this.options.enter ?? enterDesktop)(this.agentId);
     } catch (error) {
       const e = normalizeError(error);
-      this.options.onProblem?.(e.detail);
       this.setState('DISCONNECTED');
+      // No answer (a timeout, the network): the desktop may still be starting; keep trying and say nothing of
+      // requests. The server's answer (desktops off, a start refused and why) is said, and tried again later.
+      if (!e.from_server) {
+        this.options.onProblem?.(this.attempt >= QUIET_ATTEMPTS ? NOT_ANSWERING : null);
+        return this.retry();
+      }
+      this.options.onProblem?.(e.detail);
       return this.retry(e.status_code === 503 ? UNAVAILABLE_RETRY_MS : undefined);
     }
     if (this.stopped) return;
