@@ -86,12 +86,22 @@ export async function listAgents(db: Queryable, ownerId: number, search: string)
 export async function getAgent(db: Queryable, id: number) {
   const row = (await db.query<AgentRow>(`SELECT ${SUMMARY}, a.system_prompt, a.notes, a.instructions FROM agents a WHERE a.id = $1`, [id]))[0];
   if (!row) return null;
-  const threads = await db.query(`SELECT ${THREAD_COLUMNS} FROM threads WHERE agent_id = $1 ORDER BY updated_at DESC, id DESC`, [id]);
+  const threads = await db.query(`SELECT ${THREAD_COLUMNS}, ${HELD_REASON} FROM threads WHERE agent_id = $1 ORDER BY updated_at DESC, id DESC`, [id]);
   return { ...present(row), threads };
 }
 
 export const THREAD_COLUMNS = `id, agent_id, name, description, thread_running, error_message, schedule_sequence,
   approval_required, target_run_state, target_sequence, needs_help, created_at, updated_at`;
+
+/**
+ * Why a thread's mail waits for its owner (comm_messages.held_reason: `unverified` sender or over the hourly
+ * `rate`), while it does: its newest inbound mail was held, it is not scheduled or running, and nothing ran since.
+ */
+export const HELD_REASON = `(SELECT c.held_reason FROM comm_messages c
+  WHERE c.thread_id = threads.id AND c.role = 'inbound' AND threads.schedule_sequence IS NULL AND NOT threads.thread_running
+    AND NOT EXISTS (SELECT 1 FROM thread_steps s WHERE s.thread_id = threads.id AND s.created_at > c.created_at
+      AND (s.assistant_text <> '' OR s.tool_calls <> '[]'::jsonb))
+  ORDER BY c.id DESC LIMIT 1) AS held_reason`;
 
 export async function createAgent(db: Db, ownerId: number, name: string) {
   const id = await db.tx(async (q) => {

@@ -17,6 +17,8 @@ export type Thread = {
   target_run_state: string | null;
   target_sequence: number | null;
   needs_help?: NeedsHelp | null;
+  /** Its mail waits for the owner: an unverified sender, or over the hourly runs mail may start (the agent's threads only). */
+  held_reason?: 'unverified' | 'rate' | null;
   created_at?: string;
   updated_at: string;
 };

@@ -35,6 +35,8 @@ status('failed wins over everything, then running, then scheduled, else idle', (
   assert.is(threadStatus(thread({ schedule_sequence: 3 })), 'scheduled');
   assert.is(threadStatus(thread({ schedule_sequence: 0 })), 'scheduled', 'a sequence of 0 is still not null');
   assert.is(threadStatus(thread()), 'idle');
+  assert.is(threadStatus(thread({ held_reason: 'unverified' })), 'held', 'held mail is not done');
+  assert.is(threadIcon(thread({ held_reason: 'rate' })), 'held');
 });
 
 status('a thread with an error is not running (the input stays)', () => {

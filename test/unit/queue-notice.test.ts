@@ -24,6 +24,14 @@ test('behind others in the schedule, it says how many; at the head of a started 
   assert.is(queueNotice(thread({ id: 4, schedule_sequence: 1 }), { target_run_state: 'run_all', threads: [] }), null);
 });
 
+test('held mail says why it waits and offers Run it, whatever the agent does', () => {
+  const held = thread({ id: 9, held_reason: 'unverified' });
+  const notice = queueNotice(held, { target_run_state: 'run_all', threads: [held] });
+  assert.is(notice?.canRun, true);
+  assert.match(notice?.text ?? '', /^Held: the sender could not be verified .* Run it if you trust it\.$/);
+  assert.match(queueNotice(thread({ held_reason: 'rate' }), { target_run_state: 'stop', threads: [] })?.text ?? '', /^Held: mail already started/);
+});
+
 test('a thread that is done, failed, running or waiting for a person gets no notice', () => {
   const agent = { target_run_state: 'stop' as const, threads: [] };
   assert.is(queueNotice(thread({}), agent), null);

@@ -174,9 +174,27 @@ function Panel({ agent, onAgentChange, disabled = false, onThreadChange, onTakeC
     }
     refresh();
   };
+  // Held mail runs next: at the head of the agent's schedule (a stopped agent then says so, with its start).
+  const runHeld = async () => {
+    if (!selected || isDraft(selected)) return;
+    setStarting(true);
+    try {
+      await setScheduleSequence(Number(selected.id), 1);
+    } catch (error) {
+      console.warn('Failed to run the held thread', error);
+    } finally {
+      setStarting(false);
+    }
+    refresh();
+  };
   const notice = waiting && (
     <div className="queue-notice" role="status">
       <p>{waiting.text}</p>
+      {waiting.canRun && (
+        <button type="button" className="button button-small button-primary" disabled={starting} onClick={() => void runHeld()}>
+          Run it
+        </button>
+      )}
       {waiting.canStart && (
         <button type="button" className="button button-small button-primary" disabled={starting} onClick={() => void start()}>
           {starting ? 'Starting...' : 'Start the agent'}

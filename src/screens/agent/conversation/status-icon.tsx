@@ -7,6 +7,7 @@ const LABELS: Record<IconName, string> = {
   spinner: 'Running',
   hourglass: 'Scheduled',
   drag: 'Scheduled',
+  held: 'Held',
   check: 'Done',
 };
 
@@ -17,7 +18,7 @@ export function ThreadStatusIcon({ icon }: { icon: IconName | null }) {
     <span className={`thread-status thread-status-${icon}`} role="img" aria-label={label} title={label}>
       {icon === 'warning' && <WarningIcon size={16} />}
       {icon === 'spinner' && <span className="thread-spinner" />}
-      {icon === 'hourglass' && <HourglassIcon size={16} />}
+      {(icon === 'hourglass' || icon === 'held') && <HourglassIcon size={16} />}
       {icon === 'drag' && <DragIcon size={16} strokeWidth={3.2} />}
       {icon === 'check' && <CheckIcon size={16} />}
     </span>

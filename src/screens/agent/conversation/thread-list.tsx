@@ -1,5 +1,5 @@
 // The expanded thread list (spec §2 "Thread switcher bar"): Scheduled (highest sequence first, native
-// drag and drop to reorder, or the arrow keys on the handle), Running, Failed, then the rest by age.
+// drag and drop to reorder, or the arrow keys on the handle), Running, Failed, Held (mail waiting for its owner), then the rest by age.
 // Every row is made of buttons, so the list works from the keyboard; dragging is the pointer path.
 import { useState, type DragEvent, type KeyboardEvent } from 'react';
 import type { Thread } from '../../../lib/types.ts';
@@ -21,6 +21,7 @@ export function threadSections(threads: readonly Thread[], now = new Date()): Se
     { title: 'Scheduled', threads: sortScheduled(of('scheduled')), scheduled: true },
     { title: 'Running', threads: of('running') },
     { title: 'Failed', threads: of('failed') },
+    { title: 'Held', threads: of('held') },
   ];
   const byAge = new Map<string, Thread[]>();
   const rest = of('idle').sort((a, b) => Date.parse(b.updated_at) - Date.parse(a.updated_at));

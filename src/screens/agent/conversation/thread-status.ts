@@ -3,16 +3,20 @@
 import type { Thread } from '../../../lib/types.ts';
 import { isDraft } from './drafts.ts';
 
-export type ThreadStatus = 'failed' | 'running' | 'scheduled' | 'idle';
-export type StatusIcon = 'warning' | 'spinner' | 'hourglass' | 'drag' | 'check';
+export type ThreadStatus = 'failed' | 'running' | 'scheduled' | 'held' | 'idle';
+export type StatusIcon = 'warning' | 'spinner' | 'hourglass' | 'drag' | 'held' | 'check';
 
-type StatusFields = Pick<Thread, 'error_message' | 'thread_running' | 'schedule_sequence'>;
+type StatusFields = Pick<Thread, 'error_message' | 'thread_running' | 'schedule_sequence'> & Partial<Pick<Thread, 'held_reason'>>;
 
-/** failed: error_message set; running: thread_running without error; scheduled: idle with a sequence; else idle (done). */
+/**
+ * failed: error_message set; running: thread_running without error; scheduled: idle with a sequence; held: its mail
+ * waits for the owner (not done: nothing ran); else idle (done).
+ */
 export function threadStatus(thread: StatusFields): ThreadStatus {
   if (thread.error_message) return 'failed';
   if (thread.thread_running) return 'running';
   if (thread.schedule_sequence !== null && thread.schedule_sequence !== undefined) return 'scheduled';
+  if (thread.held_reason) return 'held';
   return 'idle';
 }
 
@@ -28,6 +32,7 @@ export function statusIcon(status: ThreadStatus, { draggable = false } = {}): St
     case 'failed': return 'warning';
     case 'running': return 'spinner';
     case 'scheduled': return draggable ? 'drag' : 'hourglass';
+    case 'held': return 'held';
     default: return 'check';
   }
 }
