@@ -77,10 +77,8 @@ test('billing: test credits, a card from the portal, and the spend limit', async
   await portal.getByRole('button', { name: 'Add card' }).click();
   await expect(portal.getByText('Card saved. Usage-based billing now applies.')).toBeVisible();
   await expect(portal.getByText(`Visa •••• 4242 (exp 07/${year.slice(2)})`)).toBeVisible();
-  // Back in the app (the portal tab returns to the billing page): usage-based now.
-  await portal.getByRole('link', { name: 'Return to Agent Workspace' }).click();
-  await expect(portal).toHaveURL(/\/settings\/billing$/);
-  await portal.close();
+  // Back in the app: Return closes the portal's tab (no second app tab), and the billing tab is usage-based now.
+  await Promise.all([portal.waitForEvent('close'), portal.getByRole('link', { name: 'Return to Agent Workspace' }).click()]);
 
   // The billing tab catches up when the user comes back to it (a focus), without a reload.
   await page.evaluate(() => window.dispatchEvent(new Event('focus')));

@@ -103,10 +103,21 @@ export function expiredPage(stylesheet: string | null): string {
 <p class="portal-expired" role="alert">This link has expired or was already used. Open the portal again from Billing settings.</p>`);
 }
 
-/** Applies the app's stored theme (else the OS preference) before the page paints. */
+/**
+ * Applies the app's stored theme (else the OS preference) before the page paints. And Return: the portal is a tab
+ * the Billing page opened, which catches up by itself when the user comes back, so Return closes this tab; only a
+ * tab that may not be closed (a link opened by hand) goes to the app instead of leaving a second app tab.
+ */
 export const THEME_SCRIPT = `try {
   var t = localStorage.getItem('theme');
   if (t !== 'light' && t !== 'dark') t = matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
   document.documentElement.dataset.theme = t;
 } catch (e) {}
+document.addEventListener('click', function (e) {
+  var a = e.target && e.target.closest ? e.target.closest('.portal-return a') : null;
+  if (!a) return;
+  e.preventDefault();
+  window.close();
+  setTimeout(function () { location.href = a.href; }, 300);
+});
 `;
