@@ -3,7 +3,7 @@ import { loadConfig } from './config/index.ts';
 import { openDb } from './db/db.ts';
 import { start } from './start.ts';
 import { createLog } from './ops/log.ts';
-import { SecretsKeyError } from './system/secret-box.ts';
+import { StartRefused } from './system/start-refused.ts';
 
 // Everything the server writes (database, keys, uploads) is for its own user only.
 process.umask(0o077);
@@ -20,8 +20,8 @@ const log = createLog(config.logFormat);
 log.info(`Agent Workspace is starting: opening the database (${config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.dataDir}`})…`);
 const db = await openDb({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
 const running = await start(config, db, log).catch((err) => {
-  if (!(err instanceof SecretsKeyError)) throw err;
-  // A key that does not fit: one line, and nothing made afresh (that would lose every token and secret).
+  if (!(err instanceof StartRefused)) throw err;
+  // A key that does not fit, a uid range another server holds: one line, and nothing made afresh.
   console.error(`Agent Workspace cannot start: ${err.message}`);
   process.exit(1);
 });

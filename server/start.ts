@@ -14,7 +14,7 @@ import type { Log } from './ops/log.ts';
 import type { Parts } from './parts.ts';
 import { BUS_CHANNEL, LocalBus, PostgresBus, type Bus } from './realtime/bus.ts';
 import { createSocketServer } from './realtime/sockets.ts';
-import { createGateway, desktopUploadHook, performAction, startDesktops } from './desktop/index.ts';
+import { claimUidRange, createGateway, desktopUploadHook, performAction, startDesktops } from './desktop/index.ts';
 import { chooseProvider } from './models/choose.ts';
 import { Runner } from './runner/index.ts';
 import { chooseBillingProvider } from './billing/index.ts';
@@ -57,6 +57,8 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   const heartbeatMs = config.fleet ? Math.max(500, Math.min(HEARTBEAT_MS, (config.fleet.leaseStaleSeconds * 1000) / 3)) : HEARTBEAT_MS;
   const instance = new Instance(db, undefined, heartbeatMs, log.error);
   useAuditInstance(instance.id);
+  // Before anything of a desktop is touched: this machine's other servers must not share our agents' uids.
+  if (config.desktop.provider === 'xvnc') await claimUidRange(config.desktop.uidBase);
   const { desktops, fleet, screenshots, local } = startDesktops(config, db, log, instance);
   const bus = await createBus(db, log);
   tellWhenStorageFull(local, db, bus, log);

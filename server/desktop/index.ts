@@ -27,6 +27,7 @@ export type { FleetDesktops } from './place/fleet-desktops.ts';
 export type { GuacGateway, ControlEvent } from './view/gateway.ts';
 export type { ScreenshotStore } from './view/screenshots.ts';
 export { INTERNAL_PREFIX, handleInternal, internalUpgrades } from './internal-routes.ts';
+export { claimUidRange } from './contain/uid-claim.ts';
 export { registerDesktopRoutes } from './routes.ts';
 
 /**

@@ -4,9 +4,10 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { StartRefused } from './start-refused.ts';
 
 /** The key does not open what the database keeps (or cannot be read): the start stops with this one line. */
-export class SecretsKeyError extends Error {
+export class SecretsKeyError extends StartRefused {
   override name = 'SecretsKeyError';
 }
 
