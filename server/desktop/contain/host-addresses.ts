@@ -39,7 +39,8 @@ export function watchHostAddresses(onChange: Watcher['onChange'], onError: Watch
 }
 
 function startMonitor(): void {
-  const child = spawn('ip', ['monitor', 'address'], { stdio: ['ignore', 'pipe', 'ignore'], env: { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' } });
+  const env = { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' };
+  const child = spawn('ip', ['monitor', 'address'], { stdio: ['ignore', 'pipe', 'ignore'], env, detached: true });
   monitor = child;
   child.stdout!.on('data', changed);
   child.once('error', (err) => lost(child, err));

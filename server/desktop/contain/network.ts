@@ -92,7 +92,8 @@ export class DesktopNetwork {
       '--mount', '--propagation', 'private', '--', 'slirp4netns',
       '--configure', '--mtu=65520', '--disable-host-loopback', '--enable-sandbox', '--enable-seccomp', '--netns-type=path', this.path, 'tap0',
     ];
-    const slirp = spawn('unshare', args, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' } });
+    // Its own process group, as the desktop's programs (sandbox.ts): the terminal's Ctrl+C is for the server alone.
+    const slirp = spawn('unshare', args, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' }, detached: true });
     this.slirp = slirp;
     let output = '';
     const collect = (d: Buffer) => (output = (output + d).slice(-2000));

@@ -98,17 +98,21 @@ export class Sandbox {
     if (jail?.netns) RUNNING.set(account!.uid, (RUNNING.get(account!.uid) ?? 0) + 1);
   }
 
-  /** Starts a program of the desktop: as its account, with its environment plus `options.env`, nothing else. */
+  /**
+   * Starts a program of the desktop: as its account, with its environment plus `options.env`, nothing else. In a
+   * process group of its own (detached): a Ctrl+C at the server's terminal reaches the server alone, which then
+   * stops its desktops in order, instead of every program dying at once (a browser then asks to restore its pages).
+   */
   spawn(command: string, args: string[], options: SpawnOptions = {}): ChildProcess {
     const env = { ...this.env, ...options.env };
     const stdio = options.stdio ?? 'ignore';
-    if (!this.jail) return spawn(command, args, { cwd: this.home, stdio, env, ...(this.account ?? {}) });
+    if (!this.jail) return spawn(command, args, { cwd: this.home, stdio, env, detached: true, ...(this.account ?? {}) });
     const { argv, pipes } = this.jailed(command, args);
     const [program, ...rest] = argv;
     const std = typeof stdio === 'string' ? [stdio, stdio, stdio] : [...stdio];
     while (std.length < 3) std.push('ignore');
     // fd 3 on: what bwrap reads (and closes) before the program starts; the pipes buffer it meanwhile.
-    const child = spawn(program, rest, { cwd: '/', stdio: [...std.slice(0, 3), ...pipes.map(() => 'pipe' as const)], env });
+    const child = spawn(program, rest, { cwd: '/', stdio: [...std.slice(0, 3), ...pipes.map(() => 'pipe' as const)], env, detached: true });
     pipes.forEach((data, i) => {
       const pipe = child.stdio[3 + i] as Writable | null;
       pipe?.on('error', () => {}); // the chain failed before bwrap read it: the child's exit tells

@@ -1,0 +1,38 @@
+// Ctrl+C at the terminal of `npm start` (a SIGINT to its whole process group) stops the server as one: the desktops'
+// programs are in groups of their own, so the signal reaches the server alone, which stops its desktops in order;
+// nothing logs that it "exited (SIGINT)" or "crashed", and the server exits 0 (issue 42).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startMain } from './main-process.ts';
+
+const ADMIN = { email: 'admin@stop.test', password: 'correct horse battery' };
+const BASE = String(8_000_000 + (process.pid % 900) * 1000);
+
+test('Ctrl+C with a desktop running: one orderly stop, no program dying of the signal', async (context) => {
+  const server = startMain({
+    AGENT_UID_BASE: BASE, DESKTOP_PROVIDER: 'xvnc', DESKTOP_APPS: 'terminal', ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password,
+  }, { group: true });
+  try {
+    const url = await server.listening;
+    const call = async (path: string, token: string | null, body: object) => {
+      const res = await fetch(url + path, {
+        method: 'POST', headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body),
+      });
+      return { status: res.status, body: await res.json().catch(() => null) };
+    };
+    const { token } = (await call('/api/auth/sign-in', null, ADMIN)).body;
+    const status = await (await fetch(`${url}/api/desktops/status`, { headers: { Authorization: `Bearer ${token}` } })).json();
+    if (!status.available && !process.env.CI) return void console.log(`  (skipped: desktops are off here: ${status.reason})`);
+    assert.ok(status.available, status.reason);
+    const agent = (await call('/api/agents/', token, { name: 'Stopped cleanly' })).body;
+    assert.is((await call('/api/agents/enter', token, { agent_id: agent.id })).status, 200, 'the desktop started');
+    process.kill(-server.child.pid!, 'SIGINT'); // what the terminal does
+    assert.is(await server.exited, 0, server.output());
+    assert.not.match(server.output(), /exited \(SIG|crashed/);
+    assert.match(server.output(), /SIGINT: shutting down/);
+  } finally {
+    await server.remove();
+  }
+});
+
+test.run();
