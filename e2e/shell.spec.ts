@@ -73,6 +73,24 @@ test('the rail has no scrollbar of its own and its hover labels show whole besid
   expect(clippedBy).toBeNull();
 });
 
+test('a user changes their password in Settings → Account; a wrong current one is refused, the new one signs in', async ({ page, consoleErrors }) => {
+  consoleErrors.allow(/422 \(Unprocessable Entity\) \(at \S+\/api\/users\/me\/password\)/);
+  const email = await signUp(page);
+  await page.getByRole('link', { name: 'Settings' }).click();
+  await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Account' }).click();
+  await expect(page).toHaveURL(/\/settings\/account$/);
+  await page.getByLabel('Current password').fill('not my password');
+  await page.getByLabel('New password').fill('a fresh passphrase');
+  await page.getByRole('button', { name: 'Change password' }).click();
+  await expect(page.getByRole('alert')).toHaveText('The current password is not right');
+  await page.getByLabel('Current password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Change password' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Password changed.' })).toBeVisible();
+  await screenshotBothThemes(page, 'settings-account');
+  await signOut(page);
+  await signIn(page, email, 'a fresh passphrase');
+});
+
 test('a user on admin pages sees Forbidden: Admins only.', async ({ page }) => {
   await signUp(page);
   for (const path of ['/admin', '/admin/ops', '/admin/agents/1', '/admin/threads/1', '/llm-traces']) {

@@ -44,7 +44,7 @@ export function createApp(parts: Parts) {
   });
   registerHealthRoutes(api);
   registerAuthRoutes(api, { auth, bus: parts.bus, signup: config.signup, publicUrl: config.publicUrl, dataDir: config.dataDir });
-  registerUserRoutes(api, parts);
+  registerUserRoutes(api, { auth, bus: parts.bus, dataDir: config.dataDir });
   registerAgentRoutes(api, parts);
   registerSupervisionRoutes(api, parts);
   registerThreadRoutes(api, parts);

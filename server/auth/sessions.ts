@@ -35,6 +35,12 @@ export async function deleteSession(db: Queryable, token: string): Promise<Sessi
   return ended ? { id: ended.id, user_id: ended.user_id } : null;
 }
 
+/** Ends every session of the user but `keep` (the one asking, if any); the ended ones' ids. */
+export async function endOtherSessions(db: Queryable, userId: number, keep: number | null): Promise<number[]> {
+  const rows = await db.query<{ id: number }>('DELETE FROM auth_sessions WHERE user_id = $1 AND id IS DISTINCT FROM $2 RETURNING id', [userId, keep]);
+  return rows.map((r) => r.id);
+}
+
 export function readCookie(req: IncomingMessage, name: string): string | null {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const eq = part.indexOf('=');

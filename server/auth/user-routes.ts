@@ -1,12 +1,21 @@
-// /api/users: the current user, the admin's user search, the monthly spend limit.
+// /api/users: the current user, their password, the admin's user search, the monthly spend limit.
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Api } from '../http/api.ts';
-import { invalid } from '../http/errors.ts';
-import { findUser, publicUser } from './users.ts';
+import { HttpError, invalid } from '../http/errors.ts';
+import type { Bus } from '../realtime/bus.ts';
+import { TOPICS } from '../realtime/topics.ts';
+import { ADMIN_PASSWORD_FILE } from './bootstrap.ts';
+import { passwordProblem } from './password-policy.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
+import { endOtherSessions } from './sessions.ts';
+import { findUser, findUserByEmail, publicUser } from './users.ts';
 import { searchUsers, setSpendLimit, setUserName } from './user-admin.ts';
 import { record } from '../audit/audit.ts';
 import type { Auth } from './auth.ts';
 
-type Deps = { auth: Pick<Auth, 'forget'> };
+/** `dataDir`: where a generated admin password is kept (bootstrap.ts), gone once that admin chooses their own. */
+type Deps = { auth: Pick<Auth, 'forget' | 'signedOut'>; bus: Bus; dataDir?: string };
 
 /** $10,000,000: far above any real limit, and inside the column's integer range. */
 const MAX_LIMIT_CENTS = 1_000_000_000;
@@ -24,6 +33,36 @@ export function registerUserRoutes(api: Api, deps: Deps) {
   }, 'public');
 
   api.get('/users/me', (ctx) => ({ ...publicUser(ctx.user), impersonated_by: ctx.user.id !== ctx.realUser.id ? publicUser(ctx.realUser) : null }));
+
+  // A new password of one's own: the current one must come along; every other session of the user ends (their
+  // sockets close, on every instance), the one asking goes on.
+  api.put('/users/me/password', async (ctx) => {
+    if (ctx.user.id !== ctx.realUser.id) throw new HttpError(403, 'Only the user may change their own password');
+    const body = await ctx.body();
+    if (typeof body.current_password !== 'string' || !body.current_password) throw invalid('current_password', 'Current password is required');
+    if (typeof body.new_password !== 'string') throw invalid('new_password', 'New password is required');
+    const problem = passwordProblem(body.new_password, ctx.user.email);
+    if (problem) throw invalid('new_password', problem);
+    const row = await findUserByEmail(ctx.db, ctx.user.email);
+    if (!row?.password_hash || !(await verifyPassword(body.current_password, row.password_hash))) {
+      throw invalid('current_password', 'The current password is not right');
+    }
+    const hash = await hashPassword(body.new_password);
+    const ended = await ctx.db.tx(async (q) => {
+      await q.query('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1', [ctx.user.id, hash]);
+      const others = await endOtherSessions(q, ctx.user.id, ctx.sessionId);
+      const detail = { email: ctx.user.email, sessions_ended: others.length };
+      await record(q, { action: 'auth.password_change', target: { type: 'user', id: ctx.user.id }, detail });
+      return others;
+    });
+    for (const id of ended) {
+      deps.bus.publish(TOPICS.sessionEnded(id), { session_id: id });
+      deps.auth.signedOut(id, ctx.user.id);
+    }
+    // The first start's generated password is no longer this admin's: its file goes.
+    if (deps.dataDir && ctx.user.email === 'admin@localhost') rmSync(join(deps.dataDir, ADMIN_PASSWORD_FILE), { force: true });
+    return { sessions_ended: ended.length };
+  });
 
   api.put('/users/me', async (ctx) => {
     const body = await ctx.body();

@@ -7,6 +7,9 @@ export type UserSummary = { id: number; email: string; role: Role; name: string;
 export type Me = UserSummary & { impersonated_by: UserSummary | null };
 
 export const getMe = () => request<Me>('/users/me');
+/** A new password of one's own; how many of the user's other sessions it signed out. */
+export const changePassword = (current: string, next: string) =>
+  request<{ sessions_ended: number }>('/users/me/password', { method: 'PUT', body: { current_password: current, new_password: next } });
 export const searchUsers = (search: string) => request<UserSummary[]>('/users/', { query: { search } });
 
 // --- agents (spec §7 "Agents")

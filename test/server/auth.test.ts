@@ -75,6 +75,31 @@ signUp('an access token is refused over HTTP from the first request after its se
   assert.is((await call('/api/users/me', { token: other.body.token })).body.id, user.id, 'the other session of the same user');
 });
 
+signUp('a user changes their password: the current one must come along; their other sessions end, this one goes on', async () => {
+  const user = await newUser('new-password');
+  const other = await call('/api/auth/sign-in', { body: { email: user.email, password: 'correct horse battery' } });
+  const change = (body: object, token = user.token) => call('/api/users/me/password', { method: 'PUT', token, body });
+  const wrong = await change({ current_password: 'not it', new_password: 'a brand new passphrase' });
+  assert.is(wrong.status, 422);
+  assert.is(wrong.body.detail[0].msg, 'The current password is not right');
+  assert.is((await change({ current_password: 'correct horse battery', new_password: 'password' })).body.detail[0].msg,
+    'This password is too common. Choose one that is harder to guess');
+  const changed = await change({ current_password: 'correct horse battery', new_password: 'a brand new passphrase' });
+  assert.is(changed.status, 200);
+  assert.is(changed.body.sessions_ended, 1);
+  assert.is((await call('/api/users/me', { token: user.token })).status, 200, 'the session that changed it goes on');
+  assert.is((await call('/api/users/me', { token: other.body.token })).status, 401, 'the other session ended');
+  assert.is((await call('/api/auth/sign-in', { body: { email: user.email, password: 'correct horse battery' } })).status, 401);
+  assert.is((await call('/api/auth/sign-in', { body: { email: user.email, password: 'a brand new passphrase' } })).status, 200);
+  // An admin acting as the user may not choose it for them.
+  const admin = await adminToken();
+  const asUser = await call('/api/users/me/password', {
+    method: 'PUT', token: admin, headers: { 'X-Impersonate-User-Id': String(user.id) },
+    body: { current_password: 'a brand new passphrase', new_password: 'chosen by an admin' },
+  });
+  assert.is(asUser.status, 403);
+});
+
 signUp('a session ended by another instance (its row gone from the shared database) is refused here within about a second', async () => {
   const { db } = (await testServer()).parts;
   const user = await newUser('http-out-elsewhere');
