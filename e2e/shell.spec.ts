@@ -138,7 +138,7 @@ test('an admin impersonates a user and stops again', async ({ page, browser }) =
   const dialog = page.getByRole('dialog', { name: 'Impersonate User' });
   await dialog.getByLabel('Search users').fill('impersonated');
   await screenshotBothThemes(page, 'impersonate-modal');
-  await dialog.getByRole('button', { name: new RegExp(email) }).click();
+  await dialog.getByRole('button', { name: email, exact: true }).click();
 
   // The page reloads acting as that user, with a banner that says so; the admin keeps the admin tools.
   await expect(page.getByText(`Acting as ${email}`)).toBeVisible();
@@ -152,3 +152,30 @@ test('an admin impersonates a user and stops again', async ({ page, browser }) =
   await expect(page.getByText(`Acting as ${email}`)).toHaveCount(0);
   expect(await page.evaluate(() => localStorage.getItem('impersonateUserId'))).toBeNull();
 });
+
+test('a lost password: the admin makes a one-time link, the user opens it signed out and chooses a new password', async ({ page, browser }) => {
+  const userPage = await browser.newPage();
+  const email = await signUp(userPage, uniqueEmail('forgot'));
+  await signIn(page, ADMIN.email, ADMIN.password);
+  await page.getByTitle('Impersonate User', { exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: 'Impersonate User' });
+  await dialog.getByLabel('Search users').fill('forgot');
+  await dialog.getByRole('button', { name: `Password reset link for ${email}` }).click();
+  const url = await dialog.getByRole('textbox', { name: 'Password reset link' }).inputValue();
+  expect(url).toMatch(/\/reset-password#[\w-]{40,}$/);
+  await screenshotBothThemes(page, 'reset-link');
+
+  // The user, in another browser (signed out there), opens it and chooses a new password; their session here ends.
+  const fresh = await browser.newContext();
+  const resetPage = await fresh.newPage();
+  await resetPage.goto(url);
+  await resetPage.getByLabel('New password', { exact: true }).fill('a newly chosen passphrase');
+  await resetPage.getByRole('button', { name: 'Set password' }).click();
+  await expect(resetPage.getByRole('status')).toContainText('Your new password is set');
+  await screenshotBothThemes(resetPage, 'reset-password-done');
+  await resetPage.getByRole('button', { name: 'Sign in' }).click();
+  await signIn(resetPage, email, 'a newly chosen passphrase');
+  await fresh.close();
+  await userPage.close();
+});
+

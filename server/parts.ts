@@ -1,6 +1,6 @@
 // What start.ts builds, once: the kernel's parts and each wing's, kept together only here at the top, where app.ts
 // hands each wing the few it uses (register(api, deps)); no wing imports this file.
-import type { Auth } from './auth/auth.ts';
+import type { Auth } from './auth/index.ts';
 import type { Config } from './config/index.ts';
 import type { Db } from './db/db.ts';
 import type { Bus } from './realtime/bus.ts';

@@ -1,7 +1,7 @@
 // Migration 015's step in Node (its SQL: db/migrations/015_secrets_at_rest.sql): seals what was kept in clear before it (the signing
 // keys' private JWKs, the deployment secrets) and where the audit chain starts, with the server's key. A database
 // with none of these (a new one) needs no key, so tools that only migrate a fresh schema need not give one.
-import { signingKeyLabel } from './auth/tokens.ts';
+import { signingKeyLabel } from './auth/index.ts';
 import { auditKeyOf, isGenesis, startSeal, type ChainStart } from './audit/hash.ts';
 import { deploymentSecretLabel } from './db/deployment-secrets.ts';
 import { SecretBox } from './system/secret-box.ts';

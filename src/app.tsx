@@ -13,6 +13,7 @@ import { ImpersonationBanner } from './screens/shell/impersonation-banner.tsx';
 import { Rail } from './screens/shell/rail.tsx';
 import { SignInScreen } from './screens/sign-in/sign-in-screen.tsx';
 import { FullPageSpinner, Spinner } from './ui/spinner.tsx';
+import { ResetPasswordScreen } from './screens/sign-in/reset-password-screen.tsx';
 
 const AgentsScreen = lazyScreen(() => import('./screens/agents/agents-screen.tsx').then((m) => m.AgentsScreen));
 const AgentScreen = lazyScreen(() => import('./screens/agent/agent-screen.tsx').then((m) => m.AgentScreen));
@@ -65,6 +66,9 @@ export function App() {
 function Gate() {
   const auth = useAuth();
   const admin = useIsAdmin();
+  const { path } = useLocation();
+  // A reset link works signed in or out: it is about choosing a password, not about this session.
+  if (path === '/reset-password') return <ResetPasswordScreen />;
   if (auth.status === 'loading') return <FullPageSpinner label="Signing in" />;
   if (auth.status === 'signed-out') return <SignInScreen />;
   return (

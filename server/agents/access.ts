@@ -1,6 +1,6 @@
 // Ownership checks: a user reaches only their own agents (and so their threads); an admin
 // reaches any. Foreign and missing records answer the same 404.
-import type { User } from '../auth/users.ts';
+import type { User } from '../auth/index.ts';
 import { prepared, type Queryable } from '../db/db.ts';
 import { cachedRead } from '../db/read-cache.ts';
 import { HttpError } from '../http/errors.ts';

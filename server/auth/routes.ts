@@ -13,13 +13,14 @@ import type { Api, PublicCtx, PublicHandler } from '../http/api.ts';
 import { HttpError, invalid } from '../http/errors.ts';
 import { requireSameSiteJson } from '../http/origin.ts';
 import { MAX_PASSWORD, passwordProblem } from './password-policy.ts';
-import { verifyPassword } from './passwords.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
 import { RateLimiter } from '../ops/rate-limit.ts';
-import { createSession, deleteSession, findSession, readCookie, REFRESH_COOKIE, sessionCookie } from './sessions.ts';
+import { createSession, deleteSession, endOtherSessions, findSession, readCookie, REFRESH_COOKIE, sessionCookie } from './sessions.ts';
 import { createUser, findUser, findUserByEmail, validEmail } from './users.ts';
 import { record, recordAlone, SYSTEM } from '../audit/audit.ts';
 import type { AuditAction } from '../audit/actions.ts';
 import { TOPICS } from '../realtime/topics.ts';
+import { takeReset } from './password-resets.ts';
 
 const WRONG = 'Invalid email or password';
 const WINDOW_MS = 15 * 60_000;
@@ -109,6 +110,30 @@ export function registerAuthRoutes(api: Api, deps: Deps) {
       throw new HttpError(401, 'Authentication required', ctx.headers);
     }
     return { token: await deps.auth.tokens.sign(user, session!.id) };
+  });
+
+  // A reset link's new password: the link is spent, every session of the user ends, and they sign in anew.
+  post('/auth/password-reset', async (ctx) => {
+    const body = await ctx.body();
+    if (typeof body.token !== 'string' || !body.token) throw invalid('token', 'token is required');
+    if (typeof body.new_password !== 'string') throw invalid('new_password', 'New password is required');
+    const ended = await ctx.db.tx(async (q) => {
+      const userId = await takeReset(q, body.token as string);
+      if (userId === null) throw new HttpError(400, 'This link has expired or was already used. Ask for a new one.');
+      const user = (await findUser(q, userId))!;
+      const problem = passwordProblem(body.new_password as string, user.email);
+      if (problem) throw invalid('new_password', problem);
+      await q.query('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1', [userId, await hashPassword(body.new_password as string)]);
+      const sessions = await endOtherSessions(q, userId, null);
+      const actor = { type: 'user' as const, id: userId, label: user.email };
+      await record(q, { action: 'auth.password_reset', actor, target: { type: 'user', id: userId }, detail: { sessions_ended: sessions.length } });
+      return { userId, sessions };
+    });
+    for (const id of ended.sessions) {
+      deps.bus.publish(TOPICS.sessionEnded(id), { session_id: id });
+      deps.auth.signedOut(id, ended.userId);
+    }
+    return null;
   });
 
   post('/auth/sign-out', async (ctx) => {

@@ -1,7 +1,7 @@
 // /api/users: the current user, their password, the admin's user search, the monthly spend limit.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Api } from '../http/api.ts';
+import { idParam, type Api } from '../http/api.ts';
 import { HttpError, invalid } from '../http/errors.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { TOPICS } from '../realtime/topics.ts';
@@ -9,6 +9,7 @@ import { ADMIN_PASSWORD_FILE } from './bootstrap.ts';
 import { passwordProblem } from './password-policy.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { endOtherSessions } from './sessions.ts';
+import { issueReset } from './password-resets.ts';
 import { findUser, findUserByEmail, publicUser } from './users.ts';
 import { searchUsers, setSpendLimit, setUserName } from './user-admin.ts';
 import { record } from '../audit/audit.ts';
@@ -78,6 +79,21 @@ export function registerUserRoutes(api: Api, deps: Deps) {
   });
 
   api.get('/users/', (ctx) => searchUsers(ctx.db, ctx.query.get('search') ?? ''), 'admin');
+
+  // A one-time link for a user to choose a new password (no mail needed): the admin passes it on. Its token is in
+  // the fragment, which browsers send to no server and no Referer.
+  api.post('/users/:id/password-reset', async (ctx) => {
+    const id = idParam(ctx.params.id, 'User not found');
+    const user = await findUser(ctx.db, id);
+    if (!user) throw new HttpError(404, 'User not found');
+    const link = await ctx.db.tx(async (q) => {
+      const made = await issueReset(q, id, ctx.realUser.id);
+      await record(q, { action: 'auth.password_reset_link', target: { type: 'user', id }, detail: { email: user.email, expires_at: made.expires_at } });
+      return made;
+    });
+    ctx.status = 201;
+    return { path: `/reset-password#${link.token}`, expires_at: link.expires_at };
+  }, 'admin');
 
   api.patch('/users/me/limit', async (ctx) => {
     const limit_cents = (await ctx.body<{ limit_cents?: unknown } | null>())?.limit_cents;

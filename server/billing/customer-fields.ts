@@ -1,7 +1,7 @@
 // Billing details as users may set them (PATCH /api/billing/customer and the local portal's form):
 // text fields trimmed and capped, e-mail empty or an address, country empty or a two-letter code
 // (what Stripe's address.country takes).
-import { validEmail } from '../auth/users.ts';
+import { validEmail } from '../auth/index.ts';
 import { CUSTOMER_FIELDS, type CustomerFields } from './customers.ts';
 
 type Field = keyof CustomerFields;

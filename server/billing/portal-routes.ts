@@ -7,7 +7,7 @@ import type { ServerResponse } from 'node:http';
 import type { Api, PublicCtx } from '../http/api.ts';
 import { readForm } from '../http/body.ts';
 import { PAGE_HEADERS } from '../http/security.ts';
-import { findUser } from '../auth/users.ts';
+import { findUser } from '../auth/index.ts';
 import { CUSTOMER_FIELDS, customerRow, fieldsOf, saveCustomerFields, savePaymentMethod, type CustomerFields } from './customers.ts';
 import { issuePortalToken, spendPortalToken } from './portal-tokens.ts';
 import { checkCustomerFields } from './customer-fields.ts';

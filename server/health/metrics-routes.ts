@@ -5,7 +5,7 @@ import type { Api } from '../http/api.ts';
 import { HttpError } from '../http/errors.ts';
 import type { Config } from '../config/index.ts';
 import type { Metrics } from '../ops/metrics.ts';
-import type { Auth } from '../auth/auth.ts';
+import type { Auth } from '../auth/index.ts';
 
 type Deps = { auth: Pick<Auth, 'identify'>; config: Pick<Config, 'metricsToken'>; metrics?: Metrics };
 

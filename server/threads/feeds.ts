@@ -6,10 +6,10 @@ import type { WebSocket } from 'ws';
 import { idParam, type PublicWsHandler, type WsCtx, type WsHandler } from '../http/api.ts';
 import { HttpError } from '../http/errors.ts';
 import { ownedAgentId } from '../agents/access.ts';
-import { sessionAlive } from '../auth/sessions.ts';
+import { sessionAlive } from '../auth/index.ts';
 import type { Db } from '../db/db.ts';
 import type { Bus } from '../realtime/bus.ts';
-import type { Auth } from '../auth/auth.ts';
+import type { Auth } from '../auth/index.ts';
 import { serveHubConnection, THREAD_HUB } from '../realtime/pubsub-hub.ts';
 import { TOPICS, type Topic } from '../realtime/topics.ts';
 

@@ -7,6 +7,9 @@ export type UserSummary = { id: number; email: string; role: Role; name: string;
 export type Me = UserSummary & { impersonated_by: UserSummary | null };
 
 export const getMe = () => request<Me>('/users/me');
+/** An admin's one-time link for a user to choose a new password (a path with the token in its fragment). */
+export const makePasswordResetLink = (userId: number) =>
+  request<{ path: string; expires_at: string }>(`/users/${userId}/password-reset`, { method: 'POST', body: {} });
 /** A new password of one's own; how many of the user's other sessions it signed out. */
 export const changePassword = (current: string, next: string) =>
   request<{ sessions_ended: number }>('/users/me/password', { method: 'PUT', body: { current_password: current, new_password: next } });

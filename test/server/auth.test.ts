@@ -100,6 +100,23 @@ signUp('a user changes their password: the current one must come along; their ot
   assert.is(asUser.status, 403);
 });
 
+signUp('a lost password: an admin makes a one-time link, the user chooses a new password with it, every session ends', async () => {
+  const user = await newUser('reset');
+  const admin = await adminToken();
+  assert.is((await call(`/api/users/${user.id}/password-reset`, { token: user.token, body: {} })).status, 403, 'admins only');
+  const made = await call(`/api/users/${user.id}/password-reset`, { token: admin, body: {} });
+  assert.is(made.status, 201);
+  assert.match(made.body.path, /^\/reset-password#[\w-]{40,}$/);
+  const token = made.body.path.split('#')[1];
+  const reset = (body: object) => call('/api/auth/password-reset', { body });
+  assert.is((await reset({ token, new_password: 'password' })).status, 422, 'the policy holds');
+  // A refused password spent nothing: the link still works.
+  assert.is((await reset({ token, new_password: 'a chosen passphrase' })).status, 204);
+  assert.is((await call('/api/users/me', { token: user.token })).status, 401, 'every session of the user ended');
+  assert.is((await reset({ token, new_password: 'another passphrase' })).body.detail, 'This link has expired or was already used. Ask for a new one.');
+  assert.is((await call('/api/auth/sign-in', { body: { email: user.email, password: 'a chosen passphrase' } })).status, 200);
+});
+
 signUp('a session ended by another instance (its row gone from the shared database) is refused here within about a second', async () => {
   const { db } = (await testServer()).parts;
   const user = await newUser('http-out-elsewhere');

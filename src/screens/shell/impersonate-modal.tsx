@@ -1,7 +1,9 @@
-// Admin picks a user to act as: search debounced 300 ms, choosing stores the id and reloads.
+// Admin picks a user to act as: search debounced 300 ms, choosing stores the id and reloads. Beside each user, a
+// one-time link to choose a new password, for a user who lost theirs (the admin passes it on).
 import { useEffect, useState } from 'react';
 import { useMe } from '../../lib/auth.tsx';
-import { searchUsers, type UserSummary } from '../../lib/api.ts';
+import { makePasswordResetLink, searchUsers, type UserSummary } from '../../lib/api.ts';
+import { normalizeError } from '../../lib/http.ts';
 import { startImpersonating } from '../../lib/impersonation.ts';
 import { useDebouncedValue } from '../../lib/use-debounced-value.ts';
 import { useResource } from '../../lib/use-resource.ts';
@@ -16,6 +18,15 @@ export function ImpersonateModal({ onClose }: { onClose: () => void }) {
   const debounced = useDebouncedValue(search.trim(), SEARCH_DEBOUNCE_MS);
   const key = `/users/?search=${encodeURIComponent(debounced)}`;
   const { data, error, isLoading } = useResource<UserSummary[]>(key, { fetcher: () => searchUsers(debounced) });
+  const [link, setLink] = useState<{ email: string; url?: string; error?: string } | null>(null);
+  const makeLink = async (u: UserSummary) => {
+    try {
+      const { path } = await makePasswordResetLink(u.id);
+      setLink({ email: u.email, url: `${window.location.origin}${path}` });
+    } catch (err) {
+      setLink({ email: u.email, error: normalizeError(err).detail });
+    }
+  };
   // User list errors are logged only (spec §8); the list simply stays empty.
   useEffect(() => {
     if (error) console.error('user search failed:', error.detail);
@@ -36,10 +47,25 @@ export function ImpersonateModal({ onClose }: { onClose: () => void }) {
               <span className="user-list-email">{u.email}</span>
               {u.role === 'admin' && <span className="badge">admin</span>}
             </button>
+            <button type="button" className="button button-small" onClick={() => void makeLink(u)} aria-label={`Password reset link for ${u.email}`}>
+              Reset link
+            </button>
           </li>
         ))}
         {data && data.every((u) => u.id === me.id) && <li className="muted">No users found</li>}
       </ul>
+      {link && (
+        <div className="reset-link" role="status">
+          {link.url ? (
+            <>
+              <p>A link for {link.email} to choose a new password, good for one use within an hour:</p>
+              <input readOnly value={link.url} aria-label="Password reset link" onFocus={(e) => e.currentTarget.select()} />
+            </>
+          ) : (
+            <p className="form-error">{link.error}</p>
+          )}
+        </div>
+      )}
     </Modal>
   );
 }
