@@ -22,6 +22,13 @@ test('a visitor signs up, signs out and signs back in', async ({ page }) => {
   expect(await page.evaluate(() => JSON.stringify(localStorage))).not.toContain('eyJ');
 });
 
+test('a lost password without a mail relay: the sign-in page says to ask an administrator for a link', async ({ page }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Forgot your password?' }).click();
+  await expect(page.getByText('Ask an administrator of this workspace for a link to choose a new password.')).toBeVisible();
+  await screenshotBothThemes(page, 'sign-in-forgot');
+});
+
 test('a wrong password shows the error and keeps the form', async ({ page, consoleErrors }) => {
   consoleErrors.allow(/401 \(Unauthorized\) \(at \S+\/api\/auth\/sign-in\)/);
   await page.goto('/');

@@ -21,7 +21,7 @@ import { registerReportRoutes } from './reports/routes.ts';
 import { registerBillingRoutes } from './billing/index.ts';
 import { registerBillingPortalRoutes } from './billing/index.ts';
 import { registerEmailSettingsRoutes } from './mail/index.ts';
-import { registerAdminMailRoutes } from './mail/index.ts';
+import { registerAdminMailRoutes, resetMailer } from './mail/index.ts';
 import { registerAdminRoutes } from './admin/routes.ts';
 import { registerScreenshareRoutes } from './recording/routes.ts';
 import { registerSchedulerRoutes } from './schedules/routes.ts';
@@ -43,7 +43,10 @@ export function createApp(parts: Parts) {
     db, get log() { return parts.log; }, identify: (req, options) => auth.identify(req, options), onImpersonatedChange: recordImpersonatedChange,
   });
   registerHealthRoutes(api);
-  registerAuthRoutes(api, { auth, bus: parts.bus, signup: config.signup, publicUrl: config.publicUrl, dataDir: config.dataDir });
+  registerAuthRoutes(api, {
+    auth, bus: parts.bus, signup: config.signup, publicUrl: config.publicUrl, dataDir: config.dataDir, get port() { return parts.port; },
+    sendResetMail: config.smtpRelayUrl ? resetMailer(config) : undefined,
+  });
   registerUserRoutes(api, { auth, bus: parts.bus, dataDir: config.dataDir });
   registerAgentRoutes(api, parts);
   registerSupervisionRoutes(api, parts);

@@ -8,7 +8,8 @@ export const RESET_MINUTES = 60;
 const hash = (token: string) => createHash('sha256').update(token).digest('base64url');
 
 /** A new link's token for the user (made by `by`), and when it expires. */
-export async function issueReset(q: Queryable, userId: number, by: number): Promise<{ token: string; expires_at: Date }> {
+/** `by`: the admin who made it, or null for one the user asked for by mail. */
+export async function issueReset(q: Queryable, userId: number, by: number | null): Promise<{ token: string; expires_at: Date }> {
   const token = randomBytes(32).toString('base64url');
   const [row] = await q.query<{ expires_at: Date }>(
     `INSERT INTO password_resets (token_hash, user_id, created_by, expires_at) VALUES ($1, $2, $3, now() + make_interval(mins => $4))

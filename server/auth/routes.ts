@@ -11,7 +11,7 @@ import type { Bus } from '../realtime/bus.ts';
 import type { Auth } from './auth.ts';
 import type { Api, PublicCtx, PublicHandler } from '../http/api.ts';
 import { HttpError, invalid } from '../http/errors.ts';
-import { requireSameSiteJson } from '../http/origin.ts';
+import { ownOrigin, requireSameSiteJson } from '../http/origin.ts';
 import { MAX_PASSWORD, passwordProblem } from './password-policy.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { RateLimiter } from '../ops/rate-limit.ts';
@@ -20,7 +20,7 @@ import { createUser, findUser, findUserByEmail, validEmail } from './users.ts';
 import { record, recordAlone, SYSTEM } from '../audit/audit.ts';
 import type { AuditAction } from '../audit/actions.ts';
 import { TOPICS } from '../realtime/topics.ts';
-import { takeReset } from './password-resets.ts';
+import { issueReset, takeReset } from './password-resets.ts';
 
 const WRONG = 'Invalid email or password';
 const WINDOW_MS = 15 * 60_000;
@@ -44,6 +44,10 @@ type Deps = {
   auth: Pick<Auth, 'tokens' | 'signedOut'>; bus: Bus; signup: 'open' | 'closed'; publicUrl: string | null; limits?: SignInLimits;
   /** DATA_DIR, where a generated admin password is kept (bootstrap.ts); none: not told. */
   dataDir?: string;
+  /** With a mail relay (SMTP_RELAY_URL): sends a user their reset link; without one, only an admin makes links. */
+  sendResetMail?: (to: string, link: string) => Promise<void>;
+  /** The port the server listens on (read per request): the origin of a mailed link when PUBLIC_URL is unset. */
+  port?: number;
 };
 
 export function registerAuthRoutes(api: Api, deps: Deps) {
@@ -99,7 +103,33 @@ export function registerAuthRoutes(api: Api, deps: Deps) {
   });
 
   // The sign-in page of a first start says where the generated admin password is kept, while it is (not what it is).
-  api.get('/auth/first-start', () => ({ admin_password_file: !!deps.dataDir && existsSync(join(deps.dataDir, ADMIN_PASSWORD_FILE)) }), 'public');
+  api.get('/auth/first-start', () => ({
+    admin_password_file: !!deps.dataDir && existsSync(join(deps.dataDir, ADMIN_PASSWORD_FILE)),
+    // Whether "Forgot your password?" can mail a link, or the page sends the user to an admin.
+    password_reset_by_mail: !!deps.sendResetMail,
+  }), 'public');
+
+  // "Forgot your password?": with a relay, a one-time link by mail to the account's address. The answer is the same
+  // whether an account has that address or not (nobody learns who has one), and an address may ask only so often.
+  post('/auth/password-reset-request', async (ctx) => {
+    const { email } = await ctx.body();
+    if (typeof email !== 'string' || !validEmail(email)) throw invalid('email', 'A valid e-mail address is required');
+    if (!deps.sendResetMail) throw new HttpError(404, 'Password reset by mail needs a mail relay (SMTP_RELAY_URL): ask an administrator for a link');
+    limit(perAddress.take(`reset:${address(ctx.req)}`));
+    const user = await findUserByEmail(ctx.db, email);
+    if (user) {
+      const link = await ctx.db.tx(async (q) => {
+        const made = await issueReset(q, user.id, null);
+        const detail = { email: user.email, by: 'mail' };
+        await record(q, { action: 'auth.password_reset_link', actor: SYSTEM, target: { type: 'user', id: user.id }, detail });
+        return made;
+      });
+      const origin = ownOrigin(ctx.req, { publicUrl: deps.publicUrl, port: deps.port ?? 0 }) ?? `http://localhost:${deps.port}`;
+      await deps.sendResetMail(user.email, `${origin}/reset-password#${link.token}`);
+    }
+    ctx.status = 202;
+    return { detail: 'If an account has that address, a link to choose a new password is on its way.' };
+  });
 
   post('/auth/token', async (ctx) => {
     const cookie = readCookie(ctx.req, REFRESH_COOKIE);

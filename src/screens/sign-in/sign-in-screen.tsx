@@ -14,10 +14,26 @@ export function SignInScreen() {
   const signingUp = mode === 'sign-up';
   // A first start made admin@localhost with a generated password: say where it is kept (public, no secret in it).
   const [firstStart, setFirstStart] = useState(false);
+  // A lost password: a link by mail where the server has a relay, else an admin makes one.
+  const [resetByMail, setResetByMail] = useState(false);
+  const [forgot, setForgot] = useState(false);
+  const [resetSaid, setResetSaid] = useState<string | null>(null);
   useEffect(() => {
     fetch('/api/auth/first-start').then((res) => (res.ok ? res.json() : null))
-      .then((body) => setFirstStart(!!body?.admin_password_file), () => {});
+      .then((body) => {
+        setFirstStart(!!body?.admin_password_file);
+        setResetByMail(!!body?.password_reset_by_mail);
+      }, () => {});
   }, []);
+
+  async function askForLink() {
+    const res = await fetch('/api/auth/password-reset-request', {
+      method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: email.trim() }),
+    }).catch(() => null);
+    const body = await res?.json().catch(() => null);
+    const detail = body?.detail;
+    setResetSaid(typeof detail === 'string' ? detail : Array.isArray(detail) ? detail[0]?.msg : 'Failed to ask for a link');
+  }
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -60,6 +76,22 @@ export function SignInScreen() {
             First start? Sign in as admin@localhost with the password in admin-password.txt in the server's data
             directory (DATA_DIR); the server's log has it too.
           </p>
+        )}
+        {!signingUp && !forgot && (
+          <button type="button" className="link-button sign-in-forgot" onClick={() => setForgot(true)}>Forgot your password?</button>
+        )}
+        {!signingUp && forgot && (
+          <div className="sign-in-forgot-panel" role="status">
+            {resetByMail ? (
+              <>
+                <p>Enter your e-mail above: a link to choose a new password goes to it.</p>
+                <button type="button" className="button button-small" disabled={!email.trim()} onClick={() => void askForLink()}>Send me a link</button>
+                {resetSaid && <p>{resetSaid}</p>}
+              </>
+            ) : (
+              <p>Ask an administrator of this workspace for a link to choose a new password.</p>
+            )}
+          </div>
         )}
         <p className="sign-in-switch">
           {signingUp ? 'Already have an account?' : 'New here?'}{' '}
