@@ -46,7 +46,8 @@ export function createOffline(options: OfflineOptions = {}): ModelProvider {
   };
 }
 
-type Progress = { instruction: string; done: number; failed: { error: string } | null; results: string[] };
+/** `blocks`: the instruction's text blocks apart (a held mail, then the person's reply in the chat, arrive as one message). */
+type Progress = { instruction: string; blocks: string[]; done: number; failed: { error: string } | null; results: string[] };
 
 /** A person's hand-back log (and its screenshot's caption) is context, not a new instruction: the plan goes on. */
 // Nor is the note an older image became (the hand-back's screenshot, a demonstration's keyframes).
@@ -56,14 +57,16 @@ const isHandback = (text: string) => text.startsWith(HANDBACK_PREFIX) || text.st
 export function progressOf(messages: Message[]): Progress {
   let start = -1;
   let instruction = '';
+  let blocks: string[] = [];
   for (let i = messages.length - 1; i >= 0 && start < 0; i--) {
     const m = messages[i];
     if (m.role !== 'user') continue;
     const texts = typeof m.content === 'string' ? [m.content] : m.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text);
-    const text = texts.filter((t) => !isHandback(t)).join('\n');
-    if (text.trim()) {
+    const kept = texts.filter((t) => !isHandback(t) && t.trim());
+    if (kept.length) {
       start = i;
-      instruction = text.trim();
+      instruction = kept.join('\n').trim();
+      blocks = kept.map((t) => t.trim());
     }
   }
   let done = 0;
@@ -81,7 +84,7 @@ export function progressOf(messages: Message[]): Progress {
       else failed = null; // an interrupted call is simply tried again
     }
   }
-  return { instruction, done, failed, results };
+  return { instruction, blocks, done, failed, results };
 }
 
 const resultText = (b: ToolResultBlock) =>
@@ -94,7 +97,10 @@ export function offlineReply(request: ModelRequest, options: OfflineOptions = {}
     terminal: options.terminalAt ?? [0.25, 0.2],
   };
   const progress = progressOf(request.messages);
-  const plan = planInstruction(progress.instruction, place);
+  // Each block is planned on its own, the newest that plans anything winning: a chat reply ("go ahead") after a mail
+  // neither replaces the mail's instruction nor runs on into what that instruction quotes (an e-mail's text).
+  const plans = progress.blocks.map((b) => planInstruction(b, place)).reverse();
+  const plan = plans.find((p) => p.calls.length) ?? planInstruction(progress.instruction, place);
   const available = new Set([...request.tools.map((t) => t.name), ...(request.computer ? ['computer'] : [])]);
   const usable = plan.calls.filter((c) => available.has(c.name));
   const missing = plan.calls.filter((c) => !available.has(c.name));

@@ -149,3 +149,18 @@ replies('without a desktop it says so; without a plan it explains what it unders
 
 grammar.run();
 replies.run();
+
+const mailThenReply = suite('offline model: a held mail, then the person\'s reply');
+
+mailThenReply('the reply does not run on into the e-mail the mail asked for, nor replace its instruction', () => {
+  const reply = offlineReply(request([{ role: 'user', content: [
+    { type: 'text', text: 'E-mail from you@example.com\nSubject: Hi\n\ndraft an email to you@example.com saying "hello"' },
+    { type: 'text', text: 'go ahead please' },
+  ] }], false));
+  const use = reply.content.find((b) => b.type === 'tool_use') as unknown as { name: string; input: { text: string } };
+  assert.is(use.name, 'email');
+  assert.is(use.input.text, 'hello');
+});
+
+mailThenReply.run();
+
