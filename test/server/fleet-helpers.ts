@@ -85,7 +85,8 @@ export async function startFleet(extra: Record<string, string> = {}): Promise<Fl
     await admin.close();
   };
   try {
-    const a = await spawn('a', 300, 0);
+    // Not offset 0: that base is this test process's own (its in-process servers hold it, and a server claims its base).
+    const a = await spawn('a', 300, 750);
     const b = await spawn('b', 400, 500);
     return { a, b, db, spawn, close };
   } catch (err) {
