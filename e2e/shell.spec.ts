@@ -80,20 +80,22 @@ test('the rail has no scrollbar of its own and its hover labels show whole besid
   expect(clippedBy).toBeNull();
 });
 
-test('a user changes their password in Settings → Account; a wrong current one is refused, the new one signs in', async ({ page, consoleErrors }) => {
+test('a user changes their password in the profile modal; a wrong current one is refused, the new one signs in', async ({ page, consoleErrors }) => {
   consoleErrors.allow(/422 \(Unprocessable Entity\) \(at \S+\/api\/users\/me\/password\)/);
   const email = await signUp(page);
-  await page.getByRole('link', { name: 'Settings' }).click();
-  await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Account' }).click();
-  await expect(page).toHaveURL(/\/settings\/account$/);
-  await page.getByLabel('Current password').fill('not my password');
-  await page.getByLabel('New password').fill('a fresh passphrase');
-  await page.getByRole('button', { name: 'Change password' }).click();
-  await expect(page.getByRole('alert')).toHaveText('The current password is not right');
-  await page.getByLabel('Current password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Change password' }).click();
-  await expect(page.getByRole('status').filter({ hasText: 'Password changed.' })).toBeVisible();
-  await screenshotBothThemes(page, 'settings-account');
+  await page.getByRole('button', { name: `Profile: ${email}` }).click();
+  const profile = page.getByRole('dialog', { name: 'Profile' });
+  await profile.getByRole('button', { name: 'Change password' }).click();
+  await expect(profile.getByLabel('Current password')).toBeFocused();
+  await profile.getByLabel('Current password').fill('not my password');
+  await profile.getByLabel('New password').fill('a fresh passphrase');
+  await profile.getByRole('button', { name: 'Change password' }).click();
+  await expect(profile.getByRole('alert')).toHaveText('The current password is not right');
+  await profile.getByLabel('Current password').fill(PASSWORD);
+  await profile.getByRole('button', { name: 'Change password' }).click();
+  await expect(profile.getByRole('status').filter({ hasText: 'Password changed.' })).toBeVisible();
+  await screenshotBothThemes(page, 'profile-password');
+  await page.keyboard.press('Escape');
   await signOut(page);
   await signIn(page, email, 'a fresh passphrase');
 });
@@ -153,6 +155,12 @@ test('an admin impersonates a user and stops again', async ({ page, browser }) =
   await expect(page.getByTitle('Admin Dashboard', { exact: true })).toBeVisible();
   expect(await page.evaluate(() => localStorage.getItem('impersonateUserId'))).toMatch(/^\d+$/);
   await screenshotBothThemes(page, 'impersonating');
+  // The user's password is theirs: the profile modal offers no change of it to the admin acting as them.
+  await page.getByRole('button', { name: `Profile: ${email}` }).click();
+  const profile = page.getByRole('dialog', { name: 'Profile' });
+  await expect(profile).toContainText(ADMIN.email);
+  await expect(profile.getByRole('button', { name: 'Change password' })).toHaveCount(0);
+  await page.keyboard.press('Escape');
 
   await page.getByRole('button', { name: 'Stop impersonating' }).click();
   await expect(page.getByRole('button', { name: `Profile: ${ADMIN.email}` })).toBeVisible();

@@ -9,7 +9,6 @@ export type RouteMatch =
   | { name: 'reports' }
   | { name: 'report'; reportId: number }
   | { name: 'settings-billing' }
-  | { name: 'settings-account' }
   | { name: 'admin' }
   | { name: 'admin-agent'; agentId: number }
   | { name: 'admin-thread'; threadId: number }
@@ -28,8 +27,7 @@ const TABLE: ReadonlyArray<[pattern: string, resolve: (params: Params) => RouteM
   ['/reports', () => ({ name: 'reports' })],
   ['/reports/:id', (p) => withId(p.id, (reportId) => ({ name: 'report', reportId }))],
   ['/settings/billing', () => ({ name: 'settings-billing' })],
-  ['/settings/account', () => ({ name: 'settings-account' })],
-  // '/settings' and any unknown child land on billing (spec §2: Settings opens on it).
+  // Settings has a single child, so '/settings' and any unknown child land on billing.
   ['/settings/*', () => ({ redirect: '/settings/billing' })],
   ['/admin', () => ({ name: 'admin' })],
   ['/admin/agents/:id', (p) => withId(p.id, (agentId) => ({ name: 'admin-agent', agentId }))],

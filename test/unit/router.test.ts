@@ -217,7 +217,6 @@ routes('resolves every screen of the route table', () => {
   assert.equal(resolveRoute('/reports'), { name: 'reports' });
   assert.equal(resolveRoute('/reports/9'), { name: 'report', reportId: 9 });
   assert.equal(resolveRoute('/settings/billing'), { name: 'settings-billing' });
-  assert.equal(resolveRoute('/settings/account'), { name: 'settings-account' });
   assert.equal(resolveRoute('/admin'), { name: 'admin' });
   assert.equal(resolveRoute('/admin/agents/3'), { name: 'admin-agent', agentId: 3 });
   assert.equal(resolveRoute('/admin/threads/5'), { name: 'admin-thread', threadId: 5 });

@@ -1,4 +1,4 @@
-// The settings area: a sidebar (Billing, spec §2, and Account: the user's password) beside the chosen settings page.
+// The settings area: a sidebar (only Billing, spec §2) beside the chosen settings page.
 import type { ReactNode } from 'react';
 import { Link, useLocation } from '../../lib/router.ts';
 
@@ -9,9 +9,6 @@ export function SettingsLayout({ children }: { children: ReactNode }) {
       <nav className="settings-nav" aria-label="Settings">
         <Link href="/settings/billing" className="settings-nav-item" aria-current={path === '/settings/billing' ? 'page' : undefined}>
           Billing
-        </Link>
-        <Link href="/settings/account" className="settings-nav-item" aria-current={path === '/settings/account' ? 'page' : undefined}>
-          Account
         </Link>
       </nav>
       <div className="settings-content">{children}</div>

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { useAuth, useMe } from '../../lib/auth.tsx';
 import { stopImpersonating } from '../../lib/impersonation.ts';
 import { Modal } from '../../ui/modal.tsx';
+import { PasswordForm } from './password-form.tsx';
 
 export function UserMenu() {
   const me = useMe();
@@ -21,6 +22,7 @@ export function UserMenu() {
 function ProfileModal({ onClose }: { onClose: () => void }) {
   const me = useMe();
   const { signOut } = useAuth();
+  const [changingPassword, setChangingPassword] = useState(false);
   return (
     <Modal
       title="Profile"
@@ -46,6 +48,10 @@ function ProfileModal({ onClose }: { onClose: () => void }) {
           </>
         )}
       </dl>
+      {/* An admin acting as the user may not change the user's password (the server answers 403). */}
+      {!me.impersonated_by && (changingPassword
+        ? <PasswordForm />
+        : <button type="button" className="button profile-password-open" onClick={() => setChangingPassword(true)}>Change password</button>)}
     </Modal>
   );
 }
