@@ -48,6 +48,24 @@ export async function endProcesses(uid: number, list: () => number[], rounds = 5
   return signalled;
 }
 
+/** The children of a process (of its main thread, which is all a single-threaded wrapper such as bwrap has). */
+export function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'latin1').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return []; // gone
+  }
+}
+
+/** Whether the process runs as `uid` (real uid): a pid read a moment ago may have ended and been reused. */
+export function runsAs(pid: number, uid: number): boolean {
+  try {
+    return Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'))?.[1]) === uid;
+  } catch {
+    return false;
+  }
+}
+
 /** Live processes with `arg` among their arguments (a helper a killed server left running for a desktop). */
 export function processesWithArgument(arg: string): number[] {
   const pids: number[] = [];

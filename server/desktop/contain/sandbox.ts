@@ -22,7 +22,7 @@ import { findBinary, shortSocketPath } from '../host.ts';
 import { jailView } from './jail-view.ts';
 import type { Enforcement } from './limits.ts';
 import { endDesktopProcesses } from './netns-processes.ts';
-import { endProcessesOf } from './processes.ts';
+import { childrenOf, endProcessesOf, runsAs } from './processes.ts';
 import { seccompFilter } from './seccomp.ts';
 
 export type Account = { uid: number; gid: number };
@@ -119,6 +119,18 @@ export class Sandbox {
       pipe?.end(data);
     });
     return child;
+  }
+
+  /**
+   * The processes of the program that `child` (a spawn of this sandbox) runs: `child` itself, or when contained,
+   * the program inside bwrap (bwrap → bwrap's init in the new pid namespace → the program). A signal meant for the
+   * program goes there: bwrap passes none on, and its end SIGKILLs what it contains (--die-with-parent).
+   */
+  programOf(child: ChildProcess): number[] {
+    if (!child.pid || child.exitCode !== null || child.signalCode !== null) return [];
+    if (!this.jail) return [child.pid];
+    const uid = this.account!.uid;
+    return childrenOf(child.pid).flatMap(childrenOf).filter((pid) => runsAs(pid, uid));
   }
 
   /** The program's full path on the desktop's PATH, or null. */

@@ -44,8 +44,8 @@ export type XvncOptions = {
   maxPixels?: number;
 };
 
-// The desktop's processes stay in the server's process group, so that whoever kills the group (Ctrl+C in
-// a terminal, Playwright's web server teardown) ends them too; a plain exit of this process ends them here.
+// The desktop's processes run in process groups of their own (Sandbox.spawn), so a signal to the server's group
+// reaches the server alone, which stops its desktops in order; an exit without that stop ends them here.
 const LIVE = new Set<ChildProcess>();
 process.once('exit', () => {
   for (const child of LIVE) signal(child, 'SIGTERM');
@@ -149,7 +149,8 @@ export class XvncProvider {
     const stopAll = () => (stopped ??= this.track(agentId, (async () => {
       sound?.close();
       windows.close();
-      for (const child of children.slice(1)) signal(child, 'SIGTERM');
+      // The programs end while their display is still there, as at a logout; then the display.
+      await Promise.all(children.slice(1).map((child) => endProgram(sandbox, child)));
       await stopProcess(xvnc);
       for (const child of children) LIVE.delete(child);
       // Everything else of the desktop too: background jobs would otherwise watch later file drops.
@@ -299,6 +300,28 @@ function signal(child: ChildProcess, sig: NodeJS.Signals): void {
   try {
     child.kill(sig);
   } catch {}
+}
+
+/** How long a desktop's program has to end on its own (a browser saves its session) before it is ended. */
+const PROGRAM_GRACE_MS = 5000;
+
+/**
+ * Asks a program of the desktop to end (a SIGTERM to the program itself, not to its sandbox's wrapper) and waits
+ * for it; one that is still there after PROGRAM_GRACE_MS is ended with its wrapper.
+ */
+async function endProgram(sandbox: Sandbox, child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<boolean>((resolve) => child.once('exit', () => resolve(true)));
+  for (const pid of sandbox.programOf(child)) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {} // gone meanwhile
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), PROGRAM_GRACE_MS)));
+  const ended = await Promise.race([exited, late]);
+  clearTimeout(timer);
+  if (!ended) await stopProcess(child);
 }
 
 /** SIGTERM, then SIGKILL after 3 s; resolves when the process is gone. */
