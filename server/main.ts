@@ -1,4 +1,5 @@
 // Entry point: config from the environment, database, migrations, listen, graceful shutdown.
+import { mkdirSync } from 'node:fs';
 import { loadConfig } from './config/index.ts';
 import { openDb } from './db/db.ts';
 import { start } from './start.ts';
@@ -13,6 +14,13 @@ try {
 } catch (err) {
   // A bad setting: one line that names it, not a stack trace.
   console.error(`Agent Workspace cannot start: ${(err as Error).message}`);
+  process.exit(1);
+}
+// Made here on both engines: with PostgreSQL the database lives elsewhere, but uploads, recordings and homes live here.
+try {
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+} catch (err) {
+  console.error(`Agent Workspace cannot start: DATA_DIR ${config.dataDir} cannot be made (${(err as Error).message})`);
   process.exit(1);
 }
 const log = createLog(config.logFormat);

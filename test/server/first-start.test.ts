@@ -3,8 +3,10 @@
 // logs the changes and the failures but not the reads that went well (the pages poll every few seconds).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { openDb } from '../../server/db/db.ts';
 import { startMain } from './main-process.ts';
 
 test('the first start says what it does, keeps the admin password in a 0600 file, and leaves successful reads out of the log', async () => {
@@ -33,6 +35,46 @@ test('the first start says what it does, keeps the admin password in a 0600 file
     await server.said(/POST \/api\/auth\/sign-in 200/, 10_000);
     assert.ok(server.output().includes('POST /api/auth/sign-in 401'), server.output());
     assert.not.ok(server.output().includes('GET /api/health'), 'a read that went well is not logged');
+  } finally {
+    await server.remove();
+  }
+});
+
+test('a DATA_DIR that does not exist yet is made at start, also with PostgreSQL, and uploads land in it', async () => {
+  // On PostgreSQL (TEST_DATABASE_URL) nothing else makes the folder: uploads answered 500 (issue 43).
+  const url = process.env.TEST_DATABASE_URL;
+  const schema = `test_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+  const admin = url ? await openDb({ databaseUrl: url }) : null;
+  await admin?.query(`CREATE SCHEMA ${schema}`);
+  const ADMIN = { email: 'admin@data-dir.test', password: 'correct horse battery' };
+  const env: Record<string, string> = { DESKTOP_PROVIDER: 'none', SECRETS_KEY: randomBytes(32).toString('base64'), ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password };
+  if (url) env.DATABASE_URL = `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  const server = startMain(env, { dataDir: (made) => join(made, 'not', 'yet') });
+  try {
+    const base = await server.listening;
+    assert.is(statSync(server.dataDir).mode & 0o777, 0o700);
+    const call = (path: string, init: RequestInit = {}, token?: string) => fetch(base + path, {
+      ...init, headers: { ...(init.body instanceof FormData ? {} : { 'Content-Type': 'application/json' }), ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    });
+    const { token } = await (await call('/api/auth/sign-in', { method: 'POST', body: JSON.stringify(ADMIN) })).json();
+    const agent = await (await call('/api/agents/', { method: 'POST', body: JSON.stringify({ name: 'Uploads' }) }, token)).json();
+    const form = new FormData();
+    form.append('file', new Blob(['hello']), 'note.txt');
+    const res = await call(`/api/agents/${agent.id}/upload_file`, { method: 'POST', body: form }, token);
+    assert.is(res.status, 200, await res.clone().text());
+    assert.ok(existsSync(join(server.dataDir, 'files', (await res.json()).file_path)), 'the file is kept in DATA_DIR');
+  } finally {
+    await server.remove();
+    await admin?.query(`DROP SCHEMA ${schema} CASCADE`);
+    await admin?.close();
+  }
+});
+
+test('a DATA_DIR that cannot be made stops the start with a line that names it', async () => {
+  const server = startMain({ DESKTOP_PROVIDER: 'none' }, { dataDir: (made) => (writeFileSync(join(made, 'a-file'), ''), join(made, 'a-file', 'data')) });
+  try {
+    assert.is(await server.exited, 1);
+    assert.match(server.output(), /^Agent Workspace cannot start: DATA_DIR \S+\/a-file\/data cannot be made/m);
   } finally {
     await server.remove();
   }

@@ -19,9 +19,13 @@ export type MainProcess = {
   remove: () => Promise<void>;
 };
 
-/** `group`: a process group of its own, as a shell gives `npm start` (a Ctrl+C is sent to the whole group). */
-export function startMain(env: Record<string, string>, options: { group?: boolean } = {}): MainProcess {
-  const dataDir = mkdtempSync(join(tmpdir(), 'aw-main-'));
+/**
+ * `group`: a process group of its own, as a shell gives `npm start` (a Ctrl+C is sent to the whole group).
+ * `dataDir`: DATA_DIR somewhere in the fresh folder the test gets (which is removed afterwards).
+ */
+export function startMain(env: Record<string, string>, options: { group?: boolean; dataDir?: (made: string) => string } = {}): MainProcess {
+  const made = mkdtempSync(join(tmpdir(), 'aw-main-'));
+  const dataDir = options.dataDir?.(made) ?? made;
   const child = spawn(process.execPath, ['--import', './test/setup/register.mjs', 'server/main.ts'], {
     env: { PATH: process.env.PATH, DATA_DIR: dataDir, STATIC_DIR: '', PORT: '0', SMTP_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'], detached: options.group ?? false,
@@ -57,7 +61,7 @@ export function startMain(env: Record<string, string>, options: { group?: boolea
   const remove = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
-    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(made, { recursive: true, force: true });
   };
   return { child, dataDir, output: () => out, listening, exited, said, remove };
 }
