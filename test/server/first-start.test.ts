@@ -47,14 +47,17 @@ test('a DATA_DIR that does not exist yet is made at start, also with PostgreSQL,
   const admin = url ? await openDb({ databaseUrl: url }) : null;
   await admin?.query(`CREATE SCHEMA ${schema}`);
   const ADMIN = { email: 'admin@data-dir.test', password: 'correct horse battery' };
-  const env: Record<string, string> = { DESKTOP_PROVIDER: 'none', SECRETS_KEY: randomBytes(32).toString('base64'), ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password };
+  const env: Record<string, string> = {
+    DESKTOP_PROVIDER: 'none', SECRETS_KEY: randomBytes(32).toString('base64'), ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password,
+  };
   if (url) env.DATABASE_URL = `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
   const server = startMain(env, { dataDir: (made) => join(made, 'not', 'yet') });
   try {
     const base = await server.listening;
     assert.is(statSync(server.dataDir).mode & 0o777, 0o700);
     const call = (path: string, init: RequestInit = {}, token?: string) => fetch(base + path, {
-      ...init, headers: { ...(init.body instanceof FormData ? {} : { 'Content-Type': 'application/json' }), ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+      ...init,
+      headers: { ...(init.body instanceof FormData ? {} : { 'Content-Type': 'application/json' }), ...(token ? { Authorization: `Bearer ${token}` } : {}) },
     });
     const { token } = await (await call('/api/auth/sign-in', { method: 'POST', body: JSON.stringify(ADMIN) })).json();
     const agent = await (await call('/api/agents/', { method: 'POST', body: JSON.stringify({ name: 'Uploads' }) }, token)).json();
