@@ -20,6 +20,7 @@ import m014 from './migrations/014_supervision.sql';
 import m015 from './migrations/015_secrets_at_rest.sql';
 import m016 from './migrations/016_instances.sql';
 import m017 from './migrations/017_password_resets.sql';
+import m018 from './migrations/018_foreign_key_indexes.sql';
 
 export type Migration = { id: number; name: string; sql: string; step?: (q: Queryable, secrets: SecretBox | null) => Promise<void> };
 
@@ -42,6 +43,7 @@ export const SQL_MIGRATIONS: Migration[] = [
   { id: 15, name: 'secrets_at_rest', sql: m015 },
   { id: 16, name: 'instances', sql: m016 },
   { id: 17, name: 'password_resets', sql: m017 },
+  { id: 18, name: 'foreign_key_indexes', sql: m018 },
 ];
 
 /** `secrets`: the server's key, for the steps that seal; a fresh database migrates without it. */

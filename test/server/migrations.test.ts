@@ -5,6 +5,31 @@ import { emptyDb, migrateBefore } from './db-helpers.ts';
 
 const migrations = suite('db migrations');
 
+migrations('every foreign key has an index that starts with its columns (a delete of what it refers to scans no table)', async () => {
+  const { db, drop } = await emptyDb('mig');
+  try {
+    await migrate(db);
+    // Partial indexes do not count: the check that a delete makes reads every row of the key.
+    const unindexed = await db.query(`
+      SELECT c.conrelid::regclass::text || ' (' || array_to_string(ARRAY(
+               SELECT a.attname FROM unnest(c.conkey) WITH ORDINALITY k(n, i)
+               JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n ORDER BY k.i), ', ') || ')' AS key
+      FROM pg_constraint c
+      WHERE c.contype = 'f' AND c.connamespace = current_schema()::regnamespace
+        AND NOT EXISTS (
+          SELECT 1 FROM pg_index i
+          WHERE i.indrelid = c.conrelid AND i.indpred IS NULL
+            AND (string_to_array(i.indkey::text, ' ')::int2[])[1:cardinality(c.conkey)] @> c.conkey
+            AND (string_to_array(i.indkey::text, ' ')::int2[])[1:cardinality(c.conkey)] <@ c.conkey)
+      ORDER BY 1`);
+    assert.equal(unindexed.map((r) => r.key), [], 'foreign keys without an index');
+    const [{ keys }] = await db.query(`SELECT count(*)::int AS keys FROM pg_constraint WHERE contype = 'f' AND connamespace = current_schema()::regnamespace`);
+    assert.ok(keys > 20, `the check saw the schema's foreign keys (${keys})`);
+  } finally {
+    await drop();
+  }
+});
+
 migrations('008 stores the page JSON of steps written before it, as the steps page would have formatted them', async () => {
   const { db, drop } = await emptyDb('mig');
   try {
