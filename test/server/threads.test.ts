@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { call, newAgent, newUser, openSocket, testServer } from './helpers.ts';
+import { listSteps, LIST_STEPS } from '../../server/threads/threads.ts';
 
 async function setup() {
   const user = await newUser();
@@ -178,6 +179,32 @@ threads('steps page: newest `limit` steps in sequence order, offset skips newer 
   const past = await get(`/api/threads/${t.id}/steps?limit=2&offset=4`);
   assert.equal([past.body.steps, past.body.total_count], [[], 4], 'past the end: no steps, the count still');
   assert.is((await get(`/api/threads/${t.id}/steps?limit=0`)).status, 422);
+});
+
+threads('steps page: reads as many index entries and rows at 2,000 steps as at 20 (no count of the whole thread)', async () => {
+  const { newThread } = await setup();
+  const { parts } = await testServer();
+  const { db } = parts;
+  // Rows the plan's nodes on thread_steps and its index returned, in all: what a page reads, whatever its timing.
+  const touched = async (threadId: number) => {
+    const [plan] = await db.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${LIST_STEPS.text}`, [threadId, 10, 0]);
+    const nodes = (node: any): any[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
+    const root = (typeof plan['QUERY PLAN'] === 'string' ? JSON.parse(plan['QUERY PLAN']) : plan['QUERY PLAN'])[0].Plan;
+    return nodes(root).filter((n) => n['Relation Name'] === 'thread_steps')
+      .reduce((sum, n) => sum + n['Actual Rows'] * n['Actual Loops'], 0);
+  };
+  const grow = async (threadId: number, steps: number) => db.query(
+    `INSERT INTO thread_steps (thread_id, sequence, user_text) SELECT $1, n, 'step ' || n FROM generate_series(2, $2) n`, [threadId, steps]);
+  const small = await newThread('small');
+  const large = await newThread('large');
+  await grow(small.id, 20);
+  await grow(large.id, 2000);
+  await db.query('ANALYZE thread_steps');
+  const [few, many] = [await touched(small.id), await touched(large.id)];
+  assert.ok(few > 0, 'the plan names thread_steps');
+  assert.is(many, few, `rows read at 2,000 steps (${many}) against 20 (${few})`);
+  const page = await listSteps(db, large.id, 10, 0);
+  assert.is(JSON.parse(page.text).total_count, 2000);
 });
 
 threads('another user gets 404 on every thread route', async () => {
