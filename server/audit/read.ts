@@ -153,7 +153,7 @@ export async function verifyAudit(db: Queryable, batch = 5000): Promise<Verdict>
   return { ok: true, checked, first_bad_id: null };
 }
 
-/** Events by action, for /api/metrics. */
+/** Events kept by action, for /api/metrics: the counts the appends and prunes keep (migration 019), not a count. */
 export async function countByAction(db: Queryable): Promise<{ action: string; n: number }[]> {
-  return db.query<{ action: string; n: number }>('SELECT action, count(*)::int AS n FROM audit_events GROUP BY action ORDER BY action');
+  return db.query<{ action: string; n: number }>('SELECT action, n::int AS n FROM audit_counts WHERE n > 0 ORDER BY action');
 }

@@ -21,6 +21,7 @@ import m015 from './migrations/015_secrets_at_rest.sql';
 import m016 from './migrations/016_instances.sql';
 import m017 from './migrations/017_password_resets.sql';
 import m018 from './migrations/018_foreign_key_indexes.sql';
+import m019 from './migrations/019_audit_counts.sql';
 
 export type Migration = { id: number; name: string; sql: string; step?: (q: Queryable, secrets: SecretBox | null) => Promise<void> };
 
@@ -44,6 +45,7 @@ export const SQL_MIGRATIONS: Migration[] = [
   { id: 16, name: 'instances', sql: m016 },
   { id: 17, name: 'password_resets', sql: m017 },
   { id: 18, name: 'foreign_key_indexes', sql: m018 },
+  { id: 19, name: 'audit_counts', sql: m019 },
 ];
 
 /** `secrets`: the server's key, for the steps that seal; a fresh database migrates without it. */

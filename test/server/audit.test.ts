@@ -2,6 +2,7 @@
 // failed change leaves none, and only admins (not an admin acting as a user) read it.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { countByAction } from '../../server/audit/read.ts';
 import { emailTool } from '../../server/runner/tools/email.ts';
 import { record } from '../../server/audit/audit.ts';
 import { createAgent } from '../../server/agents/agents.ts';
@@ -278,6 +279,24 @@ access('/api/metrics counts the events kept by action', async () => {
   assert.match(res.body, /^aw_audit_events\{action="agent\.create"\} [1-9]\d*$/m);
   const signIns = Number(/^aw_audit_events\{action="auth\.sign_in"\} (\d+)$/m.exec(res.body)?.[1]);
   assert.ok(signIns >= row.n, `${signIns} sign-ins counted, ${row.n} before the scrape`);
+});
+
+access('the metrics\' audit counts are kept, not counted: they match the events, and reading them touches no event', async () => {
+  const { parts } = await testServer();
+  const { db } = parts;
+  await adminToken(); // a sign-in or two among the events
+  const counted = await db.query<{ action: string; n: number }>('SELECT action, count(*)::int AS n FROM audit_events GROUP BY action ORDER BY action');
+  assert.equal(await countByAction(db), counted);
+  // Scans of audit_events by the reading, from the database's own statistics (of this transaction, before and after): none.
+  const scans = await db.tx(async (q) => {
+    const sofar = async () => (await q.query<{ n: number }>(
+      `SELECT (coalesce(seq_scan, 0) + coalesce(idx_scan, 0))::int AS n FROM pg_stat_xact_user_tables
+       WHERE relname = 'audit_events' AND schemaname = current_schema()`))[0]?.n ?? 0;
+    const before = await sofar();
+    await countByAction(q);
+    return (await sofar()) - before;
+  });
+  assert.is(scans, 0, 'scans of audit_events while reading the counts');
 });
 
 actions.run();
