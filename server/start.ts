@@ -32,6 +32,7 @@ import { runCounts } from './threads/threads.ts';
 import { tellWhenStorageFull } from './threads/messages.ts';
 import { pruneAudit, useAuditInstance } from './audit/audit.ts';
 import { HEARTBEAT_MS, Instance } from './db/instance.ts';
+import { vacuumOnSchedule } from './db/vacuum.ts';
 import { countByAction } from './audit/read.ts';
 import { INTERNAL_PREFIX, internalUpgrades } from './desktop/index.ts';
 import { deploymentSecret } from './db/deployment-secrets.ts';
@@ -169,6 +170,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   }, (err) => log.error(`audit prune failed: ${err.message}`));
   void prune();
   const pruning = setInterval(prune, 6 * 3600_000).unref();
+  const stopVacuum = vacuumOnSchedule(db, log.error);
 
   let closing: Promise<void> | null = null;
   const close = () =>
@@ -187,6 +189,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
         setTimeout(() => server.closeAllConnections(), 2000).unref();
       });
       await desktops.stopAll();
+      await stopVacuum();
     })());
   return { server, url: `http://localhost:${port}`, parts, close };
 }

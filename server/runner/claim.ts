@@ -86,12 +86,12 @@ export async function releaseClaim(db: Queryable, threadId: number, instanceId: 
     [threadId, instanceId, error]);
 }
 
-/** agent_running and running_state from what actually runs. */
+/** agent_running and running_state from what actually runs; a row that says so already is not rewritten (a dead row less). */
 export async function refreshAgentState(db: Queryable, agentId: number): Promise<void> {
   await db.query(
-    `UPDATE agents a SET
-       agent_running = EXISTS (SELECT 1 FROM threads t WHERE t.agent_id = a.id AND t.thread_running),
-       running_state = CASE WHEN EXISTS (SELECT 1 FROM threads t WHERE t.agent_id = a.id AND t.thread_running) THEN 'running' ELSE 'idle' END,
-       updated_at = now()
-     WHERE a.id = $1`, [agentId]);
+    `WITH now_runs AS (SELECT EXISTS (SELECT 1 FROM threads WHERE agent_id = $1 AND thread_running) AS running)
+     UPDATE agents a SET agent_running = n.running, running_state = CASE WHEN n.running THEN 'running' ELSE 'idle' END, updated_at = now()
+     FROM now_runs n
+     WHERE a.id = $1 AND (a.agent_running, a.running_state) IS DISTINCT FROM (n.running, CASE WHEN n.running THEN 'running' ELSE 'idle' END)`,
+    [agentId]);
 }
