@@ -22,6 +22,7 @@ import m016 from './migrations/016_instances.sql';
 import m017 from './migrations/017_password_resets.sql';
 import m018 from './migrations/018_foreign_key_indexes.sql';
 import m019 from './migrations/019_audit_counts.sql';
+import m020 from './migrations/020_trace_parts.sql';
 
 export type Migration = { id: number; name: string; sql: string; step?: (q: Queryable, secrets: SecretBox | null) => Promise<void> };
 
@@ -46,6 +47,7 @@ export const SQL_MIGRATIONS: Migration[] = [
   { id: 17, name: 'password_resets', sql: m017 },
   { id: 18, name: 'foreign_key_indexes', sql: m018 },
   { id: 19, name: 'audit_counts', sql: m019 },
+  { id: 20, name: 'trace_parts', sql: m020 },
 ];
 
 /** `secrets`: the server's key, for the steps that seal; a fresh database migrates without it. */

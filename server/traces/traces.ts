@@ -7,6 +7,7 @@
 // beyond that the planner's row estimate is used (never below COUNT_CAP + 1) and the reply says
 // total_count_estimated: true — an exact count over a million rows costs more than the page.
 import type { Queryable } from '../db/db.ts';
+import { putBackRequests, sent, splitRequest } from './sent-requests.ts';
 import type { Usage } from '../models/types.ts';
 
 export type TraceRecord = {
@@ -24,14 +25,20 @@ export type TraceRecord = {
 };
 
 export async function recordTrace(db: Queryable, t: TraceRecord): Promise<number> {
+  const { request, refs, parts } = splitRequest(t.thread_id, t.request);
   const [row] = await db.query<{ id: number }>(
-    `INSERT INTO llm_traces (owner_id, agent_id, thread_id, thread_name, model, cache_read_tokens, input_tokens, output_tokens,
-       estimated_cost, latency, parameters, request, response)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`,
+    `WITH parts AS (
+       INSERT INTO llm_trace_parts (owner_id, hash, body) SELECT $1, h, b::jsonb FROM unnest($14::text[], $15::text[]) AS u(h, b)
+       ON CONFLICT DO NOTHING)
+     INSERT INTO llm_traces (owner_id, agent_id, thread_id, thread_name, model, cache_read_tokens, input_tokens, output_tokens,
+       estimated_cost, latency, parameters, request, response, request_parts)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $16) RETURNING id`,
     [t.owner_id, t.agent_id, t.thread_id, t.thread_name.slice(0, 200), t.model, t.usage.cache_read_tokens,
       // "In" counts every prompt token not read from the cache (cache writes included).
       t.usage.input_tokens + t.usage.cache_write_tokens, t.usage.output_tokens,
-      t.cost, Math.round(t.latencyMs) / 1000, json(t.parameters), json(t.request), json(t.response)]);
+      t.cost, Math.round(t.latencyMs) / 1000, json(t.parameters), json(request), json(t.response),
+      parts.map((p) => p.hash), parts.map((p) => p.body), refs && JSON.stringify(refs)]);
+  if (refs) sent(t.thread_id, row.id, refs);
   return row.id;
 }
 
@@ -119,7 +126,7 @@ export function costByDay(db: Queryable, filter: TraceFilter) {
 /** Ascending by id: no cursor gives the newest `limit`, `before` an older page, `after` newer ones. */
 export async function threadTraces(db: Queryable, threadId: number, q: { after: number | null; before: number | null; limit: number; verbose: boolean }) {
   const { after, before, limit } = q;
-  const columns = `${ROW}, t.parameters${q.verbose ? ', t.request, t.response' : ''}`;
+  const columns = `${ROW}, t.parameters${q.verbose ? ', t.request, t.request_parts, t.response' : ''}`;
   let traces: Record<string, any>[];
   if (after !== null) {
     traces = await db.query(
@@ -133,6 +140,7 @@ export async function threadTraces(db: Queryable, threadId: number, q: { after: 
       before !== null ? [threadId, limit, before] : [threadId, limit])).reverse();
   }
   // has_more: older traces exist before the first one returned (false when none is returned).
+  if (q.verbose) await putBackRequests(db, traces);
   const has_more = traces.length > 0 &&
     (await db.query('SELECT 1 FROM llm_traces WHERE thread_id = $1 AND id < $2 LIMIT 1', [threadId, traces[0].id])).length > 0;
   return { traces, has_more };
@@ -141,8 +149,11 @@ export async function threadTraces(db: Queryable, threadId: number, q: { after: 
 /** One trace with its bodies, or null. */
 export async function getTrace(db: Queryable, id: number): Promise<Record<string, any> | null> {
   const [trace] = await db.query(
-    `SELECT ${ROW}, t.parameters, t.request, t.response FROM llm_traces t JOIN users u ON u.id = t.owner_id WHERE t.id = $1`, [id]);
-  return trace ?? null;
+    `SELECT ${ROW}, t.parameters, t.request, t.request_parts, t.response FROM llm_traces t JOIN users u ON u.id = t.owner_id WHERE t.id = $1`,
+    [id]);
+  if (!trace) return null;
+  await putBackRequests(db, [trace]);
+  return trace;
 }
 
 async function countTraces(db: Queryable, f: Where, onPage: number, page: number, pageSize: number): Promise<{ count: number; estimated: boolean }> {

@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { adminToken, call, newAgent, newUser, testServer } from './helpers.ts';
+import { recordTrace } from '../../server/traces/traces.ts';
 
 /** Two users with traces at known times; ids ascend with created_at. */
 async function setup() {
@@ -209,6 +210,51 @@ thread('a foreign or missing thread is 404', async () => {
   assert.is((await s.get(`/api/llm_traces/thread/${s.threadB.id}`, await adminToken())).status, 200);
 });
 
+const stored = suite('traces: what a call sent, each part stored once');
+
+stored('a 200-call thread: every trace shows exactly what its call sent, and all of them take at most 3x its messages', async () => {
+  const { db } = (await testServer()).parts;
+  const owner = await newUser('long-thread');
+  const agent = await newAgent(owner.id);
+  const t = (await call('/api/threads/', { token: owner.token, body: { agent_id: agent.id, name: 'Long' } })).body;
+  // As the runner sends them: the conversation so far, with the same system prompt and tools every call; once the
+  // oldest messages are dropped (a context kept short) and once the system prompt changes.
+  let system = [{ type: 'text', text: 'You operate a computer for the user. '.repeat(40) }];
+  const tools = [{ name: 'computer', type: 'computer_20250124', display_width_px: 1280, display_height_px: 800 },
+    { name: 'bash', description: 'Runs a command. '.repeat(30), input_schema: { type: 'object', properties: { command: { type: 'string' } } } }];
+  const messages: unknown[] = [];
+  const dropped: unknown[] = [];
+  const systems: unknown[] = [];
+  const sent: unknown[] = [];
+  const ids: number[] = [];
+  for (let call = 1; call <= 200; call++) {
+    messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${call}`, content: `Result ${call}: ${'x'.repeat(200)}` }] });
+    if (call === 120) dropped.push(...messages.splice(0, 10));
+    if (call === 150) (systems.push(system), system = [{ type: 'text', text: 'You operate a computer for the user, carefully. '.repeat(30) }]);
+    const request = { model: 'claude-sonnet-4-5', max_tokens: 4096, system, tools, messages: [...messages] };
+    sent.push(JSON.parse(JSON.stringify(request)));
+    ids.push(await recordTrace(db, {
+      owner_id: owner.id, agent_id: agent.id, thread_id: t.id, thread_name: 'Long', model: 'claude-sonnet-4-5',
+      usage: { input_tokens: 10, output_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0 }, cost: 0, latencyMs: 100,
+      parameters: { model: 'claude-sonnet-4-5' }, request, response: { content: [{ type: 'text', text: `Step ${call}` }] },
+    }));
+    messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: `toolu_${call + 1}`, name: 'bash', input: { command: `ls ${call}` } }] });
+  }
+  // Exactly what each call sent: one trace, and the thread's traces with their bodies.
+  for (const i of [0, 99, 199]) assert.equal((await call(`/api/llm_traces/${ids[i]}`, { token: owner.token })).body.request, sent[i]);
+  const page = (await call(`/api/llm_traces/thread/${t.id}?verbose=true&limit=500`, { token: owner.token })).body.traces;
+  assert.equal(page.map((x: any) => x.request), sent);
+
+  const textSize = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
+  // Every message, system prompt and tool list the thread sent, once.
+  const conversation = textSize(dropped) + textSize(messages) + textSize(systems) + textSize(system) + textSize(tools);
+  const [{ traces, parts }] = await db.query(
+    `SELECT (SELECT sum(pg_column_size(t.*))::int FROM llm_traces t WHERE thread_id = $1) AS traces,
+            (SELECT sum(pg_column_size(p.*))::int FROM llm_trace_parts p WHERE owner_id = $2) AS parts`, [t.id, owner.id]);
+  const ratio = (traces + parts) / conversation;
+  assert.ok(ratio <= 3, `traces ${traces} B + parts ${parts} B: ${ratio.toFixed(1)}x the thread's ${conversation} B of messages`);
+});
+
 const status = suite('models: status');
 
 status('GET /api/models/status names the provider and labels the offline model', async () => {
@@ -224,4 +270,5 @@ status('GET /api/models/status names the provider and labels the offline model',
 list.run();
 lookups.run();
 thread.run();
+stored.run();
 status.run();
