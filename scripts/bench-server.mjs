@@ -43,15 +43,15 @@ export async function throwawaySchema() {
 
 /**
  * A server on port 0 (SMTP too) over `engine` ('pglite' | 'postgres'), with `config` on top of the defaults
- * read from this process's environment and `env`.
+ * read from this process's environment and `env`; `wrapDb` may wrap the database the server is given (the soak times it).
  */
-export async function bootServer(engine, name, config = {}, env = {}) {
+export async function bootServer(engine, name, config = {}, env = {}, wrapDb = (db) => db) {
   const { db, drop } = engine === 'postgres' ? await throwawaySchema() : await inMemory();
   const dataDir = mkdtempSync(join(tmpdir(), `aw-bench-${name}-`));
   const running = await start({
     ...loadConfig({ ...process.env, ...env }), dataDir, port: 0, smtpPort: 0, adminEmail: ADMIN.email, adminPassword: ADMIN.password,
     staticDir: null, logRequests: false, ...config,
-  }, db, quiet);
+  }, wrapDb(db), quiet);
   return {
     running, db,
     close: async () => {
