@@ -39,7 +39,9 @@ async function host() {
   }, { DESKTOP_PROVIDER: desktops ? 'xvnc' : 'none' }, (raw) => timing.wrap(raw));
   const cap = running.parts.config.desktop.max;
   console.log(`soak: ${minutes} min on ${engine}, ${USERS} users x ${AGENTS_PER_USER} agents, ` +
-    (desktops ? `desktops on: at most ${cap} of the ${USERS * AGENTS_PER_USER} agents have one at once (DESKTOP_MAX); the others' runs wait for one` : 'desktops off'));
+    (desktops
+      ? `desktops on: at most ${cap} of the ${USERS * AGENTS_PER_USER} agents have one at once (DESKTOP_MAX); the others' runs wait for one`
+      : 'desktops off'));
 
   const users = [];
   for (let u = 0; u < USERS; u++) {
@@ -144,7 +146,8 @@ function judge(windows, loadWindows, minutes) {
   statements.sort((x, y) => y.ratio - x.ratio);
   for (const s of statements) {
     // Below 0.05 ms a median is the timer's noise, not a statement's cost.
-    if (s.ratio > 1.5 && s.last > 0.05) failures.push(`${s.name}: median ${s.first.toFixed(2)} → ${s.last.toFixed(2)} ms (${s.ratio.toFixed(1)}x): budget 1.5x`);
+    if (s.ratio <= 1.5 || s.last <= 0.05) continue;
+    failures.push(`${s.name}: median ${s.first.toFixed(2)} → ${s.last.toFixed(2)} ms (${s.ratio.toFixed(1)}x): budget 1.5x`);
   }
   if (minutes < 30) console.log(`\n(budgets are set for 30 minutes on an idle machine; this run is ${minutes})`);
   return { failures, agentsP99, heap, statements };
@@ -245,7 +248,10 @@ async function drive({ base, smtpPort, users, windowMs }) {
       if (tick % 15 === 0) {
         // Chat: a new thread, or more on the open one; the agent runs it.
         const text = `Please look at item ${tick}`;
-        if (!open || tick % 45 === 0) open = (await call('POST create-new-thread', `/api/threads/${agentId}/create-new-thread`, { token, body: { user_text: text } }))?.id ?? open;
+        if (!open || tick % 45 === 0) {
+          const made = await call('POST create-new-thread', `/api/threads/${agentId}/create-new-thread`, { token, body: { user_text: text } });
+          open = made?.id ?? open;
+        }
         else await call('POST set-user-input-and-schedule', `/api/threads/${open}/set-user-input-and-schedule`, { token, body: { user_text: text } });
       }
       if (tick % 30 === 0) reconnect();
