@@ -6,6 +6,11 @@ export class DesktopUnavailable extends Error {
   override name = 'DesktopUnavailable';
 }
 
+/** Every desktop this server may run is busy (a viewer or a run uses it): a run waits for one rather than fails. */
+export class DesktopsFull extends DesktopUnavailable {
+  override name = 'DesktopsFull';
+}
+
 export class ActionError extends Error {
   override name = 'ActionError';
 }

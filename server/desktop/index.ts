@@ -23,6 +23,7 @@ import { ScreenshotStore } from './view/screenshots.ts';
 export type { ComputerAction, Desktop, DesktopInput, Desktops, PerformAction, Rect } from './types.ts';
 export type { Copy } from './rfb/desktop.ts';
 export { performAction } from './actions.ts';
+export { DesktopsFull } from './errors.ts';
 export type { FleetDesktops } from './place/fleet-desktops.ts';
 export type { GuacGateway, ControlEvent } from './view/gateway.ts';
 export type { ScreenshotStore } from './view/screenshots.ts';

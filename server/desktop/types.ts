@@ -79,6 +79,8 @@ export interface Desktops {
   remove?(agentId: number): Promise<void>;
   /** Puts an uploaded file on the agent's desktop (its ~/Desktop) when the provider can; null when not. */
   putFile?(agentId: number, sourcePath: string, name: string): Promise<string | null>;
+  /** Marks the agent's desktop as used by a run until the result is called: it is not stopped to make room meanwhile. */
+  useForRun?(agentId: number): () => void;
 }
 
 /** Anthropic computer-use actions (docs/protocols.md §2.4); coordinates in screen pixels. */

@@ -16,7 +16,7 @@
 import type { Db } from '../db/db.ts';
 import type { Bus } from '../realtime/bus.ts';
 import type { Log } from '../ops/log.ts';
-import type { Desktops, PerformAction } from '../desktop/index.ts';
+import { DesktopsFull, type Desktops, type PerformAction } from '../desktop/index.ts';
 import type { ModelProvider, ModelRequest } from '../models/types.ts';
 import { addMessage } from '../threads/messages.ts';
 import { getRunAgent, stopAgentAfterRun } from '../agents/agents.ts';
@@ -80,6 +80,8 @@ type Active = { claim: Claim; controller: AbortController; done: Promise<void> }
 export const RESTART_ERROR = 'Interrupted by a server restart';
 const COLD_SETTLE_QUIET_MS = 800;
 const COLD_SETTLE_MAX_MS = 8000;
+/** How often a run that waits for a desktop (all busy) asks again. */
+const DESKTOP_RETRY_MS = 1000;
 
 const STOP_NOTES: Record<StopReason, string> = {
   thread: 'Stopped.',
@@ -275,29 +277,33 @@ export class Runner {
     seen.userSequence = Math.max(0, ...steps.filter((s) => s.user_text || s.user_files?.length).map((s) => s.sequence));
 
     await this.checkpoint(claim, controller, agent.owner_id);
-    const computer = await this.desktopFor(claim.agent_id, controller.signal);
-    const guard = new RunawayGuard((await getGuardSettings(db, claim.agent_id)) ?? GUARD_DEFAULTS, await usageSinceHuman(db, claim.thread_id));
-    const deps: LoopDeps = {
-      db, bus: this.o.bus, log: this.o.log, provider: this.o.provider,
-      agent: { id: agent.id, owner_id: agent.owner_id, name: agent.name, email_prefix: agent.email_prefix },
-      threadId: claim.thread_id,
-      system: systemPrompt(agent, computer ? { width: computer.width, height: computer.height } : null),
-      signal: controller.signal,
-      computer,
-      mailDomain: this.o.mailDomain,
-      smtpUtf8: this.o.smtpUtf8,
-      writer,
-      maxTurns: this.o.maxTurns,
-      checkpoint: () => this.checkpoint(claim, controller, agent.owner_id),
-      reserve: (request) => this.reserve(agent.owner_id, request),
-      guard,
-      newInput: async () => {
-        const rows = await userInputAfter(db, claim.thread_id, seen.userSequence);
-        if (rows.length) seen.userSequence = rows[rows.length - 1].sequence;
-        return rows.map((r) => r.user_text);
-      },
-    };
-    await converse(deps, conversation, `Main: ${threadName || `thread ${claim.thread_id}`}`);
+    const { computer, release } = await this.desktopFor(claim.agent_id, controller.signal);
+    try {
+      const guard = new RunawayGuard((await getGuardSettings(db, claim.agent_id)) ?? GUARD_DEFAULTS, await usageSinceHuman(db, claim.thread_id));
+      const deps: LoopDeps = {
+        db, bus: this.o.bus, log: this.o.log, provider: this.o.provider,
+        agent: { id: agent.id, owner_id: agent.owner_id, name: agent.name, email_prefix: agent.email_prefix },
+        threadId: claim.thread_id,
+        system: systemPrompt(agent, computer ? { width: computer.width, height: computer.height } : null),
+        signal: controller.signal,
+        computer,
+        mailDomain: this.o.mailDomain,
+        smtpUtf8: this.o.smtpUtf8,
+        writer,
+        maxTurns: this.o.maxTurns,
+        checkpoint: () => this.checkpoint(claim, controller, agent.owner_id),
+        reserve: (request) => this.reserve(agent.owner_id, request),
+        guard,
+        newInput: async () => {
+          const rows = await userInputAfter(db, claim.thread_id, seen.userSequence);
+          if (rows.length) seen.userSequence = rows[rows.length - 1].sequence;
+          return rows.map((r) => r.user_text);
+        },
+      };
+      await converse(deps, conversation, `Main: ${threadName || `thread ${claim.thread_id}`}`);
+    } finally {
+      release();
+    }
   }
 
   /** Before each model call: still ours, not stopped, within the test credits or the monthly limit. */
@@ -321,27 +327,61 @@ export class Runner {
     return () => settleSpend(db, reserved.id).catch((err) => log.error(`runner: spend reservation ${reserved.id} not settled: ${err.message}`));
   }
 
-  private async desktopFor(agentId: number, signal: AbortSignal): Promise<LoopDeps['computer']> {
+  /** The run's desktop, and `release` to call when the run ends (it lets other starts stop the desktop again). */
+  private async desktopFor(agentId: number, signal: AbortSignal): Promise<{ computer: LoopDeps['computer']; release: () => void }> {
     const { desktops, performAction } = this.o;
-    if (!desktops || !performAction || !desktops.status().available) return null;
+    if (!desktops || !performAction || !desktops.status().available) return { computer: null, release: () => {} };
+    // Marked first: while this run waits for its desktop or works on it, no other start stops it to make room.
+    const release = desktops.useForRun?.(agentId) ?? (() => {});
+    try {
+      const cold = desktops.running(agentId) === null;
+      const desktop = await this.acquireInTurn(agentId, signal);
+      // A desktop started just now is still mapping its windows (a browser taking the focus on its
+      // way up): let the screen settle before the first action.
+      if (cold && desktop.settle) await this.bounded(desktop.settle(COLD_SETTLE_QUIET_MS, COLD_SETTLE_MAX_MS), signal);
+      const computer = { width: desktop.width, height: desktop.height, acquire: () => desktops.acquire(agentId), perform: performAction };
+      return { computer, release };
+    } catch (err) {
+      release();
+      if (signal.aborted) throw stopOf(signal);
+      throw new RunFailure(`The agent's desktop could not start: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  /**
+   * The agent's desktop; while every desktop this server may run is busy (watched or used by a run), the run waits
+   * for one, as runs queue for a model, rather than failing with "Too many desktops".
+   */
+  private async acquireInTurn(agentId: number, signal: AbortSignal) {
+    const { desktops } = this.o;
+    let told = false;
+    for (;;) {
+      try {
+        return await this.bounded(desktops!.acquire(agentId), signal);
+      } catch (err) {
+        if (!(err instanceof DesktopsFull) || signal.aborted) throw err;
+        if (!told) this.o.log.info(`runner: agent ${agentId} waits for a desktop: ${err.message}`);
+        told = true;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, DESKTOP_RETRY_MS);
+        signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      });
+      if (signal.aborted) throw stopOf(signal);
+    }
+  }
+
+  /** `work`, given up after desktopTimeoutMs (a stop or a dead start must not hold the run forever) or on a stop. */
+  private async bounded<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     let onAbort = () => {};
-    // Starting a desktop can take seconds; a stop or a dead start must not hold the run forever.
     const giveUp = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${this.o.desktopTimeoutMs / 1000} s`)), this.o.desktopTimeoutMs);
       onAbort = () => reject(stopOf(signal));
       signal.addEventListener('abort', onAbort, { once: true });
     });
     try {
-      const cold = desktops.running(agentId) === null;
-      const desktop = await Promise.race([desktops.acquire(agentId), giveUp]);
-      // A desktop started just now is still mapping its windows (a browser taking the focus on its
-      // way up): let the screen settle before the first action.
-      if (cold) await Promise.race([desktop.settle?.(COLD_SETTLE_QUIET_MS, COLD_SETTLE_MAX_MS), giveUp]);
-      return { width: desktop.width, height: desktop.height, acquire: () => desktops.acquire(agentId), perform: performAction };
-    } catch (err) {
-      if (signal.aborted) throw stopOf(signal);
-      throw new RunFailure(`The agent's desktop could not start: ${(err as Error).message}`, { cause: err });
+      return await Promise.race([work, giveUp]);
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);

@@ -73,4 +73,40 @@ desktop('offline: "open a terminal, type … and press enter" runs the command i
   assert.match(JSON.stringify(traces[1].request), /base64 characters omitted/);
 });
 
+desktop('with room for one desktop, two agents\' runs both finish: the second waits for the first\'s desktop, which it did not take away', async () => {
+  if (!haveXvnc) {
+    if (process.env.CI) assert.unreachable('Xvnc is missing on CI (.ci/run installs it)');
+    return void console.log('\n    SKIPPED: Xvnc is not installed; the desktop queue was not tested.');
+  }
+  await runner?.stop();
+  await desktops?.stopAll();
+  desktops = testDesktops({
+    dataDir, log: { info: () => {}, error: (m) => process.env.TEST_VERBOSE && console.error(m) },
+    config: { provider: 'xvnc', apps: ['terminal'], displayBase: 180, max: 1 },
+  });
+  const starts: number[] = [];
+  desktops.on('started', (d) => starts.push(d.agentId));
+  runner = await swapRunner({ provider: createOffline(), desktops, performAction });
+  const user = await newUser('queue');
+  const agents = [await newAgent(user.id), await newAgent(user.id)];
+  const threads = [];
+  for (const [i, agent] of agents.entries()) {
+    threads.push((await call(`/api/threads/${agent.id}/create-new-thread`, {
+      token: user.token, body: { user_text: `open a terminal, type "echo queued-${i} > queued.txt" and press enter` },
+    })).body);
+  }
+  // Both at once: each run marks its desktop as in use; the second waits for room instead of stopping the first's.
+  await Promise.all(agents.map((a) => call(`/api/agents/${a.id}/run-state`, { token: user.token, body: { state: 'run_all' } })));
+  const ended = await Promise.all(threads.map((t) => waitFor(async () => {
+    const now = (await call(`/api/threads/${t.id}`, { token: user.token })).body;
+    return !now.thread_running && (now.schedule_sequence === null || now.error_message) ? now : null;
+  }, 120_000, `thread ${t.id}'s run`)));
+  assert.equal(ended.map((t) => t.error_message), ['', ''], 'neither run failed');
+  for (const [i, agent] of agents.entries()) {
+    const proof = join(dataDir, 'desktops', `agent-${agent.id}`, 'queued.txt');
+    await waitFor(() => existsSync(proof) && readFileSync(proof, 'utf8').trim() === `queued-${i}`, 5000, `agent ${i}'s command`);
+  }
+  assert.equal(starts.sort(), agents.map((a) => a.id).sort(), 'one start per agent: no desktop was stopped under a run');
+});
+
 desktop.run();

@@ -288,6 +288,11 @@ export class FleetDesktops extends EventEmitter implements Desktops {
     return this.local.putFile(agentId, sourcePath, name);
   }
 
+  /** Here, where this instance's runs use their desktops (one held elsewhere is held there by the relay). */
+  useForRun(agentId: number): () => void {
+    return this.local.useForRun(agentId);
+  }
+
   async stopAll(): Promise<void> {
     this.closing = true;
     if (this.timer) clearInterval(this.timer);

@@ -1,11 +1,11 @@
 // The desktops of this server: started on demand by the provider config.desktop names (xvnc by default
 // when the Xvnc binary exists, vnc, or none), shared by concurrent callers, stopped after an idle time
-// without viewers, restarted after a crash, capped in number (the least recently used idle one makes room).
+// without viewers or a run, restarted after a crash, capped in number (the least recently used idle one makes room).
 import { EventEmitter } from 'node:events';
 import { loadDesktopConfig, type DesktopConfig } from '../../config/index.ts';
 import type { Log } from '../../ops/log.ts';
 import { Containment } from '../contain/index.ts';
-import { DesktopUnavailable } from '../errors.ts';
+import { DesktopsFull, DesktopUnavailable } from '../errors.ts';
 import type { RfbDesktop } from '../rfb/desktop.ts';
 import type { Desktops, DesktopStatus } from '../types.ts';
 import { parseEndpoints, VncProvider } from '../start/vnc.ts';
@@ -42,6 +42,8 @@ export class LocalDesktops extends EventEmitter implements Desktops {
   /** The Xvnc provider, when desktops start on this machine. */
   readonly xvnc: XvncProvider | null = null;
   private entries = new Map<number, Entry>();
+  /** Agents whose desktop runs use, and how many: never stopped to make room or as idle while used. */
+  private inRuns = new Map<number, number>();
   private crashes = new Map<number, number[]>();
   private idleMs: number;
   private maxDesktops: number;
@@ -161,13 +163,33 @@ export class LocalDesktops extends EventEmitter implements Desktops {
     }
   }
 
-  /** Stops the least recently used desktop without viewers when the cap is reached. */
+  /**
+   * Marks the agent's desktop as used by a run until the result is called (before it starts, too): a desktop an
+   * agent is working on is not stopped to make room for another, which would pull it from under the run.
+   */
+  useForRun(agentId: number): () => void {
+    this.inRuns.set(agentId, (this.inRuns.get(agentId) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = this.inRuns.get(agentId)! - 1;
+      if (left) this.inRuns.set(agentId, left);
+      else this.inRuns.delete(agentId);
+    };
+  }
+
+  private busy(desktop: RfbDesktop): boolean {
+    return desktop.viewers > 0 || this.inRuns.has(desktop.agentId);
+  }
+
+  /** Stops the least recently used desktop that nobody watches and no run uses when the cap is reached. */
   private async makeRoom(agentId: number): Promise<void> {
     const others = this.list().filter((d) => d.agentId !== agentId);
     const startingCount = [...this.entries.entries()].filter(([id, e]) => id !== agentId && e.starting).length;
     if (others.length + startingCount < this.maxDesktops) return;
-    const idle = others.filter((d) => d.viewers === 0).sort((a, b) => a.lastActivity - b.lastActivity)[0];
-    if (!idle) throw new DesktopUnavailable(`Too many desktops are running (at most ${this.maxDesktops}); try again later.`);
+    const idle = others.filter((d) => !this.busy(d)).sort((a, b) => a.lastActivity - b.lastActivity)[0];
+    if (!idle) throw new DesktopsFull(`Too many desktops are running (at most ${this.maxDesktops}); try again later.`);
     await this.stop(idle.agentId);
   }
 
@@ -201,7 +223,7 @@ export class LocalDesktops extends EventEmitter implements Desktops {
   private async stopIdle(): Promise<void> {
     const now = Date.now();
     for (const desktop of this.list()) {
-      if (desktop.viewers === 0 && now - desktop.lastActivity > this.idleMs) {
+      if (!this.busy(desktop) && now - desktop.lastActivity > this.idleMs) {
         this.options.log.info(`desktop ${desktop.agentId}: idle, stopping`);
         await this.stop(desktop.agentId).catch((err) => this.options.log.error(`desktop ${desktop.agentId}: stop failed: ${err.message}`));
       }
