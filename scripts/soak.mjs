@@ -228,7 +228,7 @@ async function drive({ base, smtpPort, users, windowMs }) {
 
   const user = async ({ email, password, agents }) => {
     const { token } = await call('POST /api/auth/sign-in', '/api/auth/sign-in', { body: { email, password } });
-    for (const id of agents) await call('POST run-state', `/api/agents/${id}/run-state`, { token, body: { state: 'run' } });
+    for (const id of agents) await call('POST run-state', `/api/agents/${id}/run-state`, { token, body: { state: 'run_all' } });
     let socket = null;
     const reconnect = () => {
       socket?.close();
