@@ -1,5 +1,5 @@
 // The one build script: the SPA (code-split, hashed names) into dist/public and the server
-// into dist/server.mjs. Every text asset gets .br and .gz siblings, compressed once here at the highest
+// into dist/server.mjs (and its database worker, dist/pglite-worker.mjs). Every text asset gets .br and .gz siblings, compressed once here at the highest
 // levels, which the server sends by Accept-Encoding (server/http/static.ts). Flags: --if-needed skips a build newer than every source file;
 // --watch rebuilds on change and restarts the server. BUILD_DIR moves the output (default dist).
 import { spawn } from 'node:child_process';
@@ -34,12 +34,14 @@ const spa = {
 };
 
 const server = {
-  entryPoints: ['server/main.ts'],
+  // The embedded database's worker thread is a script of its own beside the server (server/db/pglite-remote.ts).
+  entryPoints: { server: 'server/main.ts', 'pglite-worker': 'server/db/pglite-worker.ts' },
   bundle: true,
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  outfile: join(OUT, 'server.mjs'),
+  outdir: OUT,
+  outExtension: { '.js': '.mjs' },
   packages: 'external',
   loader: { '.sql': 'text' },
   sourcemap: true,
@@ -87,7 +89,7 @@ function newestSource(path) {
 }
 
 function upToDate() {
-  const built = [join(OUT, 'server.mjs'), join(PUBLIC, 'index.html')];
+  const built = [join(OUT, 'server.mjs'), join(OUT, 'pglite-worker.mjs'), join(PUBLIC, 'index.html')];
   if (!built.every(existsSync)) return false;
   const oldest = Math.min(...built.map((f) => statSync(f).mtimeMs));
   return Math.max(...SOURCES.map(newestSource)) < oldest;

@@ -29,8 +29,7 @@ export async function openDb(options: DbOptions): Promise<Db> {
 }
 
 async function openPglite(dataDir: string | null): Promise<Db> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  let path: string | undefined;
+  let path: string | null = null;
   if (dataDir) {
     path = join(dataDir, 'pg');
     mkdirSync(path, { recursive: true, mode: 0o700 });
@@ -38,35 +37,9 @@ async function openPglite(dataDir: string | null): Promise<Db> {
     const { initInChild, needsInit } = await import('./pglite-init.ts');
     if (needsInit(path)) await initInChild(path);
   }
-  const pg = new PGlite(path);
-  await pg.waitReady;
-  const { preparedQuery } = await import('./pglite-prepared.ts');
-  const run = preparedQuery(pg);
-  // Counted when a write has finished (committed or not): see read-cache.ts for why that order is safe.
-  let writes = 0;
-  const read = async <T extends Row>(sql: Sql, params?: unknown[]) =>
-    typeof sql === 'string' ? (await pg.query<T>(sql, params as any[])).rows : run<T>(sql, params ?? []);
-  const query = async <T extends Row>(sql: Sql, params?: unknown[]) => {
-    if (!mayWrite(textOf(sql))) return read<T>(sql, params);
-    try {
-      return await read<T>(sql, params);
-    } finally {
-      writes++;
-    }
-  };
-  return withOne({
-    engine: 'pglite',
-    query,
-    tx: async (fn) => {
-      try {
-        return await pg.transaction((t) => fn({ query: async <T extends Row>(s: Sql, p?: unknown[]) => (await t.query<T>(textOf(s), p as any[])).rows }));
-      } finally {
-        writes++;
-      }
-    },
-    version: () => writes,
-    close: () => pg.close(),
-  });
+  // In a worker thread: its SQL no longer holds up this thread's requests, sockets and timers.
+  const { openPgliteWorker } = await import('./pglite-remote.ts');
+  return openPgliteWorker(path);
 }
 
 async function openPostgres(url: string, schema?: string): Promise<Db> {
