@@ -2,8 +2,8 @@
 // This process runs the real server and watches it: event-loop delay, RSS, the heap after a full GC, the time of
 // every SQL statement, and at the end the live and dead rows of the busiest tables. A child process drives the
 // load, so its own work does not show in the server's event loop: 20 users with 2 agents each poll the agents
-// list and an open thread every 2 s, keep a hub socket (reconnected every minute), chat, make and delete
-// threads and upload files, and a mail arrives every 10 s. The agents run on the offline model.
+// list and an open thread every 2 s, keep a hub socket (reconnected every minute), chat, answer what an agent
+// asks, make and delete threads and upload files, and a mail arrives every 10 s. The agents run on the offline model.
 //
 // Usage: npm run soak -- [minutes, default 10] [pglite|postgres, default pglite]
 //        SOAK_DESKTOPS=1 gives the agents real desktops (DESKTOP_PROVIDER=xvnc), DESKTOP_MAX of them at once.
@@ -242,7 +242,16 @@ async function drive({ base, smtpPort, users, windowMs }) {
     while (!stopping) {
       await sleep(jitter(2000));
       tick++;
-      await call('GET /api/agents/', '/api/agents/', { token });
+      const list = await call('GET /api/agents/', '/api/agents/', { token });
+      // A person answers what an agent asked (the runaway guard pauses a long thread and asks), as people do.
+      if (tick % 15 === 7) {
+        for (const waiting of (list ?? []).filter((a) => a.number_threads_needing_help > 0)) {
+          const agent = await call('GET /api/agents/{id}', `/api/agents/${waiting.id}`, { token });
+          for (const t of (agent?.threads ?? []).filter((x) => x.needs_help)) {
+            await call('POST set-user-input-and-schedule', `/api/threads/${t.id}/set-user-input-and-schedule`, { token, body: { user_text: 'Go on.' } });
+          }
+        }
+      }
       if (open) await call('GET steps', `/api/threads/${open}/steps?limit=100`, { token });
       const agentId = agents[tick % agents.length];
       if (tick % 15 === 0) {
