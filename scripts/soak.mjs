@@ -206,13 +206,18 @@ async function drive({ base, smtpPort, users, windowMs }) {
     const t0 = performance.now();
     const res = await fetch(base + path, {
       method: init.method ?? (init.body || init.form ? 'POST' : 'GET'),
-      headers: { ...(init.form ? {} : { 'content-type': 'application/json' }), ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) },
+      headers: { ...(init.form ? {} : { 'content-type': 'application/json' }), ...(init.session ? { authorization: `Bearer ${init.session.token}` } : {}) },
       body: init.form ?? (init.body ? JSON.stringify(init.body) : undefined),
     });
     const text = await res.text();
     const list = times.get(route) ?? [];
     list.push(performance.now() - t0);
     times.set(route, list);
+    // A session's token lasts minutes: signed in again, as the app does, and asked again.
+    if (res.status === 401 && init.session && !init.again) {
+      await init.session.signIn();
+      return attempt(route, path, { ...init, again: true });
+    }
     if (!res.ok) {
       process.send({ error: `${res.status} ${route}: ${text.slice(0, 200)}` });
       return null;
@@ -227,12 +232,18 @@ async function drive({ base, smtpPort, users, windowMs }) {
   }, windowMs);
 
   const user = async ({ email, password, agents }) => {
-    const { token } = await call('POST /api/auth/sign-in', '/api/auth/sign-in', { body: { email, password } });
-    for (const id of agents) await call('POST run-state', `/api/agents/${id}/run-state`, { token, body: { state: 'run_all' } });
+    const session = {
+      token: '',
+      async signIn() {
+        this.token = (await call('POST /api/auth/sign-in', '/api/auth/sign-in', { body: { email, password } }))?.token ?? '';
+      },
+    };
+    await session.signIn();
+    for (const id of agents) await call('POST run-state', `/api/agents/${id}/run-state`, { session, body: { state: 'run_all' } });
     let socket = null;
     const reconnect = () => {
       socket?.close();
-      socket = new WebSocket(`${base.replace('http', 'ws')}/api/messages/agent/${agents[0]}/ws?token=${encodeURIComponent(token)}`);
+      socket = new WebSocket(`${base.replace('http', 'ws')}/api/messages/agent/${agents[0]}/ws?token=${encodeURIComponent(session.token)}`);
       socket.on('error', () => {});
       socket.on('message', () => {});
     };
@@ -242,40 +253,40 @@ async function drive({ base, smtpPort, users, windowMs }) {
     while (!stopping) {
       await sleep(jitter(2000));
       tick++;
-      const list = await call('GET /api/agents/', '/api/agents/', { token });
+      const list = await call('GET /api/agents/', '/api/agents/', { session });
       // A person answers what an agent asked (the runaway guard pauses a long thread and asks), as people do.
       if (tick % 15 === 7) {
         for (const waiting of (list ?? []).filter((a) => a.number_threads_needing_help > 0)) {
-          const agent = await call('GET /api/agents/{id}', `/api/agents/${waiting.id}`, { token });
+          const agent = await call('GET /api/agents/{id}', `/api/agents/${waiting.id}`, { session });
           for (const t of (agent?.threads ?? []).filter((x) => x.needs_help)) {
-            await call('POST set-user-input-and-schedule', `/api/threads/${t.id}/set-user-input-and-schedule`, { token, body: { user_text: 'Go on.' } });
+            await call('POST set-user-input-and-schedule', `/api/threads/${t.id}/set-user-input-and-schedule`, { session, body: { user_text: 'Go on.' } });
           }
         }
       }
-      if (open) await call('GET steps', `/api/threads/${open}/steps?limit=100`, { token });
+      if (open) await call('GET steps', `/api/threads/${open}/steps?limit=100`, { session });
       const agentId = agents[tick % agents.length];
       if (tick % 15 === 0) {
         // Chat: a new thread, or more on the open one; the agent runs it.
         const text = `Please look at item ${tick}`;
         if (!open || tick % 45 === 0) {
-          const made = await call('POST create-new-thread', `/api/threads/${agentId}/create-new-thread`, { token, body: { user_text: text } });
+          const made = await call('POST create-new-thread', `/api/threads/${agentId}/create-new-thread`, { session, body: { user_text: text } });
           open = made?.id ?? open;
         }
-        else await call('POST set-user-input-and-schedule', `/api/threads/${open}/set-user-input-and-schedule`, { token, body: { user_text: text } });
+        else await call('POST set-user-input-and-schedule', `/api/threads/${open}/set-user-input-and-schedule`, { session, body: { user_text: text } });
       }
       if (tick % 30 === 0) reconnect();
       if (tick % 40 === 0) {
         const form = new FormData();
         form.append('file', new Blob([`soak ${tick} `.repeat(200)]), `soak-${tick}.txt`);
-        await call('POST upload_file', `/api/agents/${agentId}/upload_file`, { token, form });
+        await call('POST upload_file', `/api/agents/${agentId}/upload_file`, { session, form });
       }
       if (tick % 50 === 0) {
         // Threads made and deleted: an agent keeps its newest five.
-        const agent = await call('GET /api/agents/{id}', `/api/agents/${agentId}`, { token });
+        const agent = await call('GET /api/agents/{id}', `/api/agents/${agentId}`, { session });
         const threads = (agent?.threads ?? []).filter((t) => !t.thread_running).sort((a, b) => a.id - b.id);
         for (const t of threads.slice(0, Math.max(0, threads.length - 5))) {
           if (t.id === open) open = null;
-          await call('DELETE /api/threads/{id}', `/api/threads/${t.id}`, { token, method: 'DELETE' });
+          await call('DELETE /api/threads/{id}', `/api/threads/${t.id}`, { session, method: 'DELETE' });
         }
       }
     }
