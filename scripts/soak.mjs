@@ -59,6 +59,7 @@ async function host() {
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   const windows = [];
+  const planned = spans(Math.floor((minutes * 60_000) / WINDOW_MS));
   const started = Date.now();
   const load = fork(new URL(import.meta.url).pathname, ['--load', JSON.stringify({
     base: running.url.replace('localhost', '127.0.0.1'), smtpPort: running.parts.smtp?.port, users, windowMs: WINDOW_MS,
@@ -69,11 +70,13 @@ async function host() {
 
   while (Date.now() - started < minutes * 60_000) {
     await new Promise((r) => setTimeout(r, WINDOW_MS));
+    const taken = timing.take();
     gc();
     const mem = process.memoryUsage();
     windows.push({
       at: (Date.now() - started) / 60_000, loopP99: loop.percentile(99) / 1e6, loopMax: loop.max / 1e6,
-      rss: mem.rss / 2 ** 20, heap: mem.heapUsed / 2 ** 20, statements: timing.take(),
+      // Each statement's times are kept only for the windows compared: kept for all, they grew the heap measured.
+      rss: mem.rss / 2 ** 20, heap: mem.heapUsed / 2 ** 20, statements: planned.compared(windows.length) ? taken : [],
       calls: (await db.query('SELECT count(*)::int AS n FROM llm_traces'))[0].n,
     });
     loop.reset();
@@ -115,10 +118,16 @@ const fmt = (c) => (c ? `${c.first.toFixed(1)} → ${c.last.toFixed(1)} ms (${c.
 const median = (xs) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] : 0);
 
 /** The first and last fifth of the run (after the first minute), compared against the budgets. */
+/** The windows compared: the first fifth after a minute's warm-up, and the last fifth. */
+function spans(count) {
+  const warm = Math.min(Math.ceil(60_000 / WINDOW_MS), Math.max(0, count - 2));
+  const span = Math.max(1, Math.floor((count - warm) / 5));
+  return { warm, span, compared: (i) => (i >= warm && i < warm + span) || i >= count - span };
+}
+
 function judge(windows, loadWindows, minutes) {
   const failures = [];
-  const warm = Math.min(Math.ceil(60_000 / WINDOW_MS), Math.max(0, windows.length - 2));
-  const span = Math.max(1, Math.floor((windows.length - warm) / 5));
+  const { warm, span } = spans(windows.length);
   const first = (xs) => xs.slice(warm, warm + span);
   const last = (xs) => xs.slice(-span);
   const p99s = loadWindows.map((w) => w.routes['GET /api/agents/']?.p99).filter((v) => v !== undefined);
