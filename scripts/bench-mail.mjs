@@ -7,7 +7,7 @@
 // postgres://postgres@127.0.0.1:5432/test) names the PostgreSQL to use.
 import { register } from 'node:module';
 import { randomUUID } from 'node:crypto';
-import { connect } from 'node:net';
+import { smtpClient } from './smtp-client.mjs';
 
 register('../test/setup/ts-loader.mjs', import.meta.url);
 
@@ -23,37 +23,6 @@ const pct = (xs, p) => {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 };
 const ms = (n) => `${n.toFixed(1)} ms`;
-
-/** A minimal SMTP client: one connection, one command at a time, replies read to their last line. */
-async function smtpClient(port) {
-  const socket = connect(port, '127.0.0.1');
-  socket.setNoDelay(true);
-  let buffer = '';
-  let waiting = null;
-  socket.on('data', (d) => {
-    buffer += d;
-    const m = /(?:^|\r\n)(\d{3}) [^\r\n]*\r\n$/.exec(buffer);
-    if (m && waiting) {
-      const reply = buffer;
-      buffer = '';
-      const w = waiting;
-      waiting = null;
-      w(reply);
-    }
-  });
-  const reply = () => new Promise((resolve) => (waiting = resolve));
-  const send = async (text, expect) => {
-    const r = reply();
-    socket.write(text);
-    const got = await r;
-    if (!got.match(new RegExp(`(^|\\r\\n)${expect} `))) throw new Error(`expected ${expect}, got ${got.trim()}`);
-    return got;
-  };
-  await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-  await reply().then((g) => (g.startsWith('220') ? g : Promise.reject(new Error(g))));
-  await send('EHLO bench.client\r\n', 250);
-  return { send, close: () => socket.end('QUIT\r\n') };
-}
 
 async function bench(engine) {
   // The intake's own throughput: its limits on one sender (issue 24) lifted, and no sender checks (sender.test

@@ -13,7 +13,7 @@
 import { fork } from 'node:child_process';
 import { register } from 'node:module';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { connect } from 'node:net';
+import { smtpClient } from './smtp-client.mjs';
 import { randomUUID } from 'node:crypto';
 
 const USERS = 20;
@@ -325,33 +325,12 @@ async function drive({ base, smtpPort, users, windowMs }) {
 
 /** One message over SMTP, each command waiting for its reply. */
 async function sendMail(port, from, to, message) {
-  const socket = connect(port, '127.0.0.1');
-  let buffer = '';
-  let waiting = null;
-  socket.on('data', (d) => {
-    buffer += d;
-    if (/(?:^|\r\n)\d{3} [^\r\n]*\r\n$/.test(buffer) && waiting) {
-      const [reply, w] = [buffer, waiting];
-      buffer = '';
-      waiting = null;
-      w(reply);
-    }
-  });
-  const next = () => new Promise((resolve) => (waiting = resolve));
-  const send = async (text, code) => {
-    const reply = next();
-    socket.write(text);
-    const got = await reply;
-    if (!got.startsWith(String(code)) && !got.includes(`\r\n${code} `)) throw new Error(`expected ${code}, got ${got.trim()}`);
-  };
-  await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-  await next();
-  await send('EHLO soak.client\r\n', 250);
-  await send(`MAIL FROM:<${from}>\r\n`, 250);
-  await send(`RCPT TO:<${to}>\r\n`, 250);
-  await send('DATA\r\n', 354);
-  await send(`From: ${from}\r\nTo: ${to}\r\n${message}.\r\n`, 250);
-  socket.end('QUIT\r\n');
+  const client = await smtpClient(port, 'soak.client');
+  await client.send(`MAIL FROM:<${from}>\r\n`, 250);
+  await client.send(`RCPT TO:<${to}>\r\n`, 250);
+  await client.send('DATA\r\n', 354);
+  await client.send(`From: ${from}\r\nTo: ${to}\r\n${message}.\r\n`, 250);
+  client.close();
 }
 
 // Last: the functions and classes above are defined by now.

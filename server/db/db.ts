@@ -4,7 +4,6 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { batched } from './batch.ts';
-import { mayWrite } from './read-cache.ts';
 import { openSnapshotLine, type SnapshotLine } from './snapshot-line.ts';
 import type { Db, Queryable, Row, Sql, Statement } from './types.ts';
 
@@ -20,7 +19,6 @@ export function prepared(name: string, text: string): Statement {
 const SNAPSHOT = prepared('db.snapshot', 'SELECT pg_current_snapshot()::text AS s');
 /** The snapshot line's application_name (pg_stat_activity shows whose it is). */
 export const SNAPSHOT_LINE_NAME = `agent-workspace snapshot ${process.pid}`;
-const textOf = (sql: Sql) => (typeof sql === 'string' ? sql : sql.text);
 
 export type DbOptions = { dataDir?: string | null; databaseUrl?: string | null; schema?: string };
 
