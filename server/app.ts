@@ -28,6 +28,7 @@ import { registerSchedulerRoutes } from './schedules/routes.ts';
 import { registerMetricsRoutes } from './health/metrics-routes.ts';
 import { registerAdminAuditRoutes } from './audit/routes.ts';
 import { registerAdminSpendRoutes } from './admin/spend-routes.ts';
+import { registerReplayRoutes } from './replay/index.ts';
 import { handleInternal, INTERNAL_PREFIX } from './desktop/index.ts';
 import { assignRequestId } from './ops/request-id.ts';
 import type { RequestContext } from './ops/request-context.ts';
@@ -63,6 +64,7 @@ export function createApp(parts: Parts) {
   registerAdminMailRoutes(api, parts);
   registerAdminAuditRoutes(api, parts);
   registerAdminSpendRoutes(api);
+  if (parts.replays) registerReplayRoutes(api, parts.replays.deps);
   registerScreenshareRoutes(api, parts);
   registerSchedulerRoutes(api);
   registerMetricsRoutes(api, parts);

@@ -20,6 +20,7 @@ import type { Metrics } from './ops/metrics.ts';
 import type { Log } from './ops/log.ts';
 import type { UploadHook } from './files/storage.ts';
 import type { AgentStorage } from './agents/storage.ts';
+import type { Replays, RunRecordings } from './replay/index.ts';
 
 
 export type Parts = {
@@ -56,6 +57,10 @@ export type Parts = {
   recordings?: Recordings;
   /** Take-overs of the desktops and the action logs handed back to the agents (server/supervision/handbacks.ts). */
   handbacks?: Handbacks;
+  /** Every run's desktop recorded, for its replay (server/replay). */
+  runRecordings?: RunRecordings;
+  /** The replays' routes and the recordings this instance keeps for the others (desktop/internal-routes.ts). */
+  replays?: Replays;
   /** Starts threads from the agents' schedules (server/scheduler). */
   scheduler?: Scheduler;
   /** Request counts, latencies and gauges for GET /api/metrics (server/ops). */

@@ -38,6 +38,7 @@ import { INTERNAL_PREFIX, internalUpgrades } from './desktop/index.ts';
 import { deploymentSecret } from './db/deployment-secrets.ts';
 import { useAuditKey } from './audit/hash.ts';
 import { loadSecretBox } from './system/secret-box.ts';
+import { Replays, RunRecordings } from './replay/index.ts';
 
 export type Running = { server: Server; url: string; parts: Parts; close: () => Promise<void> };
 
@@ -91,6 +92,12 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     parts.handbacks?.input(agentId, input);
   });
   parts.gateway.on('control', (agentId, control) => parts.handbacks?.control(agentId, control));
+  parts.runRecordings = new RunRecordings({ db, bus: parts.bus, log, filesDir: filesDir(config.dataDir), storage: parts.storage, instanceId: instance.id });
+  parts.replays = new Replays({
+    db, filesDir: filesDir(config.dataDir), instanceId: () => instance.id,
+    openOnInstance: fleet && ((id, path, headers) => fleet.open(id, path, headers)),
+    origin: () => config.publicUrl ?? `http://localhost:${parts.port}`,
+  });
 
   const app = createApp(parts);
   const server = createServer({ ServerResponse: AppResponse }, app);
@@ -153,6 +160,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
       db, bus: parts.bus, mailDomain: config.mailDomain, publicUrl: config.publicUrl, port: () => parts.port, sending: () => !!parts.mailSender,
     }),
     held: () => parts.handbacks?.held() ?? [],
+    recordRun: (run, desktop) => parts.runRecordings?.start(run, desktop) ?? Promise.resolve(null),
   }));
   await runner.start();
   const mail = await startMail(parts).catch(async (err) => {
@@ -170,12 +178,19 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   }, (err) => log.error(`audit prune failed: ${err.message}`));
   void prune();
   const pruning = setInterval(prune, 6 * 3600_000).unref();
+  // The runs' recordings: pruned at start and then daily, each instance its own.
+  const pruneRecordings = () => parts.runRecordings?.prune(config.recording.retentionDays)
+    .catch((err) => log.error(`replay: recordings prune failed: ${err.message}`));
+  void pruneRecordings();
+  const pruningRecordings = setInterval(pruneRecordings, 24 * 3600_000).unref();
   const stopVacuum = vacuumOnSchedule(db, log.error);
 
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
       clearInterval(pruning);
+      clearInterval(pruningRecordings);
+      parts.runRecordings?.close();
       await scheduler.stop();
       await runner.stop();
       await mail.close();

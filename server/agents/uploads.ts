@@ -1,7 +1,7 @@
 // The record of stored files (uploads and e-mail attachments alike): who owns each, for which agent, its
 // original name, size and type; the bytes live under $DATA_DIR/files (server/files/storage.ts). Each agent
 // keeps at most its storage quota, counted over everything stored for it: its files, its recordings' audio
-// and keyframes, and what the database does not record (its desktop's screenshot, passed in as `unrecorded`).
+// and keyframes, its runs' desktop recordings (issue 44), and what the database does not record (its desktop's screenshot, passed in as `unrecorded`).
 // Checked before a body starts (it caps how much may arrive) and again when it is recorded, under a lock on
 // the agent, so that writers side by side cannot pass it together.
 import type { Db, Queryable } from '../db/db.ts';
@@ -16,11 +16,12 @@ const asQuota = (quota: number | Quota): Quota => (typeof quota === 'number' ? {
 
 const MB = 1024 * 1024;
 
-/** Bytes the database records for the agent: its files, and its recordings' audio and keyframes. */
+/** Bytes the database records for the agent: its files, its recordings' audio and keyframes, its runs' recordings. */
 export async function storageUsed(db: Queryable, agentId: number): Promise<number> {
   const [row] = await db.query<{ used: string | number }>(
     `SELECT (SELECT COALESCE(sum(size_bytes), 0) FROM uploaded_files WHERE agent_id = $1)
-          + (SELECT COALESCE(sum(COALESCE(audio_bytes, 0) + keyframe_bytes), 0) FROM recordings WHERE agent_id = $1) AS used`,
+          + (SELECT COALESCE(sum(COALESCE(audio_bytes, 0) + keyframe_bytes), 0) FROM recordings WHERE agent_id = $1)
+          + (SELECT COALESCE(sum(recording_bytes), 0) FROM runs WHERE agent_id = $1) AS used`,
     [agentId]);
   return Number(row?.used ?? 0);
 }

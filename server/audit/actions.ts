@@ -14,6 +14,7 @@ export const AUDIT_ACTIONS = [
   'recording.start', 'recording.stop', 'recording.summarize',
   'thread.delete',
   'run.help_request', 'run.guard_pause',
+  'replay.share', 'replay.share_revoke', 'replay.share_open', 'replay.prune',
   'audit.prune',
 ] as const;
 

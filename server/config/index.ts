@@ -87,6 +87,8 @@ export type Config = {
 export type RecordingConfig = {
   /** RECORDING_MAX_SECONDS: the longest recording of a demonstration. */
   maxSeconds: number;
+  /** RECORDING_RETENTION_DAYS: the runs' desktop recordings are deleted after this many days (issue 44). */
+  retentionDays: number;
   /** TRANSCRIBE_BASE_URL (+ TRANSCRIBE_MODEL, TRANSCRIBE_API_KEY); null: no transcripts. */
   transcribe: { baseUrl: string; model?: string; apiKey?: string } | null;
 };
@@ -135,6 +137,7 @@ export function loadConfig(env: Env = process.env): Config {
     models: modelsConfig(env),
     recording: {
       maxSeconds: positive(env, 'RECORDING_MAX_SECONDS', 600),
+      retentionDays: positive(env, 'RECORDING_RETENTION_DAYS', 30),
       transcribe: env.TRANSCRIBE_BASE_URL
         ? { baseUrl: httpUrl(env, 'TRANSCRIBE_BASE_URL')!, model: env.TRANSCRIBE_MODEL, apiKey: env.TRANSCRIBE_API_KEY || undefined }
         : null,

@@ -23,6 +23,7 @@ import m017 from './migrations/017_password_resets.sql';
 import m018 from './migrations/018_foreign_key_indexes.sql';
 import m019 from './migrations/019_audit_counts.sql';
 import m020 from './migrations/020_trace_parts.sql';
+import m021 from './migrations/021_runs.sql';
 
 export type Migration = { id: number; name: string; sql: string; step?: (q: Queryable, secrets: SecretBox | null) => Promise<void> };
 
@@ -48,6 +49,7 @@ export const SQL_MIGRATIONS: Migration[] = [
   { id: 18, name: 'foreign_key_indexes', sql: m018 },
   { id: 19, name: 'audit_counts', sql: m019 },
   { id: 20, name: 'trace_parts', sql: m020 },
+  { id: 21, name: 'runs', sql: m021 },
 ];
 
 /** `secrets`: the server's key, for the steps that seal; a fresh database migrates without it. */

@@ -30,6 +30,10 @@ export type { ScreenshotStore } from './view/screenshots.ts';
 export { INTERNAL_PREFIX, handleInternal, internalUpgrades } from './internal-routes.ts';
 export { claimUidRange } from './contain/uid-claim.ts';
 export { registerDesktopRoutes } from './routes.ts';
+// For recordings of a desktop (server/replay): the Guacamole codec, PNG encodes, dirty-rectangle merging.
+export { encode } from './view/codec.ts';
+export { encodePngAsync } from './rfb/png.ts';
+export { coalesce } from './rfb/rects.ts';
 
 /**
  * The server's desktops and their screenshot store (the composition root keeps both). With a fleet (DATABASE_URL) and

@@ -2,7 +2,7 @@
 // opens them (401 otherwise, a person's bearer token included), once, on the instance it names; a body is
 // refused at its end, before it is used, when it is not the one signed. The desktop relay is a WebSocket served here;
 // a file for a desktop held here, removing an agent's desktop, and the stop and audio of a recording made
-// here are plain signed HTTP calls.
+// here are plain signed HTTP calls; a run's recording kept here is streamed, its answer as it is.
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
@@ -35,6 +35,8 @@ export type InternalDeps = {
     stopHere(sessionId: string, auto: boolean, after: After): Promise<unknown>;
     audioHere(sessionId: string, req: IncomingMessage, contentType: string, after: After, check?: BodyCheck): Promise<unknown>;
   };
+  /** The replays' wing, above this one too: a run's recording kept here, streamed to the instance that asks. */
+  replays?: { serveRecordingHere(runId: number, req: IncomingMessage, res: ServerResponse): Promise<void> };
 };
 
 export const INTERNAL_PREFIX = '/internal/';
@@ -92,6 +94,8 @@ export async function handleInternal(deps: InternalDeps, req: IncomingMessage, r
     const body = verifySignature(deps.config.fleet!.internalSecret, req, fleet.address);
     if (!body) throw new HttpError(401, 'Not an instance of this deployment');
     const path = (req.url ?? '/').split('?')[0];
+    const replay = /^\/internal\/replays\/(\d+)\/recording$/.exec(path);
+    if (replay && req.method === 'GET' && deps.replays) return await deps.replays.serveRecordingHere(Number(replay[1]), req, res);
     for (const route of ROUTES) {
       const m = route.pattern.exec(path);
       if (!m || route.method !== req.method) continue;

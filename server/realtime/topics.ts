@@ -32,6 +32,8 @@ export const TOPICS = {
   threadChanged: (threadId: number) => topic<ThreadChange>(`thread:${threadId}:thread`),
   /** Stop the thread's run, wherever it runs. */
   threadStop: (threadId: number) => topic<{ thread_id: number }>(`thread:${threadId}:stop`),
+  /** A thread was deleted: every instance removes what it kept of it on disk (its runs' recordings). */
+  threadDeleted: topic<{ thread_id: number; agent_id: number }>('thread:deleted'),
   /** Work for the runners: an agent may run (again). */
   runnerWake: topic<{ agent_id: number }>('runner:wake'),
   /** Outbound mail was queued: the sender looks. */

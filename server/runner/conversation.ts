@@ -22,6 +22,8 @@ export type LoopDeps = {
   provider: ModelProvider;
   agent: AgentInfo;
   threadId: number;
+  /** The run (issue 44): its model calls carry its id. */
+  runId?: number | null;
   system: string;
   signal: AbortSignal;
   computer: ToolContext['computer'];
@@ -80,7 +82,8 @@ export async function converse(
       if (deps.signal.aborted) throw stopOf(deps.signal);
       const failed = err instanceof ModelError ? err : null;
       await recordTrace(deps.db, {
-        owner_id: deps.agent.owner_id, agent_id: deps.agent.id, thread_id: deps.threadId, thread_name: traceName, model: deps.provider.model,
+        owner_id: deps.agent.owner_id, agent_id: deps.agent.id, thread_id: deps.threadId, run_id: deps.runId, thread_name: traceName,
+        model: deps.provider.model,
         usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 }, cost: 0, latencyMs: failed?.latencyMs ?? 0,
         parameters: failed?.parameters ?? { provider: deps.provider.name, model: deps.provider.model },
         request: failed?.request ?? null,
@@ -91,7 +94,7 @@ export async function converse(
     }
     const response = result.response;
     await recordTrace(deps.db, {
-      owner_id: deps.agent.owner_id, agent_id: deps.agent.id, thread_id: deps.threadId, thread_name: traceName,
+      owner_id: deps.agent.owner_id, agent_id: deps.agent.id, thread_id: deps.threadId, run_id: deps.runId, thread_name: traceName,
       model: response.model || deps.provider.model, usage: response.usage, cost: result.cost, latencyMs: result.latencyMs,
       parameters: result.parameters, request: result.request, response: result.traceResponse ?? response,
     }).finally(settle);
@@ -173,7 +176,7 @@ export async function converse(
 async function pause(deps: LoopDeps, traceName: string, trip: Trip): Promise<never> {
   const text = `Paused by the runaway guard. ${trip.question}`;
   await recordTrace(deps.db, {
-    owner_id: deps.agent.owner_id, agent_id: deps.agent.id, thread_id: deps.threadId, thread_name: traceName, model: deps.provider.model,
+    owner_id: deps.agent.owner_id, agent_id: deps.agent.id, thread_id: deps.threadId, run_id: deps.runId, thread_name: traceName, model: deps.provider.model,
     usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 }, cost: 0, latencyMs: 0,
     parameters: { paused: trip.reason, guard: 'runaway' }, request: null, response: { paused: trip.reason, question: trip.question },
   }).catch((e) => deps.log.error(`runner: trace of a pause not stored: ${e.message}`));

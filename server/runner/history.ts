@@ -13,6 +13,8 @@ export type StoredToolCall = {
   input?: unknown;
   output?: string;
   is_error?: boolean;
+  /** When it ended, ms since the epoch. */
+  done_at?: number;
   /** Calls made by a sub-agent, listed under the parent's step; never replayed. */
   sub?: boolean;
 };

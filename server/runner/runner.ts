@@ -16,7 +16,7 @@
 import type { Db } from '../db/db.ts';
 import type { Bus } from '../realtime/bus.ts';
 import type { Log } from '../ops/log.ts';
-import { DesktopsFull, type Desktops, type PerformAction } from '../desktop/index.ts';
+import { DesktopsFull, type Desktop, type Desktops, type PerformAction } from '../desktop/index.ts';
 import type { ModelProvider, ModelRequest } from '../models/types.ts';
 import { addMessage } from '../threads/messages.ts';
 import { getRunAgent, stopAgentAfterRun } from '../agents/agents.ts';
@@ -37,6 +37,7 @@ import { loadStepImages } from './step-images.ts';
 import { StepWriter } from './steps.ts';
 import { Instance, retireInstance } from '../db/instance.ts';
 import { TOPICS } from '../realtime/topics.ts';
+import { endRun, failOpenRuns, openRun, type OpenRun, type RecordRun, type RunOutcome, type RunRecording } from './runs.ts';
 
 export type RunnerOptions = {
   db: Db;
@@ -70,12 +71,18 @@ export type RunnerOptions = {
   onNeedsHelp?: ((threadId: number, help: NeedsHelp) => Promise<void>) | null;
   /** Agents whose runs wait for now: a hand-back of their desktop is being written (Handbacks.held). */
   held?: (() => number[]) | null;
+  /** Records the desktop of each run (server/replay); none: runs are not recorded. */
+  recordRun?: RecordRun | null;
 };
 
 type Outcome =
   | { kind: 'done' } | { kind: 'stopped'; reason: StopReason } | { kind: 'failed'; message: string }
   | { kind: 'paused'; question: string; reason: PauseReason };
 type Active = { claim: Claim; controller: AbortController; done: Promise<void> };
+/** The run of a claim, once it has work to do, and the recording of its desktop. */
+type RunState = { open: OpenRun | null; recording: RunRecording | null };
+
+const RUN_OUTCOME: Record<Outcome['kind'], RunOutcome> = { done: 'done', stopped: 'stopped', failed: 'failed', paused: 'paused' };
 
 export const RESTART_ERROR = 'Interrupted by a server restart';
 const COLD_SETTLE_QUIET_MS = 800;
@@ -100,8 +107,8 @@ export class Runner {
   private again = false;
   private running = false;
   private lastRecovery = 0;
-  private o: Required<Omit<RunnerOptions, 'desktops' | 'performAction' | 'filesDir' | 'onNeedsHelp' | 'held' | 'instance' | 'instanceId'>>
-    & Pick<RunnerOptions, 'desktops' | 'performAction' | 'filesDir' | 'onNeedsHelp' | 'held'>;
+  private o: Required<Omit<RunnerOptions, 'desktops' | 'performAction' | 'filesDir' | 'onNeedsHelp' | 'held' | 'instance' | 'instanceId' | 'recordRun'>>
+    & Pick<RunnerOptions, 'desktops' | 'performAction' | 'filesDir' | 'onNeedsHelp' | 'held' | 'recordRun'>;
 
   constructor(options: RunnerOptions) {
     this.o = {
@@ -187,6 +194,7 @@ export class Runner {
     const { db, bus } = this.o;
     await this.forgetDeadNeighbours();
     const orphans = await takeOrphans(db, this.id, this.o.staleSeconds);
+    await failOpenRuns(db, orphans.map((t) => t.id));
     for (const t of orphans) {
       await removeFromSchedule(db, bus, t.id, t.agent_id);
       await addMessage(db, bus, { agent_id: t.agent_id, thread_id: t.id, role: 'error', assistant_data: { text: RESTART_ERROR } });
@@ -230,10 +238,11 @@ export class Runner {
     bus.publish(TOPICS.agentChanged(agentId), { agent_id: agentId });
     const writer = new StepWriter(db, bus, agentId, threadId);
     const seen = { userSequence: Number.MAX_SAFE_INTEGER };
+    const run: RunState = { open: null, recording: null };
     let outcome: Outcome;
     let failure: unknown;
     try {
-      await this.converseOn(claim, controller, writer, seen);
+      await this.converseOn(claim, controller, writer, seen, run);
       outcome = { kind: 'done' };
     } catch (err) {
       failure = err;
@@ -258,6 +267,8 @@ export class Runner {
     try {
       await this.finish(claim, outcome, writer, seen.userSequence);
     } finally {
+      const runId = run.open?.id;
+      if (runId) await endRun(db, runId, RUN_OUTCOME[outcome.kind]).catch((err) => this.o.log.error(`runner: run ${runId} not ended: ${err.message}`));
       // Whatever happened above, the agent's flags end up true to what runs.
       await refreshAgentState(db, agentId).catch(() => {});
       bus.publish(TOPICS.agentChanged(agentId), { agent_id: agentId });
@@ -265,7 +276,7 @@ export class Runner {
   }
 
   /** Runs the conversation; returns the sequence of the last user input it answered. */
-  private async converseOn(claim: Claim, controller: AbortController, writer: StepWriter, seen: { userSequence: number }): Promise<void> {
+  private async converseOn(claim: Claim, controller: AbortController, writer: StepWriter, seen: { userSequence: number }, run: RunState): Promise<void> {
     const { db } = this.o;
     const agent = await getRunAgent(db, claim.agent_id);
     const threadName = await getThreadName(db, claim.thread_id);
@@ -277,13 +288,17 @@ export class Runner {
     seen.userSequence = Math.max(0, ...steps.filter((s) => s.user_text || s.user_files?.length).map((s) => s.sequence));
 
     await this.checkpoint(claim, controller, agent.owner_id);
-    const { computer, release } = await this.desktopFor(claim.agent_id, controller.signal);
+    run.open = await openRun(db, claim.thread_id, claim.agent_id, this.id);
+    writer.runId = run.open.id;
+    const { computer, release, desktop } = await this.desktopFor(claim.agent_id, controller.signal);
     try {
+      if (desktop && computer) await this.record(run, desktop, computer);
       const guard = new RunawayGuard((await getGuardSettings(db, claim.agent_id)) ?? GUARD_DEFAULTS, await usageSinceHuman(db, claim.thread_id));
       const deps: LoopDeps = {
         db, bus: this.o.bus, log: this.o.log, provider: this.o.provider,
         agent: { id: agent.id, owner_id: agent.owner_id, name: agent.name, email_prefix: agent.email_prefix },
         threadId: claim.thread_id,
+        runId: run.open.id,
         system: systemPrompt(agent, computer ? { width: computer.width, height: computer.height } : null),
         signal: controller.signal,
         computer,
@@ -302,8 +317,24 @@ export class Runner {
       };
       await converse(deps, conversation, `Main: ${threadName || `thread ${claim.thread_id}`}`);
     } finally {
+      await run.recording?.stop().catch((err) => this.o.log.error(`runner: run ${run.open!.id}: recording not closed: ${err.message}`));
       release();
     }
+  }
+
+  /** Records the run's desktop (when a recorder is set), with a frame of the screen each action left. */
+  private async record(run: RunState, desktop: Desktop, computer: NonNullable<LoopDeps['computer']>): Promise<void> {
+    if (!this.o.recordRun || !run.open) return;
+    const perform = computer.perform;
+    computer.perform = async (...args) => {
+      const result = await perform(...args);
+      await run.recording?.afterAction().catch(() => {}); // a recording that fails stops itself; the run goes on
+      return result;
+    };
+    run.recording = await this.o.recordRun(run.open, desktop).catch((err) => {
+      this.o.log.error(`runner: run ${run.open!.id}: not recorded: ${err.message}`);
+      return null;
+    });
   }
 
   /** Before each model call: still ours, not stopped, within the test credits or the monthly limit. */
@@ -328,9 +359,9 @@ export class Runner {
   }
 
   /** The run's desktop, and `release` to call when the run ends (it lets other starts stop the desktop again). */
-  private async desktopFor(agentId: number, signal: AbortSignal): Promise<{ computer: LoopDeps['computer']; release: () => void }> {
+  private async desktopFor(agentId: number, signal: AbortSignal): Promise<{ computer: LoopDeps['computer']; release: () => void; desktop: Desktop | null }> {
     const { desktops, performAction } = this.o;
-    if (!desktops || !performAction || !desktops.status().available) return { computer: null, release: () => {} };
+    if (!desktops || !performAction || !desktops.status().available) return { computer: null, release: () => {}, desktop: null };
     // Marked first: while this run waits for its desktop or works on it, no other start stops it to make room.
     const release = desktops.useForRun?.(agentId) ?? (() => {});
     try {
@@ -340,7 +371,7 @@ export class Runner {
       // way up): let the screen settle before the first action.
       if (cold && desktop.settle) await this.bounded(desktop.settle(COLD_SETTLE_QUIET_MS, COLD_SETTLE_MAX_MS), signal);
       const computer = { width: desktop.width, height: desktop.height, acquire: () => desktops.acquire(agentId), perform: performAction };
-      return { computer, release };
+      return { computer, release, desktop };
     } catch (err) {
       release();
       if (signal.aborted) throw stopOf(signal);

@@ -17,6 +17,9 @@ export class StepWriter {
   /** The tool_call chat message of each call, to update its status. */
   private messages = new Map<string, { id: number; data: Record<string, unknown> }>();
 
+  /** The run writing (issue 44): set once the run is opened; its steps and messages carry it. */
+  runId: number | null = null;
+
   constructor(private db: Db, private bus: Bus, readonly agentId: number, readonly threadId: number) {}
 
   /** A new step for the model's reply, and its reasoning and answer in the feed. */
@@ -27,7 +30,7 @@ export class StepWriter {
     const calls: StoredToolCall[] = content
       .filter((b): b is Extract<AssistantBlock, { type: 'tool_use' }> => b.type === 'tool_use')
       .map((b) => ({ id: b.id, name: b.name, status: 'pending', input: b.input }));
-    const step = await insertModelStep<LiveStep>(this.db, this.threadId, { reasoning, text, toolCalls: calls, content });
+    const step = await insertModelStep<LiveStep>(this.db, this.threadId, { reasoning, text, toolCalls: calls, content }, this.runId);
     publishStep(this.bus, step);
     if (reasoning) await this.message('reasoning', reasoning);
     if (text) await this.message('assistant', text);
@@ -35,7 +38,7 @@ export class StepWriter {
   }
 
   async message(role: MessageRole, text: string, extra: Record<string, unknown> = {}) {
-    return addMessage(this.db, this.bus, { agent_id: this.agentId, thread_id: this.threadId, role, assistant_data: { text, ...extra } });
+    return addMessage(this.db, this.bus, { agent_id: this.agentId, thread_id: this.threadId, role, assistant_data: { text, ...extra }, run_id: this.runId });
   }
 
   /** Adds calls to a step (a sub-agent's calls go under its parent's step). */
@@ -48,6 +51,8 @@ export class StepWriter {
     const call = step.tool_calls.find((c) => c.id === id);
     if (!call) return;
     Object.assign(call, patch);
+    // When the call ended: a replay's marker for it, at the screen it left (issue 44).
+    if (patch.status === 'done' || patch.status === 'failed') call.done_at ??= Date.now();
     if (call.output !== undefined && call.output.length > OUTPUT_LIMIT) call.output = call.output.slice(0, OUTPUT_LIMIT) + '…';
     await this.save(step);
     await this.callMessage(call, summary);

@@ -12,14 +12,17 @@ export type NewMessage = {
   role: MessageRole;
   user_data?: { text: string; files?: string[] } | null;
   assistant_data?: { text: string; [k: string]: unknown } | null;
+  /** The run that wrote it, if a run did. */
+  run_id?: number | null;
 };
 
-const COLUMNS = 'id, agent_id, thread_id, role, user_data, assistant_data, created_at';
+const COLUMNS = 'id, agent_id, thread_id, role, user_data, assistant_data, run_id, created_at';
 
 export async function addMessage(db: Queryable, bus: Bus, m: NewMessage) {
   const [message] = await db.query(
-    `INSERT INTO chat_messages (agent_id, thread_id, role, user_data, assistant_data) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
-    [m.agent_id, m.thread_id, m.role, m.user_data ? JSON.stringify(m.user_data) : null, m.assistant_data ? JSON.stringify(m.assistant_data) : null]);
+    `INSERT INTO chat_messages (agent_id, thread_id, role, user_data, assistant_data, run_id) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
+    [m.agent_id, m.thread_id, m.role, m.user_data ? JSON.stringify(m.user_data) : null, m.assistant_data ? JSON.stringify(m.assistant_data) : null,
+      m.run_id ?? null]);
   announceMessage(bus, message);
   return message;
 }

@@ -3,7 +3,7 @@
 // page and the user's input are in threads.ts, beside the queue they go with.)
 import type { Db, Queryable, Row } from '../db/db.ts';
 
-export const STEP_COLUMNS = 'id, thread_id, sequence, reasoning_text, assistant_text, user_text, user_files, tool_calls, created_at, updated_at';
+export const STEP_COLUMNS = 'id, thread_id, sequence, reasoning_text, assistant_text, user_text, user_files, tool_calls, run_id, created_at, updated_at';
 
 /** An image that comes with the user's words: a path under $DATA_DIR/files and what it shows. */
 export type StepImage = { path: string; caption: string };
@@ -34,15 +34,15 @@ export async function hasUserInputAfter(db: Queryable, threadId: number, sequenc
 
 export type ModelTurn = { reasoning: string; text: string; toolCalls: unknown[]; content: unknown[] };
 
-/** The model's turn as the thread's next step (the thread row locked for the numbering); the new row. */
-export async function insertModelStep<T extends Row>(db: Db, threadId: number, turn: ModelTurn): Promise<T> {
+/** The model's turn as the thread's next step (the thread row locked for the numbering), written by run `runId`; the new row. */
+export async function insertModelStep<T extends Row>(db: Db, threadId: number, turn: ModelTurn, runId: number | null = null): Promise<T> {
   return db.tx(async (q) => {
     await q.query('SELECT id FROM threads WHERE id = $1 FOR UPDATE', [threadId]);
     const [{ next }] = await q.query<{ next: number }>('SELECT COALESCE(max(sequence), 0) + 1 AS next FROM thread_steps WHERE thread_id = $1', [threadId]);
     const [row] = await q.query<T>(
-      `INSERT INTO thread_steps (thread_id, sequence, reasoning_text, assistant_text, tool_calls, model_content)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${STEP_COLUMNS}`,
-      [threadId, next, turn.reasoning, turn.text, JSON.stringify(turn.toolCalls), JSON.stringify(turn.content)]);
+      `INSERT INTO thread_steps (thread_id, sequence, reasoning_text, assistant_text, tool_calls, model_content, run_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${STEP_COLUMNS}`,
+      [threadId, next, turn.reasoning, turn.text, JSON.stringify(turn.toolCalls), JSON.stringify(turn.content), runId]);
     await q.query('UPDATE threads SET updated_at = now() WHERE id = $1', [threadId]);
     return row;
   });

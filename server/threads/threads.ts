@@ -280,9 +280,10 @@ export async function setThreadRunState(db: Queryable, bus: Bus, threadId: numbe
   changed(bus, agentId);
 }
 
-export function deleteThread(db: Db, bus: Bus, threadId: number, agentId: number): Promise<void> {
-  return leaveQueue(db, bus, threadId, agentId, 'DELETE FROM threads WHERE id = $1',
+export async function deleteThread(db: Db, bus: Bus, threadId: number, agentId: number): Promise<void> {
+  await leaveQueue(db, bus, threadId, agentId, 'DELETE FROM threads WHERE id = $1',
     (q) => record(q, { action: 'thread.delete', target: { type: 'thread', id: threadId }, detail: { agent_id: agentId } }));
+  bus.publish(TOPICS.threadDeleted, { thread_id: threadId, agent_id: agentId });
 }
 
 function changed(bus: Bus, agentId: number): void {

@@ -22,6 +22,8 @@ export type TraceRecord = {
   parameters: unknown;
   request: unknown;
   response: unknown;
+  /** The run that made the call (issue 44). */
+  run_id?: number | null;
 };
 
 export async function recordTrace(db: Queryable, t: TraceRecord): Promise<number> {
@@ -31,20 +33,20 @@ export async function recordTrace(db: Queryable, t: TraceRecord): Promise<number
        INSERT INTO llm_trace_parts (owner_id, hash, body) SELECT $1, h, b::jsonb FROM unnest($14::text[], $15::text[]) AS u(h, b)
        ON CONFLICT DO NOTHING)
      INSERT INTO llm_traces (owner_id, agent_id, thread_id, thread_name, model, cache_read_tokens, input_tokens, output_tokens,
-       estimated_cost, latency, parameters, request, response, request_parts)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $16) RETURNING id`,
+       estimated_cost, latency, parameters, request, response, request_parts, run_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $16, $17) RETURNING id`,
     [t.owner_id, t.agent_id, t.thread_id, t.thread_name.slice(0, 200), t.model, t.usage.cache_read_tokens,
       // "In" counts every prompt token not read from the cache (cache writes included).
       t.usage.input_tokens + t.usage.cache_write_tokens, t.usage.output_tokens,
       t.cost, Math.round(t.latencyMs) / 1000, json(t.parameters), json(request), json(t.response),
-      parts.map((p) => p.hash), parts.map((p) => p.body), refs && JSON.stringify(refs)]);
+      parts.map((p) => p.hash), parts.map((p) => p.body), refs && JSON.stringify(refs), t.run_id ?? null]);
   if (refs) sent(t.thread_id, row.id, refs);
   return row.id;
 }
 
 const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v).replace(/\\u0000/g, ''));
 
-const ROW = `t.id, t.owner_id, u.email AS owner_email, t.created_at, t.agent_id, t.thread_id, t.thread_name, t.model,
+const ROW = `t.id, t.owner_id, u.email AS owner_email, t.created_at, t.agent_id, t.thread_id, t.run_id, t.thread_name, t.model,
   t.cache_read_tokens, t.input_tokens, t.output_tokens, t.estimated_cost, t.latency`;
 const COUNT_CAP = 10_000;
 const MAX_NAMES = 1000;

@@ -79,6 +79,30 @@ test('live view on B shows what the runner types into the desktop A holds, and o
   assert.is(homeFile(b, s.agent, 'proof.txt'), null, 'no second desktop (home) on B');
 });
 
+test('a run recorded on one instance replays through the other: the same recording, ranges included (issue 44)', async () => {
+  const { a, b, db } = s.f!;
+  const [run] = await db.query<{ id: number; instance_id: string }>(
+    'SELECT id, instance_id FROM runs WHERE agent_id = $1 AND recording_path IS NOT NULL AND recording_done ORDER BY id DESC LIMIT 1', [s.agent]);
+  assert.ok(run, 'the run of the test before was recorded');
+  // Instance ids are host:pid:random: the one that ran it keeps the file.
+  const [holder, other] = run.instance_id.includes(`:${a.child.pid}:`) ? [a, b] : [b, a];
+  assert.ok(existsSync(join(holder.dataDir, 'files', (await db.query<{ p: string }>('SELECT recording_path AS p FROM runs WHERE id = $1', [run.id]))[0].p)));
+  const get = (base: string, headers: Record<string, string> = {}) =>
+    fetch(`${base}/api/runs/${run.id}/recording`, { headers: { Authorization: `Bearer ${s.token}`, ...headers } });
+  const here = await get(holder.url);
+  const there = await get(other.url);
+  assert.is(there.status, 200);
+  assert.is(there.headers.get('content-encoding'), 'gzip');
+  const recording = await here.text();
+  assert.ok(recording.startsWith('4.size,'), 'a Guacamole recording');
+  assert.is(await there.text(), recording, 'the same recording through either instance');
+  const part = await get(other.url, { Range: 'bytes=0-19', 'Accept-Encoding': 'identity' });
+  assert.is(part.status, 206);
+  assert.is(await part.text(), recording.slice(0, 20));
+  const replay = await ok(other.url, `/api/runs/${run.id}/replay`, { token: s.token });
+  assert.ok(replay.markers.some((m: { kind: string }) => m.kind === 'action'), 'its markers, read from the shared database');
+});
+
 test('screenshots from A and from B of the same moment are the same image', async () => {
   const { a, b } = s.f!;
   // The screen is still (the terminal's cursor does not blink in the test desktop): both see one picture.

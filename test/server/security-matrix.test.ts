@@ -3,6 +3,9 @@
 // X-Impersonate-User-Id: A — each answers its expected status, and nothing of A's (email, agent, thread,
 // message, trace names) reaches anyone but A and admins. A route without a matrix entry fails the suite.
 // The table is test/server/fixtures/security-matrix.ts.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WebSocket } from 'ws';
@@ -16,6 +19,8 @@ import { adminToken, call, newAgent, newUser, openSocket, testServer, uniqueEmai
 import { fakeDesktops } from './runner-helpers.ts';
 import { expected, MATRIX, ROLES, SOCKET_MATRIX_KEYS, type Fx, type Role } from './fixtures/security-matrix.ts';
 import { TOPICS } from '../../server/realtime/topics.ts';
+import { filesDir } from '../../server/files/storage.ts';
+import { createShare } from '../../server/replay/shares.ts';
 
 type User = Awaited<ReturnType<typeof newUser>>;
 const s = {} as {
@@ -26,6 +31,7 @@ const s = {} as {
   admin: string;
   fx: Fx;
   secrets: string[];
+  sharedSecrets: string[];
   bAgent: number;
   bThread: number;
 };
@@ -44,9 +50,12 @@ function auth(role: Role): { token?: string; impersonate?: number } {
 
 const mayRead = (role: Role) => role === 'user' || role === 'admin' || role === 'adminAsUser';
 
-function noLeak(role: Role, what: string, text: string) {
+/** `shared`: what A shared by a link is shown (their email as who shared it, the agent's and thread's names). */
+function noLeak(role: Role, what: string, text: string, shared = false) {
   if (mayRead(role)) return;
-  for (const secret of s.secrets) assert.not.ok(text.includes(secret), `${what} as ${role} shows A's "${secret}": ${text.slice(0, 300)}`);
+  for (const secret of s.secrets.filter((x) => !shared || !s.sharedSecrets.includes(x))) {
+    assert.not.ok(text.includes(secret), `${what} as ${role} shows A's "${secret}": ${text.slice(0, 300)}`);
+  }
 }
 
 const routes = suite('security: authorization matrix');
@@ -81,10 +90,25 @@ routes.before(async () => {
     threadId: thread, agentId: agent, from: 'a@localhost', to: 'x@example.test', subject: 's', text: 't', mailDomain: 'localhost',
   })).id;
   await s.parts.desktops.acquire(agent);
+  // A's run, recorded (a one-frame recording on disk) and with its model call as a marker.
+  const [run] = await db.query<{ id: number }>(
+    `INSERT INTO runs (thread_id, agent_id, owner_id, instance_id, ended_at, outcome, recording_path, recording_done, recording_started_at)
+     VALUES ($1, $2, $3, $4, now(), 'done', $5, true, now()) RETURNING id`,
+    [thread, agent, s.a.id, s.parts.runner!.id, `agent-${agent}/runs/thread-${thread}/run-matrix.guac.gz`]);
+  await db.query('UPDATE llm_traces SET run_id = $1 WHERE id = $2', [run.id, trace.id]);
+  const recording = join(filesDir(s.parts.config.dataDir), `agent-${agent}/runs/thread-${thread}/run-matrix.guac.gz`);
+  mkdirSync(dirname(recording), { recursive: true });
+  writeFileSync(recording, gzipSync('4.size,1.0,1.8,1.8;4.sync,13.1700000000000;'));
+  const freshShare = async () => {
+    const share = await createShare(db, run.id, s.a.id, 3600);
+    return { id: share.id, token: share.token };
+  };
   const signIn = await newUser('matrix-signin');
+  s.sharedSecrets = [s.a.email, agentName, threadName];
   s.secrets = [s.a.email, agentName, threadName, messageText, `Secret idle ${tag}`, `Secret report ${tag}`, `Secret entry ${tag}`];
   s.fx = {
     agent, idleAgent, thread, trace: trace.id, report, entry: entry.id, draft: await freshDraft(), signInEmail: signIn.email,
+    run: run.id, shareToken: (await freshShare()).token, freshShare,
     freshAgent: async () => (await newAgent(s.a.id, `Secret doomed ${tag}`)).id,
     freshThread: async () => (await call('/api/threads/', { token: s.a.token, body: { agent_id: agent, name: threadName } })).body.id,
     freshDraft,
@@ -124,7 +148,7 @@ for (const [key, entry] of Object.entries(MATRIX)) {
       if (res.status >= 400 && res.headers.get('content-type')?.startsWith('application/json')) {
         assert.ok(res.body?.detail, `${key} as ${role}: an error without {detail}`);
       }
-      noLeak(role, key, text);
+      noLeak(role, key, text, entry.shared);
       if (c.survives && res.status >= 400) {
         assert.is((await call(`/api${c.survives}`, { token: s.a.token })).status, 200, `${key} refused as ${role} still removed it`);
       }

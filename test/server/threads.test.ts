@@ -155,7 +155,7 @@ threads('steps page: each step as its row reads, also after the runner changed i
   const t = await newThread('Look "here" \\ and ünïcode ✓');
   await post(`/api/threads/${t.id}/set-user-input`, { user_text: 'second' });
   const rows = () => parts.db.query(
-    'SELECT id, thread_id, sequence, reasoning_text, assistant_text, user_text, user_files, tool_calls, created_at, updated_at ' +
+    'SELECT id, thread_id, sequence, reasoning_text, assistant_text, user_text, user_files, tool_calls, run_id, created_at, updated_at ' +
       'FROM thread_steps WHERE thread_id = $1 ORDER BY sequence', [t.id]);
   assert.equal((await get(`/api/threads/${t.id}/steps`)).body.steps, JSON.parse(JSON.stringify(await rows())));
   const calls = [{ id: 'toolu_1', name: 'computer', input: { action: 'left_click', coordinate: [1, 2] }, result: { text: 'ok' } }];

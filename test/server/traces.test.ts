@@ -41,7 +41,7 @@ list('a user sees only their own traces, newest first, without bodies', async ()
   const row = res.body.traces[0];
   assert.equal(Object.keys(row).sort(), [
     'agent_id', 'cache_read_tokens', 'created_at', 'estimated_cost', 'id', 'input_tokens', 'latency', 'model', 'output_tokens',
-    'owner_email', 'owner_id', 'thread_id', 'thread_name',
+    'owner_email', 'owner_id', 'run_id', 'thread_id', 'thread_name',
   ].sort());
   assert.is(row.owner_email, s.alice.email);
   assert.is(row.latency, 1.5);

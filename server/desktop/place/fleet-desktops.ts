@@ -6,6 +6,7 @@
 // tier) never holds a lease: it asks a desktop host to start the desktop by opening its relay.
 // Only for the Xvnc provider: a `vnc` endpoint is reachable from every instance as it is.
 import { EventEmitter } from 'node:events';
+import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { HttpError } from '../../http/errors.ts';
 import type { DesktopConfig, FleetConfig } from '../../config/index.ts';
@@ -17,7 +18,7 @@ import type { Desktop, Desktops, DesktopStatus } from '../types.ts';
 import { allLeases, claimLease, leaseOf, liveInstances, releaseAll, releaseLease, renewLeases, type Instance, type Lease } from './leases.ts';
 import type { Instance as ServerInstance } from '../../db/instance.ts';
 import type { LocalDesktops } from './local-desktops.ts';
-import { desktopPath, internalCall, InternalCallFailed, RelayRefused, sendFile } from './internal-call.ts';
+import { desktopPath, internalCall, InternalCallFailed, internalGet, RelayRefused, sendFile } from './internal-call.ts';
 import { connectRelay, type RelayedDesktop } from './relay.ts';
 
 export type FleetDesktopsOptions = {
@@ -252,6 +253,13 @@ export class FleetDesktops extends EventEmitter implements Desktops {
    * A signed call to the live instance `instanceId` (recordings pass a stop or audio to the instance recording);
    * undefined when that instance is not alive (gone, or stale). Its error statuses come back as HttpErrors.
    */
+  /** A signed GET to another live instance, its answer streamed (internalGet); undefined when that one is not alive. */
+  async open(instanceId: string, path: string, headers?: Record<string, string>): Promise<IncomingMessage | undefined> {
+    const live = (await liveInstances(this.o.db, this.o.fleet.leaseStaleSeconds)).find((i) => i.id === instanceId);
+    if (!live || this.o.instance.isDead({ ...live, stale: false })) return undefined;
+    return internalGet({ address: live.address, secret: this.o.fleet.internalSecret }, path, headers);
+  }
+
   async call(instanceId: string, method: string, path: string, body?: Readable, headers?: Record<string, string>): Promise<unknown | undefined> {
     const live = (await liveInstances(this.o.db, this.o.fleet.leaseStaleSeconds)).find((i) => i.id === instanceId);
     if (!live || this.o.instance.isDead({ ...live, stale: false })) return undefined;

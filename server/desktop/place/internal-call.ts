@@ -3,7 +3,7 @@
 // build on it; fleet-desktops.ts and the recordings use internalCall.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { request } from 'node:http';
+import { request, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -120,6 +120,22 @@ export function internalCall(
     });
     body.pipe(req, { end: false });
   }));
+}
+
+/**
+ * A signed GET to another instance whose answer is streamed back as it comes (a recording): resolves with the
+ * response, whatever its status, once its head arrived.
+ */
+export function internalGet(o: Peer, path: string, headers: Record<string, string> = {}): Promise<IncomingMessage> {
+  const url = new URL(o.address + path);
+  const send = url.protocol === 'https:' ? httpsRequest : request;
+  return new Promise((resolve, reject) => {
+    const signed = signedHeaders(o.secret, { method: 'GET', to: o.address, path }, EMPTY_BODY);
+    const req = send(url, { method: 'GET', headers: { ...headers, ...signed } }, resolve);
+    req.setTimeout(60_000, () => req.destroy(new Error(`GET ${url.origin}${path}: timed out`)));
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 async function hashFile(path: string): Promise<string> {
