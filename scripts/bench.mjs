@@ -20,6 +20,7 @@ const SCRIPTS = [
   'bench-mail.mjs',
   'bench-scheduler.mjs',
   'bench-audit.mjs',
+  'bench-replay.mjs',
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));
