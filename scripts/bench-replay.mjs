@@ -134,12 +134,14 @@ try {
     `${median(cpu.without).toFixed(1)} % without: recording adds ${extra.toFixed(1)} points  [budget ≤ 3 %]`);
   benchResult('replay: CPU recording adds, one active desktop', extra, '% of a core', '≤ 3 %', median(cpu.without));
   const perHour = (bytes / seconds) * 3600 / 2 ** 20;
-  console.log(`2. recording size: ${(bytes / 1024).toFixed(0)} KiB over ${seconds.toFixed(0)} s of that work: ${perHour.toFixed(1)} MB per hour  [budget ≤ 30 MB/h]`);
+  console.log(`2. recording size: ${(bytes / 1024).toFixed(0)} KiB over ${seconds.toFixed(0)} s of that work: ` +
+    `${perHour.toFixed(1)} MB per hour  [budget ≤ 30 MB/h]`);
   benchResult('replay: recording size of that work', perHour, 'MB/h', '≤ 30 MB/h');
 
   // 3. the Replay screen on an hour-long recording, in Chromium.
   const browser = new URL('./bench-replay-browser.mjs', import.meta.url);
-  const figures = existsSync(browser) && await (await import(browser.href)).seekFigures({ running, db, desktop, token, agentId: agent.id, work: (s) => work(s) });
+  const figures = existsSync(browser)
+    && await (await import(browser.href)).seekFigures({ running, db, desktop, token, agentId: agent.id, work: (s) => work(s) });
   if (figures) {
     console.log(`3. Replay screen, 60-minute recording (${(figures.bytes / 2 ** 20).toFixed(1)} MB): first frame ${figures.firstFrame.toFixed(0)} ms ` +
       `[budget ≤ 1000 ms]; seek to a random point: median ${median(figures.seeks).toFixed(0)} ms, worst ${Math.max(...figures.seeks).toFixed(0)} ms ` +
