@@ -26,6 +26,8 @@ const AdminAgentScreen = lazyScreen(() => import('./screens/admin/admin-agent-sc
 const AdminThreadScreen = lazyScreen(() => import('./screens/admin/admin-thread-screen.tsx').then((m) => m.default));
 const OpsDashboard = lazyScreen(() => import('./screens/admin/ops-dashboard.tsx').then((m) => m.default));
 const AuditScreen = lazyScreen(() => import('./screens/admin/audit-screen.tsx').then((m) => m.default));
+const ReplayScreen = lazyScreen(() => import('./screens/replay/replay-screen.tsx').then((m) => m.default));
+const SharedReplayScreen = lazyScreen(() => import('./screens/replay/replay-screen.tsx').then((m) => m.SharedReplayScreen));
 
 const SCREENS: Partial<Record<Extract<RouteMatch, { name: string }>['name'], Preloadable>> = {
   agents: AgentsScreen,
@@ -39,6 +41,8 @@ const SCREENS: Partial<Record<Extract<RouteMatch, { name: string }>['name'], Pre
   'admin-ops': OpsDashboard,
   'admin-audit': AuditScreen,
   'llm-traces': LlmTracesScreen,
+  replay: ReplayScreen,
+  'replay-shared': SharedReplayScreen,
 };
 
 /** Starts loading the screen of `path` (the page being opened), in parallel with the sign-in check. */
@@ -67,6 +71,15 @@ function Gate() {
   const { path } = useLocation();
   // A reset link works signed in or out: it is about choosing a password, not about this session.
   if (path === '/reset-password') return <ResetPasswordScreen />;
+  // So does a shared replay's link: the link itself is the permission, and the page stands alone.
+  const shared = sharedReplayToken(path);
+  if (shared !== null) {
+    return (
+      <Suspense fallback={<FullPageSpinner label="Loading replay" />}>
+        <SharedReplayScreen key={shared} token={shared} />
+      </Suspense>
+    );
+  }
   if (auth.status === 'loading') return <FullPageSpinner label="Signing in" />;
   if (auth.status === 'signed-out') return <SignInScreen />;
   return (
@@ -77,6 +90,11 @@ function Gate() {
       </Shell>
     </TitleProvider>
   );
+}
+
+function sharedReplayToken(path: string): string | null {
+  const route = resolveRoute(path);
+  return 'name' in route && route.name === 'replay-shared' ? route.token : null;
 }
 
 function Shell({ isAdmin, children }: { isAdmin: boolean; children: ReactNode }) {
@@ -138,6 +156,8 @@ function screenFor(route: Exclude<RouteMatch, { redirect: string }>): ReactNode 
       return <AuditScreen />;
     case 'llm-traces':
       return <LlmTracesScreen />;
+    case 'replay':
+      return <ReplayScreen key={route.runId} runId={route.runId} />;
     default:
       return <NotFound />;
   }

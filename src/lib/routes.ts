@@ -15,6 +15,8 @@ export type RouteMatch =
   | { name: 'admin-ops' }
   | { name: 'admin-audit' }
   | { name: 'llm-traces' }
+  | { name: 'replay'; runId: number }
+  | { name: 'replay-shared'; token: string }
   | { name: 'not-found' }
   | { redirect: string };
 
@@ -37,6 +39,9 @@ const TABLE: ReadonlyArray<[pattern: string, resolve: (params: Params) => RouteM
   // The navigation links the ops dashboard as /admin/threads (spec §2).
   ['/admin/threads', () => ({ name: 'admin-ops' })],
   ['/llm-traces', () => ({ name: 'llm-traces' })],
+  // A shared replay opens without sign-in (app.tsx); its token is opaque, any non-empty segment.
+  ['/replay/shared/:token', (p) => ({ name: 'replay-shared', token: p.token })],
+  ['/replay/:id', (p) => withId(p.id, (runId) => ({ name: 'replay', runId }))],
 ];
 
 export function resolveRoute(path: string): RouteMatch {

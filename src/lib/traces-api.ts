@@ -14,6 +14,8 @@ export type TraceRow = {
   created_at: string;
   agent_id: number | null;
   thread_id: number | null;
+  /** The run that made the call (issue 44): its replay is at /replay/{run_id}. */
+  run_id?: number | null;
   /** Starts with 'Main' or 'Sub'. */
   thread_name: string | null;
   model: string | null;

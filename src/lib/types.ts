@@ -60,6 +60,8 @@ export type Step = {
   user_text: string;
   user_files: string[];
   tool_calls: ToolCall[];
+  /** The run that wrote the step (issue 44); a step whose run differs from the one before starts a run. */
+  run_id?: number | null;
   created_at?: string;
   updated_at?: string;
 };

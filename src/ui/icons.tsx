@@ -65,6 +65,13 @@ export const FastForwardIcon = icon(
   ['M3 5.5v13a.5.5 0 0 0 .8.4L12 12.4v6.1a.5.5 0 0 0 .8.4l8.6-6.5a.5.5 0 0 0 0-.8l-8.6-6.5a.5.5 0 0 0-.8.4v6.1L3.8 5.1a.5.5 0 0 0-.8.4z'],
   { size: 16, filled: true },
 );
+// --- replay
+export const PlayIcon = icon(['M7 4.5v15a.5.5 0 0 0 .8.4l11-7.5a.5.5 0 0 0 0-.8l-11-7.5a.5.5 0 0 0-.8.4z'], { filled: true });
+export const PauseIcon = icon(['M6 4h4v16H6z', 'M14 4h4v16h-4z'], { filled: true });
+export const PreviousIcon = icon(['M19 5v14l-9-7z', 'M6 5v14'], { size: 18, strokeWidth: 2 });
+export const NextIcon = icon(['M5 5v14l9-7z', 'M18 5v14'], { size: 18, strokeWidth: 2 });
+export const DownloadIcon = icon(['M12 3v12', 'M7 10l5 5 5-5', 'M4 19h16'], { size: 16, strokeWidth: 2 });
+export const ShareIcon = icon(['M4 12v7a1 1 0 0 0 1 1h14a1 1 0 0 0 1-1v-7', 'M16 6l-4-4-4 4', 'M12 2v13'], { size: 16, strokeWidth: 2 });
 export const ReloadIcon = icon(['M21 12a9 9 0 1 1-2.6-6.4', 'M21 4v5h-5'], { size: 14, strokeWidth: 2 });
 export const ChevronRightIcon = icon(['M9 6l6 6-6 6'], { size: 14, strokeWidth: 2.2 });
 export const OpenIcon = icon(['M14 4h6v6', 'M20 4l-9 9', 'M18 14v5a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V7a1 1 0 0 1 1-1h5'], { size: 16 });

@@ -1,7 +1,9 @@
 // The 'Trace #{id}' modal (spec §2): a summary line, tabs parameters, request and response as
-// pretty JSON (the response tab also renders its content items readably), and a Close button.
-// Shared by the agent screen's traces panel and the LLM Traces page (which opens it on response).
+// pretty JSON (the response tab also renders its content items readably), a "Watch replay" link when the
+// call belongs to a recorded run, and a Close button. Shared by the agent screen's traces panel and the LLM
+// Traces page (which opens it on response); the replay's marker detail shows a trace with TraceView alone.
 import { useId, useState } from 'react';
+import { Link } from '../lib/router.ts';
 import { tracePath, type Trace } from '../lib/traces-api.ts';
 import { useResource } from '../lib/use-resource.ts';
 import { Modal } from './modal.tsx';
@@ -25,57 +27,70 @@ type TraceModalProps = {
 
 export function TraceModal({ traceId, initialTab = 'parameters', onClose, offlineModel }: TraceModalProps) {
   const { data, error } = useResource<Trace>(tracePath(traceId), TRACE_RESOURCE);
-  const [tab, setTab] = useState<TraceTab>(initialTab);
-  const baseId = useId();
+  const runId = data?.run_id;
 
   return (
     <Modal
       title={`Trace #${traceId}`}
       onClose={onClose}
       size="large"
-      footer={<button type="button" className="button" onClick={onClose}>Close</button>}
+      footer={
+        <>
+          {runId != null && <Link className="trace-replay-link" href={`/replay/${runId}`}>Watch replay</Link>}
+          <button type="button" className="button" onClick={onClose}>Close</button>
+        </>
+      }
     >
       {error && <p className="form-error" role="alert">{error.detail}</p>}
       {!data && !error && (
         <p className="trace-modal-loading muted" role="status"><span className="spinner trace-spinner" aria-hidden="true" /> Loading trace…</p>
       )}
-      {data && (
-        <div className="trace-modal">
-          <TraceSummary trace={data} offlineModel={offlineModel} />
-          <Tabs
-            tabs={TABS}
-            active={tab}
-            onChange={setTab}
-            tabId={(key) => `${baseId}-tab-${key}`}
-            panelId={(key) => `${baseId}-panel-${key}`}
-            label="Trace parts"
-            listClass="trace-tabs"
-            tabClass="trace-tab"
-          />
-          <div
-            className="trace-tab-panel"
-            role="tabpanel"
-            id={`${baseId}-panel-${tab}`}
-            aria-labelledby={`${baseId}-tab-${tab}`}
-            tabIndex={0}
-          >
-            {tab === 'response' && data.response?.content && (
-              <section className="trace-response-readable" aria-label="Response content">
-                <TraceContent response={data.response} />
-              </section>
-            )}
-            {tab === 'response' && data.response?.content ? (
-              <details className="trace-raw">
-                <summary>Raw JSON</summary>
-                <pre className="trace-json">{prettyJson(data.response)}</pre>
-              </details>
-            ) : (
-              <pre className="trace-json">{prettyJson(data[tab])}</pre>
-            )}
-          </div>
-        </div>
-      )}
+      {data && <TraceView trace={data} initialTab={initialTab} offlineModel={offlineModel} />}
     </Modal>
+  );
+}
+
+type TraceViewProps = { trace: Trace; initialTab?: TraceTab; offlineModel?: string | null };
+
+/** A trace's summary and its parameters / request / response tabs. */
+export function TraceView({ trace, initialTab = 'parameters', offlineModel }: TraceViewProps) {
+  const [tab, setTab] = useState<TraceTab>(initialTab);
+  const baseId = useId();
+  return (
+    <div className="trace-modal">
+      <TraceSummary trace={trace} offlineModel={offlineModel} />
+      <Tabs
+        tabs={TABS}
+        active={tab}
+        onChange={setTab}
+        tabId={(key) => `${baseId}-tab-${key}`}
+        panelId={(key) => `${baseId}-panel-${key}`}
+        label="Trace parts"
+        listClass="trace-tabs"
+        tabClass="trace-tab"
+      />
+      <div
+        className="trace-tab-panel"
+        role="tabpanel"
+        id={`${baseId}-panel-${tab}`}
+        aria-labelledby={`${baseId}-tab-${tab}`}
+        tabIndex={0}
+      >
+        {tab === 'response' && trace.response?.content && (
+          <section className="trace-response-readable" aria-label="Response content">
+            <TraceContent response={trace.response} />
+          </section>
+        )}
+        {tab === 'response' && trace.response?.content ? (
+          <details className="trace-raw">
+            <summary>Raw JSON</summary>
+            <pre className="trace-json">{prettyJson(trace.response)}</pre>
+          </details>
+        ) : (
+          <pre className="trace-json">{prettyJson(trace[tab])}</pre>
+        )}
+      </div>
+    </div>
   );
 }
 

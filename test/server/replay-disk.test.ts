@@ -11,14 +11,13 @@ import { AgentStorage } from '../../server/agents/storage.ts';
 import { DiskSpace } from '../../server/files/disk-space.ts';
 import { RunRecordings } from '../../server/replay/index.ts';
 import { GuacParser } from '../../server/desktop/view/codec.ts';
-import type { Runner } from '../../server/runner/runner.ts';
 import { IS_ROOT, smallDisk } from './fault-helpers.ts';
 import { call, newAgent, newUser, testServer } from './helpers.ts';
 import { scripted, swapRunner, text, toolUse, waitFor, type FakeDesktop } from './runner-helpers.ts';
 
 const full = suite('replay: a full disk during a recording');
 const quiet = { info: () => {}, error: () => {} };
-let runner: Runner | undefined;
+let runner: Awaited<ReturnType<typeof swapRunner>> | undefined;
 
 full('the recording stops cleanly, the run goes on, the thread says so, and what was recorded still plays', async () => {
   if (!IS_ROOT) throw new Error('this test mounts a tmpfs: run it as root (CI does)');

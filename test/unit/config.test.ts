@@ -22,10 +22,10 @@ const refusal = (env: Record<string, string>): string | null => {
 
 const defaults = suite('config: defaults');
 
-defaults('nothing set: the offline model, 600 s recordings without transcripts, a 15 s scheduler tick', () => {
+defaults('nothing set: the offline model, 600 s recordings without transcripts, replays kept 30 days, a 15 s scheduler tick', () => {
   const config = loadConfig({});
   assert.is(config.modelProvider, 'offline');
-  assert.equal(config.recording, { maxSeconds: 600, transcribe: null });
+  assert.equal(config.recording, { maxSeconds: 600, retentionDays: 30, transcribe: null });
   assert.is(config.schedulerTickMs, 15_000);
   assert.equal(config.models.prices, []);
   assert.is(config.models.offlineTerminalAt, undefined);
@@ -39,7 +39,8 @@ defaults('values are handed down as given', () => {
   const config = loadConfig({
     MODEL_PROVIDER: 'anthropic', ANTHROPIC_API_KEY: 'sk-1', ANTHROPIC_THINKING: '500', ANTHROPIC_BETA: 'a, b,', ANTHROPIC_MAX_TOKENS: '2048',
     OPENAI_IMAGES: '0', OPENAI_CONTEXT_TOKENS: '8192', OFFLINE_TERMINAL_AT: '0.5,0.1',
-    RECORDING_MAX_SECONDS: '30', TRANSCRIBE_BASE_URL: 'http://127.0.0.1:9/v1', TRANSCRIBE_API_KEY: 'tk', SCHEDULER_TICK_MS: '250',
+    RECORDING_MAX_SECONDS: '30', RECORDING_RETENTION_DAYS: '7', TRANSCRIBE_BASE_URL: 'http://127.0.0.1:9/v1', TRANSCRIBE_API_KEY: 'tk',
+    SCHEDULER_TICK_MS: '250',
   });
   assert.equal(config.models.anthropic.thinking, 1024, 'a budget below the least the API takes is raised to it');
   assert.equal(config.models.anthropic.betas, ['a', 'b']);
@@ -47,7 +48,7 @@ defaults('values are handed down as given', () => {
   assert.is(config.models.openai.images, false);
   assert.is(config.models.openai.contextTokens, 8192);
   assert.equal(config.models.offlineTerminalAt, [0.5, 0.1]);
-  assert.equal(config.recording, { maxSeconds: 30, transcribe: { baseUrl: 'http://127.0.0.1:9/v1', model: undefined, apiKey: 'tk' } });
+  assert.equal(config.recording, { maxSeconds: 30, retentionDays: 7, transcribe: { baseUrl: 'http://127.0.0.1:9/v1', model: undefined, apiKey: 'tk' } });
   assert.is(config.schedulerTickMs, 250);
   assert.is(chooseProvider(config.modelProvider, config.models).name, 'anthropic');
 });

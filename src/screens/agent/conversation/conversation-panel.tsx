@@ -14,6 +14,7 @@ import { StopIcon } from '../../../ui/icons.tsx';
 import { applyMessageEvent, refreshesAgent } from './message-events.ts';
 import { MessageList } from './message-list.tsx';
 import { queueNotice } from './queue-notice.ts';
+import { useReplayLinks } from './replay-links.ts';
 import { dropSequence } from './reorder.ts';
 import { showThinking } from './shimmer.ts';
 import { ThreadSwitcher } from './thread-switcher.tsx';
@@ -159,6 +160,7 @@ function Panel({ agent, onAgentChange, disabled = false, onThreadChange, onTakeC
   };
 
   const running = isRunning(selected);
+  const replays = useReplayLinks(threadId, steps, running);
   const thinking = showThinking(selected, agent.agent_running, steps);
   const waiting = queueNotice(selected, agent);
   const [starting, setStarting] = useState(false);
@@ -216,7 +218,15 @@ function Panel({ agent, onAgentChange, disabled = false, onThreadChange, onTakeC
         onUnschedule={unschedule}
         onReorder={reorder}
       />
-      <MessageList thread={selected} steps={steps} isLoading={isLoading} thinking={thinking} onTakeControl={onTakeControl} notice={notice} />
+      <MessageList
+        thread={selected}
+        steps={steps}
+        isLoading={isLoading}
+        thinking={thinking}
+        onTakeControl={onTakeControl}
+        notice={notice}
+        replays={replays}
+      />
       {running ? (
         <div className="chat-stop">
           <button type="button" className="stop-button" aria-label="Stop" title="Stop" onClick={stop}>

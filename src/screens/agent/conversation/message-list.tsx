@@ -17,11 +17,13 @@ type MessageListProps = {
   onTakeControl?: () => void;
   /** Why the scheduled thread waits (queue-notice.ts), shown below its steps. */
   notice?: ReactNode;
+  /** Sequence of a run's first step → the run, for its "Watch replay" link (replay-links.ts). */
+  replays?: ReadonlyMap<number, number>;
 };
 
 const NEAR_BOTTOM_PX = 80;
 
-export function MessageList({ thread, steps, isLoading, thinking, onTakeControl, notice }: MessageListProps) {
+export function MessageList({ thread, steps, isLoading, thinking, onTakeControl, notice, replays }: MessageListProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
   // Per step sequence, the reader's open/closed choice for its tool-call group.
@@ -77,6 +79,7 @@ export function MessageList({ thread, steps, isLoading, thinking, onTakeControl,
                 latestGroup={step.sequence === latestGroup}
                 threadRunning={running}
                 groupOpen={groupChoice[step.sequence] ?? null}
+                replayRunId={replays?.get(step.sequence) ?? null}
                 onToggleGroup={(open) => setGroupChoice((all) => ({ ...all, [step.sequence]: open }))}
               />
             ))}

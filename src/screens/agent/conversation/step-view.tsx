@@ -1,8 +1,9 @@
 // One thread step in the message list: the user's words and files, the model's reasoning, its answer
-// (Markdown, rendered safely by MarkdownView) and its tool calls.
+// (Markdown, rendered safely by MarkdownView) and its tool calls; on a run's first step, "Watch replay".
+import { Link } from '../../../lib/router.ts';
 import type { Step } from '../../../lib/types.ts';
 import { MarkdownView } from '../../../ui/markdown-view.tsx';
-import { FileIcon } from '../../../ui/icons.tsx';
+import { FileIcon, PlayIcon } from '../../../ui/icons.tsx';
 import { visibleToolCalls } from './steps.ts';
 import { ToolCallGroup } from './tool-call-group.tsx';
 import { parseHandback } from '../supervision/handback.ts';
@@ -24,9 +25,11 @@ type StepViewProps = {
   /** The user's choice for this step's group; null follows the automatic rule. */
   groupOpen: boolean | null;
   onToggleGroup: (open: boolean) => void;
+  /** The run this step starts, when it has a replay. */
+  replayRunId?: number | null;
 };
 
-export function StepView({ step, latestGroup, threadRunning, groupOpen, onToggleGroup }: StepViewProps) {
+export function StepView({ step, latestGroup, threadRunning, groupOpen, onToggleGroup, replayRunId = null }: StepViewProps) {
   const calls = visibleToolCalls(step);
   const files = step.user_files ?? [];
   const open = groupOpen ?? latestGroup;
@@ -34,6 +37,11 @@ export function StepView({ step, latestGroup, threadRunning, groupOpen, onToggle
   const summary = step.user_text && !handback ? demonstrationSummary(step.user_text) : null;
   return (
     <li className="step" data-sequence={step.sequence}>
+      {replayRunId !== null && (
+        <Link className="step-replay" href={`/replay/${replayRunId}`}>
+          <PlayIcon size={12} /> Watch replay
+        </Link>
+      )}
       {handback && <HandbackItem handback={handback} />}
       {summary !== null && (
         <div className="message message-demonstration">

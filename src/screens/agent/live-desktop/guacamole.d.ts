@@ -1,15 +1,17 @@
-// Types for the parts of guacamole-common-js 1.5.0 this folder uses. The npm package has no types and
+// Types for the parts of guacamole-common-js 1.5.0 this folder and the replay (SessionRecording) use. The npm package has no types and
 // only a default export (the Guacamole namespace object): `import Guacamole from 'guacamole-common-js'`.
 // `import * as Guacamole` type-checks with other typings but is undefined at run time.
 declare module 'guacamole-common-js' {
   namespace Guacamole {
     class Status {
+      constructor(code: number, message?: string);
       code: number;
       message?: string;
       isError(): boolean;
     }
 
     class Tunnel {
+      /** Tunnel.State: CONNECTING 0, OPEN 1, CLOSED 2 (a new tunnel's), UNSTABLE 3. */
       state: number;
       uuid: string | null;
       receiveTimeout: number;
@@ -19,6 +21,18 @@ declare module 'guacamole-common-js' {
       onuuid: ((uuid: string) => void) | null;
       oninstruction: ((opcode: string, args: string[]) => void) | null;
       sendMessage(...elements: unknown[]): void;
+      /** Instance properties: a tunnel made with `new Tunnel()` may replace them. */
+      connect: (data?: string) => void;
+      disconnect: () => void;
+      /** Sets `state`, calling onstatechange when it changed. */
+      setState(state: number): void;
+    }
+
+    /** Reads instructions out of text received in pieces of any size. */
+    class Parser {
+      oninstruction: ((opcode: string, args: string[]) => void) | null;
+      /** Throws on text that is not Guacamole instructions. */
+      receive(packet: string): void;
     }
 
     class WebSocketTunnel extends Tunnel {
@@ -80,6 +94,8 @@ declare module 'guacamole-common-js' {
       getScale(): number;
       scale(scale: number): void;
       showCursor(shown: boolean): void;
+      /** A new canvas with every layer composited at the display's real size (the replay's video export). */
+      flatten(): HTMLCanvasElement;
       onresize: ((width: number, height: number) => void) | null;
     }
 
@@ -93,6 +109,41 @@ declare module 'guacamole-common-js' {
       function getAudioContext(): AudioContext | null;
       /** That AudioContext once getAudioContext made it; null before. */
       let singleton: AudioContext | null;
+    }
+
+    /**
+     * A session recording played into a display of its own (the replay, src/screens/replay). 1.5.0 plays at 1×
+     * only; the replay drives seek() from a clock of its own instead of play(). A seek replays frames from the
+     * nearest keyframe it has already passed once (it snapshots the display every 5 s and 16 K characters).
+     */
+    class SessionRecording {
+      /**
+       * A Blob source does not play in 1.5.0 (the constructor never keeps the blob and throws reading its size);
+       * a tunnel's instructions are kept in a Blob of the library's own, grown 256 K characters at a time.
+       */
+      constructor(source: Tunnel);
+      /** Connects the tunnel (reading starts). */
+      connect(data?: string): void;
+      getDisplay(): Display;
+      /** ms of the last frame parsed so far, from the first frame's. */
+      getDuration(): number;
+      /** ms of the frame shown, from the first frame's. */
+      getPosition(): number;
+      isPlaying(): boolean;
+      play(): void;
+      pause(): void;
+      /** Asynchronous: `callback` runs once the frame nearest `position` is replayed, or the seek was cancelled. */
+      seek(position: number, callback?: () => void): void;
+      /** Ends the seek under way (its callback runs). */
+      cancel(): void;
+      /** Stops parsing the blob. */
+      abort(): void;
+      onload: (() => void) | null;
+      onerror: ((message: string) => void) | null;
+      onprogress: ((duration: number, parsedSize: number) => void) | null;
+      onseek: ((position: number, current: number, total: number) => void) | null;
+      onplay: (() => void) | null;
+      onpause: (() => void) | null;
     }
 
     class Client {
