@@ -88,6 +88,8 @@ async function host() {
   load.send('stop');
   await exited;
   const tables = await busiestTables(db);
+  // Dead rows on PostgreSQL are autovacuum's to clear (the server vacuums PGlite itself): say when it is off.
+  const autovacuum = engine === 'postgres' ? (await db.query('SHOW autovacuum'))[0]?.autovacuum : null;
   await close();
 
   // The load's windows, paired with ours by index.
@@ -101,7 +103,7 @@ async function host() {
   }
   console.log('\nstatements whose median grew most (first fifth → last fifth, ms):');
   for (const s of result.statements.slice(0, 10)) console.log(`  ${s.ratio.toFixed(2)}x  ${s.first.toFixed(2)} → ${s.last.toFixed(2)}  ${s.name}`);
-  console.log('\nbusiest tables (live / dead rows):');
+  console.log(`\nbusiest tables (live / dead rows)${autovacuum === 'off' ? '; autovacuum is off on this PostgreSQL: nothing clears them' : ''}:`);
   for (const t of tables) console.log(`  ${t.table}: ${t.live} / ${t.dead}`);
   console.log(`\nslopes: GET /api/agents/ p99 ${fmt(result.agentsP99)}; heap after GC ${result.heap.first.toFixed(1)} → ${result.heap.last.toFixed(1)} MB; ` +
     `rss ${windows[0]?.rss.toFixed(0)} → ${windows.at(-1)?.rss.toFixed(0)} MB; event loop p99 median ${median(windows.map((w) => w.loopP99)).toFixed(0)} ms`);
