@@ -67,7 +67,7 @@ export class RunRecorder {
   private needsFull = true;
   /** The screen size the file last gave (a `size`); a frame of another size gives it again, with the whole screen. */
   private sized = { width: -1, height: -1 };
-  /** Pacing runs on the monotonic clock (a step of the wall clock must not stall frames); sync times on `now`. */
+  /** The last full-screen image, on the recording's clock (`now`, its sync times): keyframes are spaced in its time. */
   private lastFullAt = -Infinity;
   /** No throttled frame before this (performance.now()). */
   private nextAt = 0;
@@ -198,13 +198,14 @@ export class RunRecorder {
     if (!width || !height) return;
     const started = performance.now();
     const resized = width !== this.sized.width || height !== this.sized.height;
-    const keyframe = resized || this.needsFull || (this.dirty.length > 0 && started - this.lastFullAt >= this.o.keyframeMs);
+    // Keyframes follow the recording's own clock (its sync times), which a seek moves along.
+    const keyframe = resized || this.needsFull || (this.dirty.length > 0 && at - this.lastFullAt >= this.o.keyframeMs);
     const rects = keyframe ? [{ x: 0, y: 0, w: width, h: height }] : coalesce(this.dirty.map((r) => clip(r, width, height)).filter((r) => r !== null));
     this.dirty = [];
     this.needsFull = false;
     if (!rects.length) return;
     this.sized = { width, height };
-    if (rects.some((r) => r.w === width && r.h === height)) this.lastFullAt = started;
+    if (rects.some((r) => r.w === width && r.h === height)) this.lastFullAt = at;
     const ts = Math.max(at, this.lastTs + 1); // strictly increasing, as a player orders frames by them
     this.lastTs = ts;
     // Every encode copies its pixels before the first await: the frame is one moment of the screen.

@@ -133,6 +133,9 @@ export const createRecordingPlayer: CreatePlayer = (blob, events) => {
     if (busy || disposed) return;
     const until = playableUntil(index);
     if (until < 0) return index.done ? idle() : undefined; // nothing to show yet (or ever: no frames)
+    // A position the reading has not reached yet: wait for it there, rather than chase the end of what is read so
+    // far (each step of that chase opened a segment: a seek far ahead while the recording was read took 14 s).
+    if (!index.done && goal > until && shown !== null) return report(true);
     const target = frameAt(index.frames, Math.min(Math.max(0, goal), until));
     if (target === shown) return idle();
     busy = true;
