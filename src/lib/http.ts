@@ -43,8 +43,12 @@ export type RequestOptions = {
   /** ms; 0 or Infinity disables it. @default TIMEOUTS.default */
   timeout?: number;
   signal?: AbortSignal;
-  /** @default 'json' (a 204 or empty body gives null; 'none' gives undefined) */
-  parse?: 'json' | 'blob' | 'text' | 'none';
+  /**
+   * @default 'json' (a 204 or empty body gives null; 'none' gives undefined). 'stream': the body as it arrives (a
+   * ReadableStream, null when there is none); the timeout then covers the wait for the answer's head, and the
+   * caller's signal still aborts the rest.
+   */
+  parse?: 'json' | 'blob' | 'text' | 'none' | 'stream';
   /** Upload progress of the body; such a request goes through XMLHttpRequest, fetch cannot report it. */
   onUploadProgress?: (progress: UploadProgress) => void;
 };
@@ -224,6 +228,7 @@ async function attempt(url: string, method: string, encoded: Encoded, token: str
       }, timeout)
     : undefined;
   const forwardAbort = () => controller.abort(signal?.reason);
+  let streaming = false;
   if (signal?.aborted) forwardAbort();
   else signal?.addEventListener('abort', forwardAbort, { once: true });
 
@@ -243,19 +248,21 @@ async function attempt(url: string, method: string, encoded: Encoded, token: str
     const transport = options.onUploadProgress ? xhrFetch(config.XMLHttpRequest(), options.onUploadProgress) : config.fetch;
     const response = await transport(url, init).catch(fail);
     const parse = response.ok ? (options.parse ?? 'json') : 'error';
+    streaming = parse === 'stream';
     const raw = parse === 'none' ? undefined
+      : parse === 'stream' ? response.body
       : parse === 'blob' ? await response.blob().catch(fail)
       : response.status === 204 || response.status === 205 ? ''
       : await response.text().catch(fail);
     return { response, payload: decode(parse, raw) };
   } finally {
     clearTimeout(timer);
-    signal?.removeEventListener('abort', forwardAbort);
+    if (!streaming) signal?.removeEventListener('abort', forwardAbort);
   }
 }
 
 function decode(parse: RequestOptions['parse'] | 'error', raw: unknown): unknown {
-  if (parse === 'none' || parse === 'blob' || parse === 'text') return raw;
+  if (parse === 'none' || parse === 'blob' || parse === 'text' || parse === 'stream') return raw;
   const text = raw as string;
   if (text.trim() === '') return null;
   if (parse === 'json') return JSON.parse(text); // a 2xx that is not JSON is a server bug: let it surface

@@ -1,6 +1,7 @@
 // Typed calls for runs and their replays (issue 44): a thread's runs, a run's replay with its markers,
 // a marker's detail, the recording's bytes, and the read-only share links. A shared replay is read
 // without sign-in: those calls go out as plain fetches, with no token and no impersonation header.
+import { GrowingBlob } from './growing-blob.ts';
 import { HttpError, request, TIMEOUTS } from './http.ts';
 import type { Trace } from './traces-api.ts';
 
@@ -77,7 +78,7 @@ const RECORDING_TIMEOUT = TIMEOUTS.long;
 const API_BASE = '/api';
 
 /** A GET without sign-in (a share link's reader), failing like request() does (HttpError with the parsed body). */
-async function publicGet<T>(path: string, parse: 'json' | 'blob' = 'json', signal?: AbortSignal): Promise<T> {
+async function publicGet<T>(path: string, parse: 'json' | 'stream' = 'json', signal?: AbortSignal): Promise<T> {
   const url = path.startsWith(`${API_BASE}/`) ? path : API_BASE + path;
   const response = await globalThis.fetch(url, { credentials: 'omit', signal });
   if (!response.ok) {
@@ -90,7 +91,7 @@ async function publicGet<T>(path: string, parse: 'json' | 'blob' = 'json', signa
     }
     throw new HttpError(response, 'GET', url, body);
   }
-  return (parse === 'blob' ? await response.blob() : await response.json()) as T;
+  return (parse === 'stream' ? response.body : await response.json()) as T;
 }
 
 /** useResource's fetcher for keys of this source: its default (the signed-in client), or a plain fetch for a share link. */
@@ -104,12 +105,16 @@ export const getMarkerDetail = (source: ReplaySource, index: number) =>
   source.kind === 'run' ? request<MarkerDetail>(markerPath(source, index)) : publicGet<MarkerDetail>(markerPath(source, index));
 
 /**
- * The recording's bytes (the browser un-gzips them by Content-Encoding). recording_url is a path under /api;
- * the signed-in client adds /api itself, so it is taken off here.
+ * The recording's bytes as they arrive (the browser un-gzips them by Content-Encoding): resolves once the answer
+ * started, with a GrowingBlob that fills while the rest downloads, so that its first frames play before the end.
+ * recording_url is a path under /api; the signed-in client adds /api itself, so it is taken off here.
  */
-export function getRecording(source: ReplaySource, recordingUrl: string, signal?: AbortSignal): Promise<Blob> {
-  if (source.kind === 'shared' || !recordingUrl.startsWith(`${API_BASE}/`)) return publicGet<Blob>(recordingUrl, 'blob', signal);
-  return request<Blob>(recordingUrl.slice(API_BASE.length), { parse: 'blob', timeout: RECORDING_TIMEOUT, signal });
+export async function getRecording(source: ReplaySource, recordingUrl: string, signal?: AbortSignal): Promise<GrowingBlob> {
+  type Body = ReadableStream<Uint8Array> | null;
+  const body = source.kind === 'shared' || !recordingUrl.startsWith(`${API_BASE}/`)
+    ? await publicGet<Body>(recordingUrl, 'stream', signal)
+    : await request<Body>(recordingUrl.slice(API_BASE.length), { parse: 'stream', timeout: RECORDING_TIMEOUT, signal });
+  return GrowingBlob.reading(body);
 }
 
 export const createShare = (runId: number, expiresInS: number) =>

@@ -288,6 +288,22 @@ failures("rethrows the caller's own abort as is", async () => {
   assert.is(normalizeError(error).status_code, 'ERR_CANCELED');
 });
 
+failures("parse 'stream': the body as it arrives; the timeout covers the head, the caller's abort the rest", async () => {
+  let push!: ReadableStreamDefaultController<Uint8Array>;
+  const body = new ReadableStream<Uint8Array>({ start: (c) => void (push = c) });
+  const { fetch, calls } = fakeFetch(() => new Response(body, { status: 200 }));
+  setup({ fetch });
+  const controller = new AbortController();
+  const stream = await request<ReadableStream<Uint8Array>>('/runs/1/recording', { parse: 'stream', timeout: 20, signal: controller.signal });
+  const reader = stream.getReader();
+  push.enqueue(new TextEncoder().encode('4.sync'));
+  assert.is(new TextDecoder().decode((await reader.read()).value), '4.sync');
+  await new Promise((r) => setTimeout(r, 40)); // past the timeout: a stream that is still arriving is not cut
+  assert.not.ok(calls[0].signal.aborted, 'the timeout ended with the head');
+  controller.abort();
+  assert.ok(calls[0].signal.aborted, "the caller's abort still reaches the download");
+});
+
 failures.run();
 
 // ---

@@ -5,6 +5,15 @@ import {
   frameAt, indexRecording, MIN_SEGMENT_MS, playableUntil, pngSize, segmentAt, type RecordingIndex,
 } from '../../src/screens/replay/recording-index.ts';
 import { instruction } from '../../src/screens/replay/recording-tunnel.ts';
+import { GrowingBlob } from '../../src/lib/growing-blob.ts';
+
+async function waitUntil(check: () => boolean, ms = 2000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
 
 /** The first bytes of a PNG of w × h, base64 (all pngSize reads), padded like image data. */
 function png(w: number, h: number): string {
@@ -62,6 +71,47 @@ index('cuts a segment at each full-screen frame at least MIN_SEGMENT_MS after th
   assert.ok(30_000 - 0 >= MIN_SEGMENT_MS);
   // Each segment, given its screen size, starts with its full-screen frame.
   assert.ok(text.slice(starts[1]).startsWith(instruction('img', 0, 14, 0, 'image/png', 0, 0)));
+});
+
+index('a recording read as it downloads: its first segments are playable before the rest arrives, the index grows with it', async () => {
+  const first = size + frame(T0, [FULL]) + frame(T0 + 5_000, [SMALL]) + frame(T0 + 30_000, [FULL]);
+  const rest = frame(T0 + 40_000, [SMALL]) + frame(T0 + 60_000, [FULL]) + frame(T0 + 61_000, [SMALL]);
+  const bytes = new TextEncoder().encode(first + rest);
+  let push!: (chunk: Uint8Array | null) => void;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      push = (chunk) => (chunk ? controller.enqueue(chunk) : controller.close());
+    },
+  });
+  const arriving = GrowingBlob.reading(body);
+  const updates: RecordingIndex[] = [];
+  const done = indexRecording(arriving, (u) => updates.push(u));
+  push(bytes.slice(0, first.length));
+  await waitUntil(() => updates.some((u) => playableUntil(u) >= 0));
+  const early = updates[updates.length - 1];
+  assert.not.ok(early.done);
+  assert.is(playableUntil(early), 30_000 - 1, 'the first segment plays while the rest is on its way');
+  push(bytes.slice(first.length));
+  push(null);
+  const result = await done;
+  assert.ok(result.done);
+  assert.equal(result.segments.map((x) => x.at), [0, 30_000, 60_000]);
+  assert.is(result.duration, 61_000);
+  assert.is((await arriving.finished()).size, bytes.length);
+});
+
+index('a download that fails ends the index with its error', async () => {
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode(size + frame(T0, [FULL])));
+      controller.error(new Error('connection reset'));
+    },
+  });
+  const arriving = GrowingBlob.reading(body);
+  for (const attempt of [() => indexRecording(arriving), () => arriving.finished()]) {
+    const error = await attempt().then(() => null, (e: Error) => e);
+    assert.match(error?.message ?? 'no error', /connection reset/);
+  }
 });
 
 index('a recording cut off inside an instruction ends after its last whole frame', async () => {

@@ -6,6 +6,7 @@
 // Offsets are in characters, equal to bytes while the recording is ASCII (Guacamole's own recordings of a desktop
 // are: base64 and numbers); anything else stays one segment, as if there were no full frames.
 import Guacamole from 'guacamole-common-js';
+import { GrowingBlob } from '../../lib/growing-blob.ts';
 
 /** A part of the recording that plays on its own: [start, end) in bytes, its first frame `at` ms into the recording. */
 export type Segment = { start: number; end: number | null; at: number; width: number; height: number };
@@ -40,10 +41,14 @@ export function pngSize(base64: string): [number, number] | null {
   }
 }
 
-/** Reads `blob`, calling `onUpdate` after each piece; resolves with the complete index. Rejects on a malformed recording. */
+/**
+ * Reads the recording (whole, or as it downloads), calling `onUpdate` after each piece; resolves with the complete
+ * index. Rejects on a malformed recording, or a download that failed.
+ */
 export async function indexRecording(
-  blob: Blob, onUpdate: (index: RecordingIndex) => void = () => {}, signal?: AbortSignal,
+  recording: Blob | GrowingBlob, onUpdate: (index: RecordingIndex) => void = () => {}, signal?: AbortSignal,
 ): Promise<RecordingIndex> {
+  const source = recording instanceof GrowingBlob ? recording : GrowingBlob.whole(recording);
   const segments: Segment[] = [];
   const frameTimes: number[] = [];
   let offset = 0;
@@ -90,12 +95,23 @@ export async function indexRecording(
   const index = (done: boolean): RecordingIndex => ({
     segments: segments.map((s) => ({ ...s })), frames: frameTimes, duration: first === null ? 0 : last - first, done,
   });
-  for (let at = 0; at < blob.size; at += READ_BYTES) {
+  for (let at = 0; ; ) {
     if (signal?.aborted) throw signal.reason ?? new DOMException('Aborted', 'AbortError');
-    const bytes = await blob.slice(at, at + READ_BYTES).arrayBuffer();
-    const text = decoder.decode(bytes, { stream: at + READ_BYTES < blob.size });
+    const arrived = source.blob;
+    if (at >= arrived.size) {
+      if (!source.done) {
+        await source.grown();
+        continue;
+      }
+      if (source.error) throw source.error;
+      break;
+    }
+    const end = Math.min(at + READ_BYTES, arrived.size);
+    const bytes = await arrived.slice(at, end).arrayBuffer();
+    const text = decoder.decode(bytes, { stream: true });
     if (text.length !== bytes.byteLength) ascii = false;
     parser.receive(text);
+    at = end;
     onUpdate(index(false));
   }
   // A recording still being written ends inside an instruction: the last segment ends after the last whole frame.

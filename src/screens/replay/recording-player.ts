@@ -9,6 +9,7 @@
 // view's does (display-images.ts): a focused page's Guacamole display draws one frame per animation frame, which
 // would make a seek over 60 frames take a second to show.
 import Guacamole from 'guacamole-common-js';
+import { GrowingBlob } from '../../lib/growing-blob.ts';
 import { drawImagesFromDataUris } from '../agent/live-desktop/display-images.ts';
 import { frameAt, indexRecording, playableUntil, segmentAt, type RecordingIndex } from './recording-index.ts';
 import { instruction, recordingTunnel } from './recording-tunnel.ts';
@@ -42,7 +43,8 @@ export type RecordingPlayer = {
   dispose: () => void;
 };
 
-export type CreatePlayer = (blob: Blob, events: PlayerEvents) => RecordingPlayer;
+/** Plays a recording, whole or while it downloads (its first frames show before the end arrives). */
+export type CreatePlayer = (recording: Blob | GrowingBlob, events: PlayerEvents) => RecordingPlayer;
 
 /** Segments kept alive (each holds its instructions and a display): the current one and the last ones left. */
 const KEEP_SEGMENTS = 3;
@@ -51,7 +53,8 @@ type Part = { index: number; at: number; recording: Guacamole.SessionRecording; 
 
 const now = () => globalThis.performance?.now() ?? Date.now();
 
-export const createRecordingPlayer: CreatePlayer = (blob, events) => {
+export const createRecordingPlayer: CreatePlayer = (recording, events) => {
+  const source = recording instanceof GrowingBlob ? recording : GrowingBlob.whole(recording);
   const element = document.createElement('div');
   element.className = 'replay-recording';
   const stats: SeekStats = { count: 0, lastMs: 0, maxMs: 0, totalMs: 0 };
@@ -88,10 +91,11 @@ export const createRecordingPlayer: CreatePlayer = (blob, events) => {
 
   const open = (i: number): Part => {
     const segment = index.segments[i];
-    const source = blob.slice(segment.start, segment.end ?? undefined);
+    // A segment is opened once it was read whole (playableUntil): the part that arrived holds it.
+    const bytes = source.blob.slice(segment.start, segment.end ?? undefined);
     // A segment past the first starts without the recording's `size`: it is given its screen's.
     const prefix = i === 0 ? '' : instruction('size', 0, segment.width, segment.height);
-    const recording = new Guacamole.SessionRecording(recordingTunnel(source, prefix));
+    const recording = new Guacamole.SessionRecording(recordingTunnel(bytes, prefix));
     const display = recording.getDisplay();
     drawImagesFromDataUris(display);
     display.onresize = () => {
@@ -169,7 +173,7 @@ export const createRecordingPlayer: CreatePlayer = (blob, events) => {
       });
   };
 
-  indexRecording(blob, (update) => {
+  indexRecording(source, (update) => {
     if (disposed) return;
     index = update;
     events.onProgress?.(update.duration);

@@ -1,5 +1,6 @@
 // Fakes for the replay screen's tests: a replay as GET /api/runs/:id/replay answers it, a recording player that
 // needs no canvas (it records the positions it was asked to show), and animation frames a test moves by hand.
+import type { GrowingBlob } from '../../../src/lib/growing-blob.ts';
 import { act } from 'react';
 import type { MarkerDetail, Replay } from '../../../src/lib/replay-api.ts';
 import type { Trace } from '../../../src/lib/traces-api.ts';
@@ -42,7 +43,7 @@ export const DETAILS: MarkerDetail[] = [
 
 /** A player whose recording is `duration` ms long, parsed at once; `shown` lists every position asked for. */
 export function fakePlayers(duration = 50_000) {
-  const state = { shown: [] as number[], blobs: [] as Blob[], disposed: 0, events: null as PlayerEvents | null };
+  const state = { shown: [] as number[], blobs: [] as (Blob | GrowingBlob)[], disposed: 0, events: null as PlayerEvents | null };
   const create: CreatePlayer = (blob, events) => {
     state.blobs.push(blob);
     state.events = events;
