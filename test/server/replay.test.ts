@@ -30,8 +30,9 @@ function painting(desktop: FakeDesktop) {
 async function setup() {
   const server = await testServer();
   if (runner) await runner.stop();
-  // The server's instance: its recordings prune keeps to the runs it ran.
-  const instanceId = server.parts.runner!.id;
+  // The server's instance (another test file in this process may have swapped its runner): its recordings prune
+  // keeps to the runs it ran.
+  const instanceId = server.parts.replays!.deps.instanceId();
   const provider = scripted([
     [text('Clicking.'), toolUse('c1', 'computer', { action: 'left_click', coordinate: [10, 10] })],
     [toolUse('c2', 'computer', { action: 'type', text: 'hello world' })],

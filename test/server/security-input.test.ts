@@ -12,7 +12,7 @@ import { MATRIX } from './fixtures/security-matrix.ts';
 
 const TABLES = [
   'users', 'agents', 'threads', 'thread_steps', 'chat_messages', 'uploaded_files', 'comm_messages', 'reports', 'report_entries',
-  'auth_sessions', 'billing_customers',
+  'auth_sessions', 'billing_customers', 'runs', 'replay_shares',
 ];
 
 /** One digest per table of everything in it: equal digests, nothing changed. */
@@ -60,8 +60,12 @@ input.before(async () => {
   s.agent = (await newAgent(s.a.id, 'Input agent')).id;
   s.thread = (await call('/api/threads/', { token: s.a.token, body: { agent_id: s.agent, name: 'Input thread' } })).body.id;
   const fresh = async () => s.thread;
+  const { parts } = await testServer();
+  const [run] = await parts.db.query<{ id: number }>(
+    `INSERT INTO runs (thread_id, agent_id, owner_id, instance_id, ended_at, outcome) VALUES ($1, $2, $3, 'input-test', now(), 'done') RETURNING id`,
+    [s.thread, s.agent, s.a.id]);
   s.fx = {
-    agent: s.agent, idleAgent: s.agent, thread: s.thread, trace: 1, report: 1, entry: 1, draft: 1, signInEmail: s.a.email,
+    agent: s.agent, idleAgent: s.agent, thread: s.thread, trace: 1, report: 1, entry: 1, draft: 1, signInEmail: s.a.email, run: run.id,
     freshAgent: fresh, freshThread: fresh, freshDraft: fresh, uniqueEmail: () => 'x@example.test',
   };
 });
