@@ -103,6 +103,9 @@ export async function seekFigures({ running, db, desktop, token, agentId, work }
       console.log(`   first frame ${firstFrame.toFixed(0)} ms; ${timing.join('; ')}; page now ${(await page.evaluate(() => performance.now())).toFixed(0)}`);
     }
 
+    // Seeks are timed on the recording once it arrived whole (Download is enabled then): one asked for while the
+    // end is still on its way waits for it (the first frames play as it downloads).
+    await page.getByRole('button', { name: 'Download recording' }).and(page.locator(':enabled')).waitFor({ timeout: 60_000 });
     const seeks = [];
     const bar = page.getByRole('slider', { name: 'Playback position' });
     const box = await bar.boundingBox();
