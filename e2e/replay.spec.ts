@@ -65,7 +65,10 @@ test('a run is replayed: its markers, the screen after its last action, a share 
 
   // From the thread: the run's first step links to its replay.
   await page.goto(`/agent/${agent.id}`);
-  await page.getByRole('link', { name: 'Watch replay' }).first().click();
+  const watch = page.getByRole('link', { name: 'Watch replay' }).first();
+  await watch.scrollIntoViewIfNeeded();
+  await screenshotBothThemes(page, 'replay-link-in-chat');
+  await watch.click();
   await expect(page).toHaveURL(new RegExp(`/replay/${run!.id}$`));
   const stage = page.locator('.replay-stage');
   await expect(stage).toHaveAttribute('data-state', 'ready', { timeout: 20_000 });

@@ -4,7 +4,7 @@
 // room it does not start, and when room runs out it stops cleanly, the run goes on and the thread says so. A
 // deleted thread's recordings go (every instance removes its own); retention prunes old ones daily.
 import { mkdir, readdir, rm, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Db } from '../db/db.ts';
 import type { Bus } from '../realtime/bus.ts';
 import type { Log } from '../ops/log.ts';
@@ -70,7 +70,7 @@ export class RunRecordings {
 
     const relative = recordingPath(run);
     const path = join(this.o.filesDir, relative);
-    await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     let checked = Date.now();
     let diskLow = false;
     let told = false;

@@ -37,7 +37,8 @@ export async function listRuns(q: Queryable, threadId: number) {
 
 export async function getRun(q: Queryable, id: number): Promise<RunRow | null> {
   const [row] = await q.query<RunRow>(
-    `SELECT r.*, r.recording_bytes::float8 AS recording_bytes,
+    `SELECT r.id, r.thread_id, r.agent_id, r.owner_id, r.instance_id, r.started_at, r.ended_at, r.outcome, r.recording_path,
+       r.recording_started_at, r.recording_bytes::float8 AS recording_bytes, r.recording_done, r.recording_stopped, r.recording_activity,
        CASE WHEN r.ended_at IS NULL THEN (SELECT coalesce(sum(estimated_cost), 0) FROM llm_traces WHERE run_id = r.id) ELSE r.cost END AS cost,
        a.name AS agent_name, t.name AS thread_name
      FROM runs r JOIN agents a ON a.id = r.agent_id JOIN threads t ON t.id = r.thread_id WHERE r.id = $1`, [id]);

@@ -210,9 +210,9 @@ test('deleting the thread deletes its runs and their recordings', async () => {
 test('a recording counts against the agent storage quota, and one that outgrows it stops cleanly while the run goes on', async () => {
   const { server, user, agent, runs } = await setup();
   const usage = await server.parts.storage.usage(agent.id);
-  assert.ok(usage.used >= runs.length && usage.used > 0, 'the recording counts');
   const replay = (await call(`/api/runs/${runs[0].id}/replay`, { token: user.token })).body;
-  assert.is(usage.used, replay.bytes);
+  assert.ok(replay.bytes > 0);
+  assert.is(usage.used, replay.bytes, 'the recording is what the agent stores');
   // No room left at all: the next run is not recorded, and its thread says so.
   const config = server.parts.config;
   const before = config.agentStorageBytes;
