@@ -20,7 +20,7 @@ import type { Desktops } from './types.ts';
 import { GuacGateway } from './view/gateway.ts';
 import { ScreenshotStore } from './view/screenshots.ts';
 
-export type { ComputerAction, Desktop, DesktopInput, Desktops, PerformAction, Rect } from './types.ts';
+export type { ComputerAction, Desktop, DesktopInput, Desktops, FocusedField, FocusedWindow, PerformAction, Rect } from './types.ts';
 export type { Copy } from './rfb/desktop.ts';
 export { performAction } from './actions.ts';
 export { DesktopsFull } from './errors.ts';

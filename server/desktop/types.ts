@@ -44,7 +44,25 @@ export interface Desktop extends EventEmitter {
   hold?(): () => void;
   /** The desktop's sound, when it has a sound server: raw PCM of `mimetype`, audible chunks only. */
   readonly sound?: DesktopSoundSource;
+  /**
+   * What has the keyboard in the desktop's browser, asked over the DevTools pipe the server opened when it started
+   * the browser (nothing in the desktop can reach it); null when no page of it has the focus. Absent: no such browser.
+   */
+  focusedField?(): Promise<FocusedField | null>;
+  /** The window with the keyboard focus, as the desktop's X server tells (the desktop's programs can set both names). */
+  focusedWindow?(): Promise<FocusedWindow | null>;
 }
+
+/** The focused field of the browser's focused page (server/desktop/start/browser-focus.ts). */
+export type FocusedField = {
+  origin: string;
+  element: 'password' | 'text' | 'frame' | 'other';
+  /** That element still has the focus, on the same origin, in a page that has the focus. */
+  stillFocused(): Promise<boolean>;
+  release(): Promise<void>;
+};
+
+export type FocusedWindow = { id: string; instance: string; className: string; title: string };
 
 /**
  * One input event of the viewer holding control, as the gateway forwards it to the desktop (its 'input'

@@ -8,6 +8,10 @@
 // - /proc/stat's and /proc/loadavg's global counters (every fork on the host, the host's running and total
 //   threads, its load): the CPU lines and boot time of /proc/stat as they were when the program started, the
 //   counters zero.
+// - Chromium gets a managed policy of ours (/etc/chromium over a tmpfs, the host's master_preferences kept): no
+//   password manager (its "Save password?" bubble shows a typed password behind an eye), no DevTools pages, no
+//   javascript: or view-source: URLs, so that a value the credential vault typed (issue 45) stays in its field.
+//   (DevTools go by the URL blocklist: DeveloperToolsAvailability 2 would also close the server's own pipe to pages.)
 // The generated files reach bubblewrap through pipes (`--ro-bind-data FD`), so no file of the server's holds
 // them. A host without one of these files (a container without /etc/machine-id) keeps it absent.
 import { createHash } from 'node:crypto';
@@ -19,6 +23,13 @@ const HIDDEN_DIRS = [
   'containerd', 'kubernetes', 'postgresql', 'postgresql-common', 'nginx', 'apache2', 'caddy', 'letsencrypt', 'wireguard',
   'NetworkManager', 'netplan', 'network', 'exim4', 'postfix', 'cloud',
 ];
+const CHROMIUM_POLICY = `${JSON.stringify({
+  PasswordManagerEnabled: false, PasswordLeakDetectionEnabled: false, AutofillAddressEnabled: false, AutofillCreditCardEnabled: false,
+  URLBlocklist: ['javascript://*', 'view-source:*', 'chrome://inspect', 'devtools://*'],
+  BrowserSignin: 0, SyncDisabled: true,
+}, null, 1)}\n`;
+const CHROMIUM_ETC = '/etc/chromium';
+
 /** Files of /etc emptied inside (those that exist). */
 const HIDDEN_FILES = ['fstab', 'crypttab', 'subuid', 'subgid', 'environment', 'exports', 'crontab', 'sudoers', 'ethers', 'networks'];
 
@@ -41,12 +52,18 @@ export function jailView(agentId: number, account: { uid: number; gid: number })
   ];
   const files = generated.filter(([path]) => isFile(path));
   const procs: [string, string][] = [['/proc/stat', procStat()], ['/proc/loadavg', '0.00 0.00 0.00 1/1 1\n']];
-  const data = [...files, ...procs].map(([, text]) => Buffer.from(text));
+  const policy = isDir(CHROMIUM_ETC) ? CHROMIUM_POLICY : null;
+  const data = [...files, ...procs].map(([, text]) => Buffer.from(text)).concat(policy ? [Buffer.from(policy)] : []);
   const bind = (path: string, fd: number) => ['--perms', '0444', '--ro-bind-data', String(fd), path];
+  const preferences = `${CHROMIUM_ETC}/master_preferences`;
   return {
     data,
     etc: (fd) => [
       ...files.flatMap(([path], i) => bind(path, fd(i))),
+      ...(policy ? [
+        '--tmpfs', CHROMIUM_ETC, ...(isFile(preferences) ? ['--ro-bind', preferences, preferences] : []),
+        ...bind(`${CHROMIUM_ETC}/policies/managed/agent-workspace.json`, fd(files.length + procs.length)), '--remount-ro', CHROMIUM_ETC,
+      ] : []),
       ...HIDDEN_DIRS.map((d) => `/etc/${d}`).filter(isDir).flatMap((d) => ['--tmpfs', d]),
       ...HIDDEN_FILES.map((f) => `/etc/${f}`).filter(isFile).flatMap((f) => ['--ro-bind', '/dev/null', f]),
     ],

@@ -46,6 +46,11 @@ export type SpawnOptions = {
   /** Added to (or replacing parts of) the desktop's environment. */
   env?: NodeJS.ProcessEnv;
   stdio?: StdioOptions;
+  /**
+   * Sockets the program gets as fds 3, 4 … and the server keeps the other end of (child.stdio[3] …), past every
+   * step of the containment: the browser's DevTools pipe, which nothing else on the desktop can reach.
+   */
+  pipes?: number;
 };
 
 /** Where a contained desktop's programs see their home. */
@@ -106,15 +111,17 @@ export class Sandbox {
   spawn(command: string, args: string[], options: SpawnOptions = {}): ChildProcess {
     const env = { ...this.env, ...options.env };
     const stdio = options.stdio ?? 'ignore';
-    if (!this.jail) return spawn(command, args, { cwd: this.home, stdio, env, detached: true, ...(this.account ?? {}) });
-    const { argv, pipes } = this.jailed(command, args);
-    const [program, ...rest] = argv;
     const std = typeof stdio === 'string' ? [stdio, stdio, stdio] : [...stdio];
     while (std.length < 3) std.push('ignore');
-    // fd 3 on: what bwrap reads (and closes) before the program starts; the pipes buffer it meanwhile.
-    const child = spawn(program, rest, { cwd: '/', stdio: [...std.slice(0, 3), ...pipes.map(() => 'pipe' as const)], env, detached: true });
+    const kept = Array.from({ length: options.pipes ?? 0 }, () => 'pipe' as const);
+    if (!this.jail) return spawn(command, args, { cwd: this.home, stdio: [...std.slice(0, 3), ...kept], env, detached: true, ...(this.account ?? {}) });
+    const first = 3 + kept.length;
+    const { argv, pipes } = this.jailed(command, args, first);
+    const [program, ...rest] = argv;
+    // From fd `first` on: what bwrap reads (and closes) before the program starts; the pipes buffer it meanwhile.
+    const child = spawn(program, rest, { cwd: '/', stdio: [...std.slice(0, 3), ...kept, ...pipes.map(() => 'pipe' as const)], env, detached: true });
     pipes.forEach((data, i) => {
-      const pipe = child.stdio[3 + i] as Writable | null;
+      const pipe = child.stdio[first + i] as Writable | null;
       pipe?.on('error', () => {}); // the chain failed before bwrap read it: the child's exit tells
       pipe?.end(data);
     });
@@ -192,21 +199,21 @@ export class Sandbox {
     this.release();
   }
 
-  /** The command line that starts `command` contained, and what bwrap reads from fd 3 on. */
-  private jailed(command: string, args: string[]): { argv: string[]; pipes: Buffer[] } {
+  /** The command line that starts `command` contained, and what bwrap reads from fd `first` on. */
+  private jailed(command: string, args: string[], first: number): { argv: string[]; pipes: Buffer[] } {
     const { uid, gid } = this.account!;
     const { netns, limits, tmp } = this.jail!;
     const view = jailView(this.agentId, this.account!);
-    // fd 3: bwrap's arguments; fd 4: the filter; fd 5 on: the files of the view.
-    const fd = (i: number) => 5 + i;
-    const bwrap = [...bwrapArgs(this.agentId, this.jail!, view.etc(fd), view.proc(fd)), '--seccomp', '4'];
+    // fd first: bwrap's arguments; first + 1: the filter; from first + 2 on: the files of the view.
+    const fd = (i: number) => first + 2 + i;
+    const bwrap = [...bwrapArgs(this.agentId, this.jail!, view.etc(fd), view.proc(fd)), '--seccomp', String(first + 1)];
     const argv = [
       ...(limits.rlimits.length ? ['prlimit', ...limits.rlimits, '--'] : []),
       ...(netns ? ['nsenter', `--net=${netns}`, '--'] : []),
       'unshare', '--mount', '--propagation', 'private', '--',
       '/bin/sh', '-c', PRELUDE, 'sh', this.home, tmp ?? '', String(limits.cgroupProcs.length), ...limits.cgroupProcs,
       'setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--inh-caps=-all', '--',
-      'bwrap', '--args', '3', '--', command, ...args,
+      'bwrap', '--args', String(first), '--', command, ...args,
     ];
     return { argv, pipes: [Buffer.from(bwrap.map((a) => `${a}\0`).join('')), this.filter!, ...view.data] };
   }

@@ -7,7 +7,7 @@ import { intersects } from './rects.ts';
 import { keysymsForText } from './keysyms.ts';
 import type { RfbClient, RfbOp, RfbTarget } from './client.ts';
 import type { DesktopSound } from '../start/sound.ts';
-import type { Desktop, DesktopSoundSource, Framebuffer, Rect } from '../types.ts';
+import type { Desktop, DesktopSoundSource, FocusedField, FocusedWindow, Framebuffer, Rect } from '../types.ts';
 
 export type Copy = { src: Rect; dx: number; dy: number };
 
@@ -25,6 +25,9 @@ export type RfbDesktopHooks<S extends DesktopSoundSource = DesktopSound> = {
   relayedFrom?: string;
   /** The title of the window under a point, when the desktop can tell. */
   windowAt?: (x: number, y: number) => Promise<string | null>;
+  /** The focused field of the browser the server started (its DevTools pipe), and the focused window. */
+  focusedField?: () => Promise<FocusedField | null>;
+  focusedWindow?: () => Promise<FocusedWindow | null>;
 };
 
 /** S: the sound's type, a local sound server's (the default) or one relayed from another instance. */
@@ -38,9 +41,14 @@ export class RfbDesktop<S extends DesktopSoundSource = DesktopSound> extends Eve
   private stopped = false;
   private frameInterval: { watched: number; unwatched: number };
   readonly sound: S | undefined;
+  /** Present when the desktop can tell (an Xvnc desktop of ours), as the Desktop interface says. */
+  readonly focusedField?: () => Promise<FocusedField | null>;
+  readonly focusedWindow?: () => Promise<FocusedWindow | null>;
 
   constructor(readonly agentId: number, readonly rfb: RfbClient, private hooks: RfbDesktopHooks<S> = {}) {
     super();
+    if (hooks.focusedField) this.focusedField = hooks.focusedField;
+    if (hooks.focusedWindow) this.focusedWindow = hooks.focusedWindow;
     this.setMaxListeners(0); // one listener set per viewer session and per watcher
     this.frameInterval = hooks.frameInterval ?? { watched: 66, unwatched: 200 };
     this.sound = hooks.sound ?? undefined;

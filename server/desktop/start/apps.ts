@@ -2,6 +2,7 @@
 // user with its environment. Apps start one at a time, each once its window is up, the terminal last: a
 // window that maps later takes the focus, and typing meant for the terminal would go to the browser.
 import type { ChildProcess } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import type { Log } from '../../ops/log.ts';
 import type { DesktopApp } from '../../config/index.ts';
 import type { Sandbox } from '../contain/sandbox.ts';
@@ -15,6 +16,8 @@ export type AppContext = {
   width: number;
   height: number;
   log: Log;
+  /** The browser's DevTools pipe (what it reads, what it writes): only the server holds the other end. */
+  onBrowser?: (toBrowser: Writable, fromBrowser: Readable) => void;
 };
 
 const WINDOW_WAIT_MS = 30_000;
@@ -83,16 +86,23 @@ async function startBrowser(ctx: AppContext): Promise<ChildProcess | null> {
   // No --user-data-dir: the profile lands in $XDG_CONFIG_HOME/chromium anyway, and a non-default one
   // would change the window's instance name that evilwm's placement rule matches.
   const x = Math.floor(ctx.width / 2);
+  // --remote-debugging-pipe: DevTools on its fds 3 and 4, which the server keeps (the vault asks it where the focus
+  // is, issue 45); no port, so nothing on the desktop reaches it.
   const args = [
-    '--no-first-run', '--no-default-browser-check', '--password-store=basic', '--disable-gpu',
+    '--no-first-run', '--no-default-browser-check', '--password-store=basic', '--disable-gpu', '--remote-debugging-pipe',
     '--disable-dev-shm-usage', '--disable-component-update',
     `--window-position=${x},0`, `--window-size=${ctx.width - x},${ctx.height}`,
     'about:blank',
   ];
   // (--test-type hides the infobar that warns about --no-sandbox.)
   if (!(await sandboxWorks(ctx))) args.unshift('--no-sandbox', '--test-type');
-  const child = ctx.sandbox.spawn(bin, args, { env: ctx.env });
+  const child = ctx.sandbox.spawn(bin, args, { env: ctx.env, pipes: 2 });
   child.on('error', () => {});
+  const [toBrowser, fromBrowser] = [child.stdio[3] as Writable, child.stdio[4] as Readable];
+  toBrowser.on('error', () => {});
+  fromBrowser.on('error', () => {});
+  if (ctx.onBrowser) ctx.onBrowser(toBrowser, fromBrowser);
+  else fromBrowser.resume(); // nobody asks: what it says is dropped, so it never waits on a full pipe
   return child;
 }
 

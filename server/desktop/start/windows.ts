@@ -10,6 +10,7 @@
 // very picture of the click. The shell's answers are the desktop's, so untrusted: length-framed, bounded, timed.
 import type { ChildProcess } from 'node:child_process';
 import type { Sandbox } from '../contain/sandbox.ts';
+import type { FocusedWindow } from '../types.ts';
 
 export type WindowBox = { id: string; name: string; x: number; y: number; width: number; height: number };
 
@@ -38,6 +39,8 @@ const SHELL = `while read -r request; do
   case $request in
     tree) out=$(xwininfo -root -tree 2>/dev/null) ;;
     0x*) out=$(xwininfo -id "$request" 2>/dev/null) ;;
+    focus) id=$(xprop -root _NET_ACTIVE_WINDOW 2>/dev/null | grep -o '0x[0-9a-f]*' | head -n 1)
+      out=$([ -n "$id" ] && echo "id $id" && xprop -id "$id" WM_CLASS _NET_WM_NAME WM_NAME 2>/dev/null) ;;
     *) out= ;;
   esac
   printf '%s\\n%s' "$(printf %s "$out" | wc -c)" "$out"
@@ -74,6 +77,15 @@ export class WindowLookup {
     return null;
   }
 
+  /**
+   * The window the window manager made active (_NET_ACTIVE_WINDOW: evilwm keeps it), with its WM_CLASS and title.
+   * Every one of these names is the desktop's to set, so a fill into it is "not verified" (server/vault).
+   */
+  async focused(): Promise<FocusedWindow | null> {
+    if (!this.sandbox.which('xprop')) return null;
+    return parseFocus((await this.ask('focus')) ?? '');
+  }
+
   /** Ends the shell (the desktop stops). */
   close(): void {
     this.end();
@@ -81,7 +93,7 @@ export class WindowLookup {
 
   /** One request at a time: answers come back in order on the one pipe. */
   private ask(request: string): Promise<string | null> {
-    if (request !== 'tree' && !WINDOW_ID.test(request)) return Promise.resolve(null);
+    if (request !== 'tree' && request !== 'focus' && !WINDOW_ID.test(request)) return Promise.resolve(null);
     const next = this.queue.then(() => this.exchange(request)).catch(() => null);
     this.queue = next;
     return next;
@@ -141,4 +153,18 @@ export class WindowLookup {
     shell.kill('SIGKILL');
     this.answer?.(null);
   }
+}
+
+const QUOTED = /"((?:[^"\\]|\\.)*)"/g;
+const unquote = (s: string) => s.replace(/\\(.)/g, '$1');
+
+/** xprop's answer about the active window: `id 0x…`, then WM_CLASS(STRING) = "instance", "Class" and the names. */
+export function parseFocus(text: string): FocusedWindow | null {
+  const id = /^id (0x[0-9a-f]{1,8})$/m.exec(text)?.[1];
+  if (!id) return null;
+  const line = (name: string) => text.split('\n').find((l) => l.startsWith(`${name}(`)) ?? '';
+  const [instance = '', className = ''] = [...line('WM_CLASS').matchAll(QUOTED)].map((m) => unquote(m[1]));
+  const title = [...line('_NET_WM_NAME').matchAll(QUOTED)].map((m) => unquote(m[1]))[0]
+    ?? [...line('WM_NAME').matchAll(QUOTED)].map((m) => unquote(m[1]))[0] ?? '';
+  return { id, instance: instance.slice(0, 200), className: className.slice(0, 200), title: title.slice(0, 500) };
 }

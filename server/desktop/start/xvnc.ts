@@ -10,6 +10,8 @@ import type { Log } from '../../ops/log.ts';
 import type { Containment, Sandbox } from '../contain/index.ts';
 import { JAIL_DISPLAY } from '../contain/sandbox.ts';
 import { WindowLookup } from './windows.ts';
+import { DevtoolsPipe } from './devtools-pipe.ts';
+import { focusedField } from './browser-focus.ts';
 import { startDesktopApps, type DesktopApp } from './apps.ts';
 import { RfbClient } from '../rfb/client.ts';
 import { RfbDesktop } from '../rfb/desktop.ts';
@@ -145,10 +147,12 @@ export class XvncProvider {
     let desktop: RfbDesktop | null = null;
     const env: NodeJS.ProcessEnv = { DISPLAY: `:${display}` };
     const windows = new WindowLookup(sandbox, env);
+    let devtools: DevtoolsPipe | null = null;
     let stopped: Promise<void> | null = null;
     const stopAll = () => (stopped ??= this.track(agentId, (async () => {
       sound?.close();
       windows.close();
+      devtools?.close();
       // The programs end while their display is still there, as at a logout; then the display.
       await Promise.all(children.slice(1).map((child) => endProgram(sandbox, child)));
       await stopProcess(xvnc);
@@ -176,7 +180,10 @@ export class XvncProvider {
           Object.assign(env, sound.env);
         }
       }
-      const apps = await startDesktopApps(this.apps, { sandbox, env, width: this.width, height: this.height, log: this.options.log });
+      const apps = await startDesktopApps(this.apps, {
+        sandbox, env, width: this.width, height: this.height, log: this.options.log,
+        onBrowser: (toBrowser, fromBrowser) => (devtools = new DevtoolsPipe(toBrowser, fromBrowser)),
+      });
       for (const child of apps) (children.push(child), LIVE.add(child));
       windows.open();
       const rfb = await RfbClient.connect({ path: hostSock }, { timeout: 5000, maxPixels: this.options.maxPixels });
@@ -187,6 +194,9 @@ export class XvncProvider {
         frameInterval: this.options.frameInterval,
         sound,
         windowAt: (x, y) => windows.at(x, y),
+        // The browser the server started; once it is gone (closed, or replaced by one started on the desktop), no page of it has the focus.
+        focusedField: async () => (devtools && !devtools.closed ? focusedField(devtools) : null),
+        focusedWindow: () => windows.focused(),
         target: { path: hostSock },
       });
       // The pointer starts over the terminal: evilwm's focus follows it, so typing goes there first.
