@@ -29,6 +29,7 @@ import { registerMetricsRoutes } from './health/metrics-routes.ts';
 import { registerAdminAuditRoutes } from './audit/routes.ts';
 import { registerAdminSpendRoutes } from './admin/spend-routes.ts';
 import { registerReplayRoutes } from './replay/index.ts';
+import { registerVaultRoutes } from './vault/index.ts';
 import { handleInternal, INTERNAL_PREFIX } from './desktop/index.ts';
 import { assignRequestId } from './ops/request-id.ts';
 import type { RequestContext } from './ops/request-context.ts';
@@ -65,6 +66,7 @@ export function createApp(parts: Parts) {
   registerAdminAuditRoutes(api, parts);
   registerAdminSpendRoutes(api);
   if (parts.replays) registerReplayRoutes(api, parts.replays.deps);
+  if (parts.vault) registerVaultRoutes(api, { box: parts.vault.box, bus: parts.bus });
   registerScreenshareRoutes(api, parts);
   registerSchedulerRoutes(api);
   registerMetricsRoutes(api, parts);

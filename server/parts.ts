@@ -21,6 +21,7 @@ import type { Log } from './ops/log.ts';
 import type { UploadHook } from './files/storage.ts';
 import type { AgentStorage } from './agents/storage.ts';
 import type { Replays, RunRecordings } from './replay/index.ts';
+import type { Vault } from './vault/index.ts';
 
 
 export type Parts = {
@@ -61,6 +62,8 @@ export type Parts = {
   runRecordings?: RunRecordings;
   /** The replays' routes and the recordings this instance keeps for the others (desktop/internal-routes.ts). */
   replays?: Replays;
+  /** The credential vault: its key, the fills of the agents' runs (server/vault). */
+  vault?: Vault;
   /** Starts threads from the agents' schedules (server/scheduler). */
   scheduler?: Scheduler;
   /** Request counts, latencies and gauges for GET /api/metrics (server/ops). */

@@ -29,7 +29,7 @@ import { createTranscriber } from './recording/transcriber.ts';
 import { Scheduler } from './schedules/scheduler.ts';
 import { Metrics } from './ops/metrics.ts';
 import { runCounts } from './threads/threads.ts';
-import { tellWhenStorageFull } from './threads/messages.ts';
+import { addMessage, tellWhenStorageFull } from './threads/messages.ts';
 import { pruneAudit, useAuditInstance } from './audit/audit.ts';
 import { HEARTBEAT_MS, Instance } from './db/instance.ts';
 import { vacuumOnSchedule } from './db/vacuum.ts';
@@ -39,6 +39,7 @@ import { deploymentSecret } from './db/deployment-secrets.ts';
 import { useAuditKey } from './audit/hash.ts';
 import { loadSecretBox } from './system/secret-box.ts';
 import { Replays, RunRecordings } from './replay/index.ts';
+import { Vault } from './vault/index.ts';
 
 export type Running = { server: Server; url: string; parts: Parts; close: () => Promise<void> };
 
@@ -63,6 +64,12 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   if (config.desktop.provider === 'xvnc') await claimUidRange(config.desktop.uidBase);
   const { desktops, fleet, screenshots, local } = startDesktops(config, db, log, instance);
   const bus = await createBus(db, log);
+  // The credential vault's key: one that does not open the vault stops the start here, before anything runs.
+  const vault = await Vault.open(config.vault, config.dataDir, {
+    db, bus, tell: async (agent_id, thread_id, text) => {
+      await addMessage(db, bus, { agent_id, thread_id, role: 'warning', assistant_data: { text } });
+    },
+  }, log.info);
   tellWhenStorageFull(local, db, bus, log);
   const disk = new DiskSpace({ dir: config.dataDir, reserveBytes: config.diskReserveBytes, log });
   const parts: Parts = {
@@ -72,6 +79,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     // The screenshot is counted from its file: server/desktop/ stores it without a size.
     storage: new AgentStorage({ db, config, disk, unrecorded: (agentId) => [parts.screenshots.path(agentId)] }),
   };
+  parts.vault = vault;
   parts.metrics = new Metrics();
   parts.onUpload = desktopUploadHook(desktops, log);
   parts.billing = chooseBillingProvider(config, db);
@@ -161,6 +169,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     }),
     held: () => parts.handbacks?.held() ?? [],
     recordRun: (run, desktop) => parts.runRecordings?.start(run, desktop) ?? Promise.resolve(null),
+    vault: () => parts.vault ?? null,
   }));
   await runner.start();
   const mail = await startMail(parts).catch(async (err) => {

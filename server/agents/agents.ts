@@ -86,7 +86,8 @@ export async function listAgents(db: Queryable, ownerId: number, search: string)
 export async function getAgent(db: Queryable, id: number) {
   const row = (await db.query<AgentRow>(`SELECT ${SUMMARY}, a.system_prompt, a.notes, a.instructions FROM agents a WHERE a.id = $1`, [id]))[0];
   if (!row) return null;
-  const threads = await db.query(`SELECT ${THREAD_COLUMNS}, ${HELD_REASON} FROM threads WHERE agent_id = $1 ORDER BY updated_at DESC, id DESC`, [id]);
+  const threads = await db.query(
+    `SELECT ${THREAD_COLUMNS}, ${HELD_REASON}, ${PENDING_APPROVAL} FROM threads WHERE agent_id = $1 ORDER BY updated_at DESC, id DESC`, [id]);
   return { ...present(row), threads };
 }
 
@@ -102,6 +103,12 @@ export const HELD_REASON = `(SELECT c.held_reason FROM comm_messages c
     AND NOT EXISTS (SELECT 1 FROM thread_steps s WHERE s.thread_id = threads.id AND s.created_at > c.created_at
       AND (s.assistant_text <> '' OR s.tool_calls <> '[]'::jsonb))
   ORDER BY c.id DESC LIMIT 1) AS held_reason`;
+
+/** A fill waiting for its owner's approval in the thread (server/vault/approvals.ts), as the thread's card shows it. */
+export const PENDING_APPROVAL = `(SELECT json_build_object('id', ap.id, 'credential', c.name, 'agent_id', ap.agent_id, 'field', ap.field,
+    'target', ap.target, 'asked_at', ap.asked_at, 'expires_at', ap.expires_at)
+  FROM credential_approvals ap JOIN credentials c ON c.id = ap.credential_id
+  WHERE ap.thread_id = threads.id AND ap.state = 'pending' ORDER BY ap.id DESC LIMIT 1) AS credential_approval`;
 
 export async function createAgent(db: Db, ownerId: number, name: string) {
   const id = await db.tx(async (q) => {

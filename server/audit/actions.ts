@@ -15,6 +15,8 @@ export const AUDIT_ACTIONS = [
   'thread.delete',
   'run.help_request', 'run.guard_pause',
   'replay.share', 'replay.share_revoke', 'replay.share_open', 'replay.prune',
+  'credential.create', 'credential.update', 'credential.delete', 'credential.grant', 'credential.revoke',
+  'credential.fill', 'credential.refuse', 'credential.approval',
   'audit.prune',
 ] as const;
 

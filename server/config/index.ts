@@ -49,6 +49,11 @@ export type Config = {
    * every instance. null: $DATA_DIR/secrets.key, made at the first start (server/system/secret-box.ts).
    */
   secretsKey: Buffer | null;
+  /**
+   * VAULT_KEY / VAULT_KEY_PREVIOUS: 32 bytes (base64 or hex) that seal the credential vault (issue 45), the same on every
+   * instance; the previous key is read only, and the vault is rewrapped under the new one at start. null: $DATA_DIR/vault.key.
+   */
+  vault: { key: Buffer | null; previous: Buffer | null };
   /** PUBLIC_URL's origin: what browsers use to reach the server (behind a proxy, or under another name). */
   publicUrl: string | null;
   /** Where the built SPA lives; null serves no static files (API-only tests). */
@@ -121,7 +126,8 @@ export function loadConfig(env: Env = process.env): Config {
     modelProvider: env.MODEL_PROVIDER || 'offline',
     authIssuer: env.AUTH_ISSUER || 'agent-workspace',
     authAudience: env.AUTH_AUDIENCE || 'agent-workspace',
-    secretsKey: secretsKey(env.SECRETS_KEY),
+    secretsKey: key32('SECRETS_KEY', env.SECRETS_KEY),
+    vault: { key: key32('VAULT_KEY', env.VAULT_KEY), previous: key32('VAULT_KEY_PREVIOUS', env.VAULT_KEY_PREVIOUS) },
     publicUrl: env.PUBLIC_URL ? publicOrigin(env.PUBLIC_URL) : null,
     staticDir: env.STATIC_DIR === '' ? null : resolve(env.STATIC_DIR || 'dist/public'),
     logRequests: oneOrZero(env, 'LOG_REQUESTS') ?? 'changes',
@@ -150,10 +156,10 @@ export function loadConfig(env: Env = process.env): Config {
   return config;
 }
 
-function secretsKey(value: string | undefined): Buffer | null {
+function key32(name: string, value: string | undefined): Buffer | null {
   if (!value) return null;
   const key = parseKey(value);
-  if (!key) throw new Error('SECRETS_KEY must be 32 bytes in base64 or hex (openssl rand -base64 32)');
+  if (!key) throw new Error(`${name} must be 32 bytes in base64 or hex (openssl rand -base64 32)`);
   return key;
 }
 

@@ -24,6 +24,7 @@ import m018 from './migrations/018_foreign_key_indexes.sql';
 import m019 from './migrations/019_audit_counts.sql';
 import m020 from './migrations/020_trace_parts.sql';
 import m021 from './migrations/021_runs.sql';
+import m022 from './migrations/022_vault.sql';
 
 export type Migration = { id: number; name: string; sql: string; step?: (q: Queryable, secrets: SecretBox | null) => Promise<void> };
 
@@ -50,6 +51,7 @@ export const SQL_MIGRATIONS: Migration[] = [
   { id: 19, name: 'audit_counts', sql: m019 },
   { id: 20, name: 'trace_parts', sql: m020 },
   { id: 21, name: 'runs', sql: m021 },
+  { id: 22, name: 'vault', sql: m022 },
 ];
 
 /** `secrets`: the server's key, for the steps that seal; a fresh database migrates without it. */

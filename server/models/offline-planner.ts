@@ -2,8 +2,13 @@
 // vision, no network. An instruction is split into clauses where a new command verb follows
 // ',', ';', '.', 'and', 'then' (quoted text is never split); "ask a sub-agent to …" takes the rest
 // of the instruction as its task. Each clause must match one rule below, else it is reported back.
+import { signInCalls } from './offline-sign-in.ts';
 
-export type Place = { width: number; height: number; terminal: [number, number] };
+export type Place = {
+  width: number; height: number; terminal: [number, number];
+  /** The credentials the agent may fill, by name, with their fields (offline-sign-in.ts). */
+  credentials?: Record<string, string[]>;
+};
 
 export type PlannedCall = { name: string; input: Record<string, unknown>; say: string };
 export type Plan = { calls: PlannedCall[]; unknown: string[] };
@@ -11,7 +16,7 @@ export type Plan = { calls: PlannedCall[]; unknown: string[] };
 const VERBS = [
   'open', 'launch', 'start', 'type', 'write', 'press', 'hit', 'click', 'double[- ]?click', 'right[- ]?click', 'middle[- ]?click',
   'triple[- ]?click', 'move', 'scroll', 'wait', 'take', 'capture', 'draft', 'compose', 'send', 'ask', 'remember', 'note',
-  'add', 'create', 'make', 'read', 'screenshot', 'please',
+  'add', 'create', 'make', 'read', 'screenshot', 'please', 'sign', 'log', 'go', 'navigate', 'browse',
 ].join('|');
 // A boundary is punctuation or a joining word ("and", "then" …) right before a command verb.
 const BREAK = '(\\s*[,;]\\s*|(?<=\\S)[.!]\\s+|\\s*\\n\\s*|\\s+)';
@@ -178,6 +183,8 @@ function parseOne(clause: string, place: Place): PlannedCall | PlannedCall[] | n
       },
     ];
   }
+  const signIn = signInCalls(c, place, unquote);
+  if (signIn) return signIn;
   if (SCREENSHOT_RULE.test(c)) {
     return { name: 'computer', input: { action: 'screenshot' }, say: 'Taking a screenshot' };
   }

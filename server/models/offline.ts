@@ -4,6 +4,7 @@
 // Traces are real: token counts are estimated from text length; cost is 0 unless OFFLINE_MODEL_PRICE names one.
 import { estimateTokens, elideImages } from './estimate.ts';
 import { planInstruction, type PlannedCall, type Place } from './offline-planner.ts';
+import { listedCredentials } from './offline-sign-in.ts';
 import { HANDBACK_PREFIX, HANDBACK_SCREEN_CAPTION } from './handback-words.ts';
 import type { AssistantBlock, Message, ModelProvider, ModelRequest, ModelResponse, ToolResultBlock } from './types.ts';
 
@@ -95,6 +96,7 @@ export function offlineReply(request: ModelRequest, options: OfflineOptions = {}
     width: request.computer?.width ?? 1280,
     height: request.computer?.height ?? 800,
     terminal: options.terminalAt ?? [0.25, 0.2],
+    credentials: listedCredentials(request.tools.find((t) => t.name === 'fill_credential')?.description ?? ''),
   };
   const progress = progressOf(request.messages);
   // Each block is planned on its own, the newest that plans anything winning: a chat reply ("go ahead") after a mail

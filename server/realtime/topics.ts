@@ -12,8 +12,8 @@ export type AgentChange = { agent_id: number; target_run_state?: string };
 export type MessageEvent = { type: 'created' | 'updated'; agent_id: number; message_id: number; message: object };
 /** Where the agent acted on its desktop, as fractions of the screen (the live view's cursor). */
 export type ActionEvent = { kind: string; x: number; y: number; source: 'agent' };
-/** The thread itself changed: it waits for a person (`needs_help`), or no more (null). */
-export type ThreadChange = { id: number; needs_help: object | null };
+/** The thread itself changed: it waits for a person (`needs_help`), or no more (null); without it, something else did (a fill's approval). */
+export type ThreadChange = { id: number; needs_help?: object | null };
 /** Control of a desktop between instances (desktop/view/gateway.ts). */
 export type ControlNote = { from: string; agent_id: number; session_id: string | null };
 export type ControlRequest = { from: string; request: string; agent_id: number; session_id: string; user_id: number; take: boolean };

@@ -42,6 +42,8 @@ export type LoopDeps = {
   newInput?: () => Promise<string[]>;
   /** The runaway guard of the run (sub-agents share their parent's): it pauses the run when a rule is crossed. */
   guard?: RunawayGuard | null;
+  /** The agent's granted credentials and their fill (issue 45); absent or none granted: no fill_credential tool. */
+  credentials?: ToolContext['credentials'];
 };
 
 const MAX_INPUT_ERRORS = 5;
@@ -57,7 +59,7 @@ export async function converse(
   traceName: string,
   sub: { parentStep: LiveStep; prefix: string } | null = null,
 ): Promise<string> {
-  const { tools, definitions } = toolSet({ computer: deps.computer !== null, subAgents: sub === null });
+  const { tools, definitions } = toolSet({ computer: deps.computer !== null, subAgents: sub === null, credentials: deps.credentials?.granted ?? [] });
   const display = deps.computer ? { width: deps.computer.width, height: deps.computer.height } : null;
   let inputErrors = 0;
   let subCount = 0;
@@ -130,7 +132,7 @@ export async function converse(
       await deps.writer.setCall(step, id, { status: 'running' }, describe);
       const ctx: ToolContext = {
         db: deps.db, bus: deps.bus, agent: deps.agent, threadId: deps.threadId, signal: deps.signal,
-        mailDomain: deps.mailDomain, smtpUtf8: deps.smtpUtf8, computer: deps.computer,
+        mailDomain: deps.mailDomain, smtpUtf8: deps.smtpUtf8, computer: deps.computer, credentials: deps.credentials,
         runSubAgent: sub ? undefined : (task) => {
           const title = `Sub: ${task.length > 60 ? task.slice(0, 59) + '…' : task}`;
           return converse({ ...deps, newInput: undefined }, [{ role: 'user', content: task }], title, { parentStep: step, prefix: use.id });

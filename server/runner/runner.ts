@@ -17,6 +17,7 @@ import type { Db } from '../db/db.ts';
 import type { Bus } from '../realtime/bus.ts';
 import type { Log } from '../ops/log.ts';
 import { DesktopsFull, type Desktop, type Desktops, type PerformAction } from '../desktop/index.ts';
+import type { GrantedCredential } from './tools/types.ts';
 import type { ModelProvider, ModelRequest } from '../models/types.ts';
 import { addMessage } from '../threads/messages.ts';
 import { getRunAgent, stopAgentAfterRun } from '../agents/agents.ts';
@@ -73,6 +74,14 @@ export type RunnerOptions = {
   held?: (() => number[]) | null;
   /** Records the desktop of each run (server/replay); none: runs are not recorded. */
   recordRun?: RecordRun | null;
+  /** The credential vault (server/vault); none: no fill_credential tool. Looked up per run: tests swap it. */
+  vault?: (() => VaultPort | null) | null;
+};
+
+/** What a run needs of the vault: the agent's granted credentials, and a fill on its desktop. */
+export type VaultPort = {
+  granted(agentId: number): Promise<GrantedCredential[]>;
+  fill(request: { agentId: number; threadId: number; name: string; field: string; desktop: Desktop | null; signal: AbortSignal }): Promise<string>;
 };
 
 type Outcome =
@@ -309,6 +318,7 @@ export class Runner {
         checkpoint: () => this.checkpoint(claim, controller, agent.owner_id),
         reserve: (request) => this.reserve(agent.owner_id, request),
         guard,
+        credentials: await this.credentials(agent.id, claim.thread_id, computer, controller.signal),
         newInput: async () => {
           const rows = await userInputAfter(db, claim.thread_id, seen.userSequence);
           if (rows.length) seen.userSequence = rows[rows.length - 1].sequence;
@@ -320,6 +330,15 @@ export class Runner {
       await run.recording?.stop().catch((err) => this.o.log.error(`runner: run ${run.open!.id}: recording not closed: ${err.message}`));
       release();
     }
+  }
+
+  /** The run's credentials: granted ones with a fill on the agent's desktop (acquired per fill, as actions are). */
+  private async credentials(agentId: number, threadId: number, computer: LoopDeps['computer'], signal: AbortSignal): Promise<LoopDeps['credentials']> {
+    const vault = this.o.vault?.();
+    if (!vault || !computer) return undefined;
+    const granted = await vault.granted(agentId);
+    if (!granted.length) return undefined;
+    return { granted, fill: async (name, field) => vault.fill({ agentId, threadId, name, field, desktop: await computer.acquire(), signal }) };
   }
 
   /** Records the run's desktop (when a recorder is set), with a frame of the screen each action left. */

@@ -5,7 +5,7 @@ import { prepared, type Db, type Queryable } from '../db/db.ts';
 import { cachedRead } from '../db/read-cache.ts';
 import { JsonText } from '../http/json-text.ts';
 import type { Bus } from '../realtime/bus.ts';
-import { THREAD_COLUMNS } from '../agents/agents.ts';
+import { PENDING_APPROVAL, THREAD_COLUMNS } from '../agents/agents.ts';
 import { announceMessage, insertUserMessages } from './messages.ts';
 import { STEP_COLUMNS, type StepImage } from './steps.ts';
 import { record } from '../audit/audit.ts';
@@ -15,7 +15,7 @@ import { TOPICS } from '../realtime/topics.ts';
 export const FILES_ONLY_TEXT = 'Files uploaded';
 
 export async function getThread(db: Queryable, id: number) {
-  return (await db.query(`SELECT ${THREAD_COLUMNS} FROM threads WHERE id = $1`, [id]))[0] ?? null;
+  return (await db.query(`SELECT ${THREAD_COLUMNS}, ${PENDING_APPROVAL} FROM threads WHERE id = $1`, [id]))[0] ?? null;
 }
 
 export async function threadExists(db: Queryable, id: number): Promise<boolean> {

@@ -19,8 +19,19 @@ export type ToolContext = {
   /** The agent's desktop (its size, and acquire() per action: cheap while it runs, restarts it after a
    * crash) and the action performer; null when desktops are off. */
   computer: { width: number; height: number; acquire: () => Promise<Desktop>; perform: PerformAction } | null;
+  /** The credentials granted to the agent (issue 45) and the fill that types one; absent: no vault. */
+  credentials?: CredentialsPort;
   /** Runs a sub-conversation on the task and returns its final answer (absent inside a sub-agent). */
   runSubAgent?: (task: string) => Promise<string>;
+};
+
+/** A credential as the model is told of it: never a value. */
+export type GrantedCredential = { name: string; targets: string[]; fields: string[] };
+
+/** The vault as a run reaches it: what was granted, and the fill (an Error named FillRefused: nothing was typed). */
+export type CredentialsPort = {
+  granted: GrantedCredential[];
+  fill(name: string, field: string): Promise<string>;
 };
 
 /** `pause`: the run stops after this call and waits for a person (ask_for_help). */
