@@ -21,6 +21,7 @@ const LlmTracesScreen = lazyScreen(() => import('./screens/llm-traces/llm-traces
 const ReportsScreen = lazyScreen(() => import('./screens/reports/reports-screen.tsx').then((m) => m.default));
 const ReportScreen = lazyScreen(() => import('./screens/reports/report-screen.tsx').then((m) => m.default));
 const BillingScreen = lazyScreen(() => import('./screens/settings/billing/billing-screen.tsx').then((m) => m.default));
+const CredentialsScreen = lazyScreen(() => import('./screens/settings/credentials/credentials-screen.tsx').then((m) => m.default));
 const AdminDashboard = lazyScreen(() => import('./screens/admin/admin-dashboard.tsx').then((m) => m.default));
 const AdminAgentScreen = lazyScreen(() => import('./screens/admin/admin-agent-screen.tsx').then((m) => m.default));
 const AdminThreadScreen = lazyScreen(() => import('./screens/admin/admin-thread-screen.tsx').then((m) => m.default));
@@ -35,6 +36,7 @@ const SCREENS: Partial<Record<Extract<RouteMatch, { name: string }>['name'], Pre
   reports: ReportsScreen,
   report: ReportScreen,
   'settings-billing': BillingScreen,
+  'settings-credentials': CredentialsScreen,
   admin: AdminDashboard,
   'admin-agent': AdminAgentScreen,
   'admin-thread': AdminThreadScreen,
@@ -144,6 +146,8 @@ function screenFor(route: Exclude<RouteMatch, { redirect: string }>): ReactNode 
       return <ReportScreen key={route.reportId} id={route.reportId} />;
     case 'settings-billing':
       return <BillingScreen />;
+    case 'settings-credentials':
+      return <CredentialsScreen />;
     case 'admin':
       return <AdminDashboard />;
     case 'admin-agent':

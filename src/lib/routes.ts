@@ -9,6 +9,7 @@ export type RouteMatch =
   | { name: 'reports' }
   | { name: 'report'; reportId: number }
   | { name: 'settings-billing' }
+  | { name: 'settings-credentials' }
   | { name: 'admin' }
   | { name: 'admin-agent'; agentId: number }
   | { name: 'admin-thread'; threadId: number }
@@ -29,7 +30,8 @@ const TABLE: ReadonlyArray<[pattern: string, resolve: (params: Params) => RouteM
   ['/reports', () => ({ name: 'reports' })],
   ['/reports/:id', (p) => withId(p.id, (reportId) => ({ name: 'report', reportId }))],
   ['/settings/billing', () => ({ name: 'settings-billing' })],
-  // Settings has a single child, so '/settings' and any unknown child land on billing.
+  ['/settings/credentials', () => ({ name: 'settings-credentials' })],
+  // '/settings' and any unknown child land on billing, the first page of the settings.
   ['/settings/*', () => ({ redirect: '/settings/billing' })],
   ['/admin', () => ({ name: 'admin' })],
   ['/admin/agents/:id', (p) => withId(p.id, (agentId) => ({ name: 'admin-agent', agentId }))],

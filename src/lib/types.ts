@@ -19,6 +19,8 @@ export type Thread = {
   needs_help?: NeedsHelp | null;
   /** Its mail waits for the owner: an unverified sender, or over the hourly runs mail may start (the agent's threads only). */
   held_reason?: 'unverified' | 'rate' | null;
+  /** The run waits for the owner to let the agent type a vault value (a grant with "ask me before each use"). */
+  credential_approval?: CredentialApproval | null;
   created_at?: string;
   updated_at: string;
 };
@@ -78,3 +80,38 @@ export type ChatMessage = {
 };
 export type MessagePage = { messages: ChatMessage[]; total_count: number };
 export type MessageEvent = { type: 'created' | 'updated' | 'deleted'; agent_id: number; message_id: number; message: ChatMessage };
+
+// --- the credential vault: values go in, never come back out (reads say has_password / has_totp)
+
+export type Credential = {
+  id: number;
+  name: string;
+  username: string;
+  has_password: boolean;
+  has_totp: boolean;
+  /** Origin patterns (`https://*.example.com`) or window patterns (`window:<class>[:<title>]`). */
+  targets: string[];
+  notes: string;
+  /** When the username, password or TOTP secret last changed. */
+  values_changed_at: string;
+  created_at: string;
+  updated_at: string;
+  grants: { agent_ids: number[]; ask_each_time: boolean };
+};
+
+export type CredentialField = 'username' | 'password' | 'totp' | 'sign_in';
+
+/** One time an agent used (or tried to use) a credential; outcome e.g. 'filled', 'refused: <reason>', 'denied'. */
+export type CredentialFill = { at: string; agent_id: number; thread_id: number; field: CredentialField | string; target: string; outcome: string };
+
+/** A fill waiting for the owner's yes or no; no answer by expires_at counts as no. */
+export type CredentialApproval = {
+  id: number;
+  /** The credential's name. */
+  credential: string;
+  agent_id: number;
+  field: CredentialField | string;
+  target: string;
+  asked_at: string;
+  expires_at: string;
+};

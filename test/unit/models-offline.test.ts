@@ -164,3 +164,58 @@ mailThenReply('the reply does not run on into the e-mail the mail asked for, nor
 
 mailThenReply.run();
 
+
+const credentials = suite('offline model: credentials (issue 45)');
+const PLACE = { width: 1280, height: 800, terminal: [0.25, 0.2] as [number, number] };
+
+credentials('"sign in to <url> with <name>" opens the URL, then types the credential with fill_credential and presses Enter', () => {
+  const shop = { ...PLACE, credentials: { Shop: ['username', 'password', 'sign_in'] } };
+  const plan = planInstruction('open a terminal, then sign in to http://127.0.0.1:8123/ with Shop', shop);
+  assert.equal(plan.unknown, []);
+  const calls = plan.calls.map((c) => [c.name, c.input.action ?? c.input.field, c.input.text ?? c.input.name ?? null]);
+  assert.equal(calls.slice(2), [
+    ['computer', 'left_click', null], ['computer', 'key', 'ctrl+l'], ['computer', 'type', 'http://127.0.0.1:8123/'], ['computer', 'key', 'Return'],
+    ['computer', 'wait', null], ['fill_credential', 'sign_in', 'Shop'],
+  ]);
+  // The click lands on the browser's tab strip (the right half of the screen, at its top).
+  const [x, y] = plan.calls[2].input.coordinate as [number, number];
+  assert.ok(x > 640 && y < 30);
+});
+
+credentials('a credential with a TOTP secret: username, Tab, password, Tab, the code, Enter', () => {
+  const shop = { ...PLACE, credentials: { 'My Shop': ['username', 'password', 'totp', 'sign_in'] } };
+  const plan = planInstruction('sign in to https://shop.example/login with "My Shop"', shop);
+  assert.equal(plan.calls.slice(5).map((c) => c.input.field ?? c.input.text), ['username', 'Tab', 'password', 'Tab', 'totp', 'Return']);
+  assert.ok(plan.calls.slice(5).filter((c) => c.name === 'fill_credential').every((c) => c.input.name === 'My Shop'));
+});
+
+credentials('"go to <url>" and "type the password of <name>"; not a URL is not a rule', () => {
+  const plan = planInstruction('go to http://127.0.0.1:8123/ and type the password of Shop', PLACE);
+  assert.equal(plan.calls.map((c) => c.input.action ?? c.input.field), ['left_click', 'key', 'type', 'key', 'wait', 'password']);
+  assert.equal(planInstruction('sign in to the shop with Shop', PLACE).unknown, ['sign in to the shop with Shop']);
+  // A plain "type" is still typing.
+  assert.equal(planInstruction("type 'go to sleep'", PLACE).calls[0].input, { action: 'type', text: 'go to sleep' });
+});
+
+credentials('the model reads the credentials and their fields from the fill_credential tool, never a value', () => {
+  const request = {
+    system: '', computer: { width: 1280, height: 800 },
+    messages: [{ role: 'user', content: 'sign in to http://127.0.0.1:8123/ with Shop' }] as Message[],
+    tools: [{
+      name: 'fill_credential', input_schema: {},
+      description: 'Type …\nYour credentials:\n- "Shop": fields username, password, totp, sign_in; may be typed into http://127.0.0.1:8123',
+    }],
+  } as unknown as ModelRequest;
+  const fills: string[] = [];
+  for (let i = 0; i < 12; i++) {
+    const reply = offlineReply(request);
+    const use = reply.content.find((b) => b.type === 'tool_use') as any;
+    if (!use) break;
+    if (use.name === 'fill_credential') fills.push(use.input.field);
+    const result = { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'ok' }] } as Message;
+    request.messages.push({ role: 'assistant', content: reply.content }, result);
+  }
+  assert.equal(fills, ['username', 'password', 'totp']);
+});
+
+credentials.run();

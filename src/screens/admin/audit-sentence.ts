@@ -72,6 +72,15 @@ export function auditSentence(e: AuditEvent): string {
       case 'thread.delete': return `${who} deleted thread #${id} of ${agent}`;
       case 'run.help_request': return `${who} asked for help in thread #${id}`;
       case 'run.guard_pause': return `the runaway guard paused ${agent} in thread #${id} (${d.reason})`;
+      case 'credential.create': return `${who} added credential ${quoted(d.name)}`;
+      case 'credential.update': return `${who} changed credential ${quoted(d.name)}${Array.isArray(d.changed) ? ` (${d.changed.join(', ')})` : ''}`;
+      case 'credential.delete': return `${who} deleted credential ${quoted(d.name)}`;
+      case 'credential.grant':
+        return `${who} granted credential ${quoted(d.name)} to ${agentPhrase(d.agent_id, null)}${d.ask_each_time ? ', asking before each use' : ''}`;
+      case 'credential.revoke': return `${who} took credential ${quoted(d.name)} back from ${agentPhrase(d.agent_id, null)}`;
+      case 'credential.fill': return `${agent} typed the ${d.field} of credential ${quoted(d.name)} into ${d.target} (${d.outcome})`;
+      case 'credential.refuse': return `${agent} was refused the ${d.field} of credential ${quoted(d.name)}: ${d.reason}`;
+      case 'credential.approval': return `${who} ${d.state} a fill of credential ${quoted(d.name)} by ${agent}`;
       case 'audit.prune': return `${who} pruned ${count(Number(d.deleted ?? 0), 'audit event')} older than ${d.retention_days} days`;
       default: return `${who} did ${e.action}${e.target_type ? ` on ${e.target_type} #${id}` : ''}`;
     }

@@ -1,15 +1,23 @@
-// The settings area: a sidebar (only Billing, spec §2) beside the chosen settings page.
+// The settings area: a sidebar (Billing, Credentials) beside the chosen settings page.
 import type { ReactNode } from 'react';
 import { Link, useLocation } from '../../lib/router.ts';
 
+const PAGES = [
+  { href: '/settings/billing', label: 'Billing' },
+  { href: '/settings/credentials', label: 'Credentials' },
+];
+
 export function SettingsLayout({ children }: { children: ReactNode }) {
   const { path } = useLocation();
+  const here = path.replace(/\/+$/, ''); // the routes tolerate a trailing slash, so the mark does too
   return (
     <div className="settings">
       <nav className="settings-nav" aria-label="Settings">
-        <Link href="/settings/billing" className="settings-nav-item" aria-current={path === '/settings/billing' ? 'page' : undefined}>
-          Billing
-        </Link>
+        {PAGES.map((page) => (
+          <Link key={page.href} href={page.href} className="settings-nav-item" aria-current={here === page.href ? 'page' : undefined}>
+            {page.label}
+          </Link>
+        ))}
       </nav>
       <div className="settings-content">{children}</div>
     </div>

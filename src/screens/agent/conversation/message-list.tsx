@@ -7,6 +7,7 @@ import { visibleToolCalls } from './steps.ts';
 import { StepView } from './step-view.tsx';
 import { isRunning } from './thread-status.ts';
 import { HelpRequest } from '../supervision/help-request.tsx';
+import { CredentialApprovalCard } from '../supervision/credential-approval.tsx';
 
 type MessageListProps = {
   thread: Thread | null;
@@ -38,7 +39,7 @@ export function MessageList({ thread, steps, isLoading, thinking, onTakeControl,
   useLayoutEffect(() => {
     const el = scroller.current;
     if (el && stick.current) el.scrollTop = el.scrollHeight;
-  }, [steps, thinking, thread?.error_message, thread?.needs_help, threadId, notice]);
+  }, [steps, thinking, thread?.error_message, thread?.needs_help, thread?.credential_approval?.id, threadId, notice]);
 
   // A smaller panel (narrower window, attachments appearing below) keeps the newest step in view.
   useEffect(() => {
@@ -87,6 +88,8 @@ export function MessageList({ thread, steps, isLoading, thinking, onTakeControl,
         )}
         {thread.error_message && <div className="thread-error" role="alert">{thread.error_message}</div>}
         {help && <HelpRequest help={help} onTakeControl={onTakeControl} />}
+        {/* Keyed by the request: a new one starts unanswered. */}
+        {thread.credential_approval && <CredentialApprovalCard key={thread.credential_approval.id} approval={thread.credential_approval} />}
         {notice}
         {thinking && <p className="thinking" aria-live="polite">Thinking</p>}
       </>
