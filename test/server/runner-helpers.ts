@@ -56,7 +56,7 @@ export class FakeDesktop extends EventEmitter implements Desktop {
     return { width: this.width, height: this.height, data: Buffer.alloc(this.width * this.height * 4, 255) };
   }
   pointer(): void {}
-  key(): void {}
+  key(_keysym: number, _down: boolean): void {}
   async typeText(text: string): Promise<void> {
     this.typed += text;
   }

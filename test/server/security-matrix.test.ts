@@ -34,7 +34,11 @@ const s = {} as {
   sharedSecrets: string[];
   bAgent: number;
   bThread: number;
+  /** A credential's password and TOTP secret: no answer to anyone carries them, A's own included. */
+  values: string[];
 };
+
+const VALUE_TOTP = 'otpauth://totp/Matrix?secret=MFRGGZDFMZTWQ2LKNNWG23TPOBYXE43UOV3HO6DZPI';
 
 /** Headers (or socket query parameters) of each caller. */
 function auth(role: Role): { token?: string; impersonate?: number } {
@@ -103,12 +107,21 @@ routes.before(async () => {
     const share = await createShare(db, run.id, s.a.id, 3600);
     return { id: share.id, token: share.token };
   };
+  // A's credential, granted, and a fill of it waiting for A's approval (with the screen the agent saw).
+  const credentialBody = { name: `Matrix ${tag}`, username: `user-${tag}`, password: `Matrix-pw-${tag}`, totp: VALUE_TOTP, targets: ['https://example.test'] };
+  const credential = (await call('/api/credentials', { token: s.a.token, body: credentialBody })).body.id;
+  const [approval] = await db.query<{ id: number }>(
+    `INSERT INTO credential_approvals (credential_id, agent_id, thread_id, field, target, screenshot, expires_at)
+     VALUES ($1, $2, $3, 'password', 'https://example.test', $4, now() + interval '1 hour') RETURNING id`,
+    [credential, agent, thread, Buffer.from('\x89PNG matrix')]);
+  s.values = [credentialBody.password, VALUE_TOTP.slice(-20)];
   const signIn = await newUser('matrix-signin');
   s.sharedSecrets = [s.a.email, agentName, threadName];
   s.secrets = [s.a.email, agentName, threadName, messageText, `Secret idle ${tag}`, `Secret report ${tag}`, `Secret entry ${tag}`];
   s.fx = {
     agent, idleAgent, thread, trace: trace.id, report, entry: entry.id, draft: await freshDraft(), signInEmail: signIn.email,
-    run: run.id, shareToken: (await freshShare()).token, freshShare,
+    run: run.id, shareToken: (await freshShare()).token, freshShare, credential, approval: approval.id,
+    freshCredential: async () => (await call('/api/credentials', { token: s.a.token, body: { name: `Doomed ${Math.random()}` } })).body.id,
     freshAgent: async () => (await newAgent(s.a.id, `Secret doomed ${tag}`)).id,
     freshThread: async () => (await call('/api/threads/', { token: s.a.token, body: { agent_id: agent, name: threadName } })).body.id,
     freshDraft,
@@ -149,6 +162,7 @@ for (const [key, entry] of Object.entries(MATRIX)) {
         assert.ok(res.body?.detail, `${key} as ${role}: an error without {detail}`);
       }
       noLeak(role, key, text, entry.shared);
+      for (const value of s.values) assert.not.ok(text.includes(value), `${key} as ${role} shows a credential's value`);
       if (c.survives && res.status >= 400) {
         assert.is((await call(`/api${c.survives}`, { token: s.a.token })).status, 200, `${key} refused as ${role} still removed it`);
       }
