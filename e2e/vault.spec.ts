@@ -154,6 +154,13 @@ test('an agent signs in with a credential it never sees; refusals send nothing; 
   await expect.poll(signedIn, { timeout: 15_000 }).toBe('signed in as ann\n');
   await desktopShot(); // the page that answered, and no "Save password?" bubble (the desktop's Chromium policy)
 
+  // Outside the browser: a window target (the terminal's class), typed but marked "field not verified".
+  const terminal = await server.send('/credentials', { name: 'Terminal', username: 'ann-at-the-prompt', targets: ['window:xterm'] });
+  await server.send(`/credentials/${terminal.id}/grants`, { agent_ids: [agent.id], ask_each_time: false }, 'PUT');
+  expect(await say('open a terminal, then type the username of Terminal', 5)).not.toMatch(/stopped/);
+  expect((await server.get(`/credentials/${terminal.id}/fills`)).map((f: any) => [f.field, f.target, f.outcome]))
+    .toEqual([['username', 'window:xterm', 'filled (field not verified)']]);
+
   // Ask me before each use: the card, denied, then approved.
   await server.send(`/credentials/${credential.id}/grants`, { agent_ids: [agent.id], ask_each_time: true }, 'PUT');
   await page.goto(`/agent/${agent.id}`);
@@ -167,7 +174,7 @@ test('an agent signs in with a credential it never sees; refusals send nothing; 
     await expect(card.locator('img')).toBeVisible();
     if (!approve) await screenshotBothThemes(page, 'vault-approval-card');
     await card.getByRole('button', { name: approve ? 'Approve' : 'Deny' }).click();
-    const answer = await answered(approve ? 6 : 5);
+    const answer = await answered(approve ? 7 : 6);
     if (!approve) {
       expect(answer).toMatch(/The owner denied this fill/);
       expect(signedIn()).toBe('signed in as ann\n');

@@ -49,7 +49,9 @@ class BrowserDesktop extends FakeDesktop {
 
 let runner: (Runner & { desktops: any }) | null = null;
 
-async function fillRun(calls: Record<string, unknown>[], setup: (d: BrowserDesktop) => void, grant: { ask?: boolean; vault?: Vault } = {}) {
+async function fillRun(
+  calls: Record<string, unknown>[], setup: (d: BrowserDesktop) => void, grant: { ask?: boolean; vault?: Vault; totp?: string } = {},
+) {
   const server = await testServer();
   if (runner) await runner.stop();
   const provider = scripted([...calls.map((input, i) => [toolUse(`f${i}`, 'fill_credential', input)]), [text('Done.')]]);
@@ -61,7 +63,9 @@ async function fillRun(calls: Record<string, unknown>[], setup: (d: BrowserDeskt
   runner.desktops.all.set(agent.id, desktop);
   const made = await call('/api/credentials', {
     token: user.token,
-    body: { name: 'Shop', username: 'ann@example.com', password: PASSWORD, totp: SECRET, targets: ['https://*.example.com', 'window:xterm:*Sign in*'] },
+    body: {
+      name: 'Shop', username: 'ann@example.com', password: PASSWORD, totp: grant.totp ?? SECRET, targets: ['https://*.example.com', 'window:xterm:*Sign in*'],
+    },
   });
   await call(`/api/credentials/${made.body.id}/grants`, { method: 'PUT', token: user.token, body: { agent_ids: [agent.id], ask_each_time: !!grant.ask } });
   const thread = await call(`/api/threads/${agent.id}/create-new-thread`, { token: user.token, body: { user_text: 'sign in' } });
@@ -88,8 +92,16 @@ test('sign_in types the username, Tab, the password and Enter into the checked f
   const offered = run.provider.requests[0].tools.find((t) => t.name === 'fill_credential')!;
   assert.match(offered.description, /"Shop": fields username, password, totp, sign_in; may be typed into https:\/\/\*\.example\.com/);
   assert.equal((await run.fills()).map((f: any) => [f.field, f.outcome, f.agent_id, f.thread_id]), [['sign_in', 'filled', run.agent.id, run.threadId]]);
-  // No value anywhere the run wrote: steps, messages, traces, audit.
+  // No value in any table of the database, each row as text (the credentials' own rows hold ciphertext only).
   const db = run.server.parts.db;
+  const tables = await db.query<{ name: string }>(`SELECT table_name AS name FROM information_schema.tables
+    WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`);
+  assert.ok(tables.length > 30);
+  for (const { name } of tables) {
+    const rows = await db.query<{ row: string }>(`SELECT t::text AS row FROM "${name}" t`);
+    for (const { row } of rows) for (const value of [PASSWORD, SECRET]) assert.not.ok(row.includes(value), `${name} holds a value`);
+  }
+  // And in particular where the run wrote: steps, messages, traces, audit.
   for (const sql of ['SELECT * FROM thread_steps WHERE thread_id = $1', 'SELECT * FROM chat_messages WHERE thread_id = $1',
     'SELECT * FROM llm_traces WHERE thread_id = $1', `SELECT * FROM audit_events WHERE detail->>'thread_id' = $1::text`]) {
     const rows = await db.query(sql, [run.threadId]);
@@ -98,15 +110,16 @@ test('sign_in types the username, Tab, the password and Enter into the checked f
   }
 });
 
-test('refused, no key sent: a page outside the targets, a text field for the password, a frame, an unknown credential', async () => {
+test('refused, no key sent: a page outside the targets, a text field for the password, a frame, an unknown credential, a field it lacks', async () => {
   const cases: [Record<string, unknown>, (d: BrowserDesktop) => void, RegExp][] = [
     [{ name: 'Shop', field: 'sign_in' }, (d) => (d.fields[0].origin = 'https://evil.test'), /the focused page \(https:\/\/evil\.test\) is not a target/],
     [{ name: 'Shop', field: 'password' }, () => {}, /the focused field is not a password field/],
     [{ name: 'Shop', field: 'username' }, (d) => (d.fields[0].element = 'frame'), /inside a frame/],
     [{ name: 'Bank', field: 'password' }, () => {}, /no credential named “Bank” is granted to you/],
+    [{ name: 'Shop', field: 'totp' }, (d) => (d.at = 1), /the credential has no totp/],
   ];
   for (const [input, setup, reason] of cases) {
-    const run = await fillRun([input], setup);
+    const run = await fillRun([input], setup, { totp: input.field === 'totp' ? '' : undefined });
     await run.ended();
     assert.is(run.desktop.typed, '', JSON.stringify(input));
     assert.equal(run.desktop.keys, []);
@@ -172,6 +185,26 @@ test('ask me before each use: the card is on the thread; denial sends no keys, a
     assert.is((await run.fills())[0].outcome, approve ? 'filled' : 'denied');
     assert.is((await call(`/api/credential_approvals/${card.id}`, { token: run.user.token, body: { approve: true } })).status, 409);
   }
+});
+
+test('one approval covers the fields of one sign-in: the username, then the password, asked once', async () => {
+  const run = await fillRun([{ name: 'Shop', field: 'username' }, { name: 'Shop', field: 'password' }], (d) => {
+    // As after the agent's Tab: the password field has the focus once the username is in.
+    const type = d.typeText.bind(d);
+    d.typeText = async (text) => {
+      await type(text);
+      d.at = 1;
+    };
+  }, { ask: true });
+  const card = await waitFor(async () => (await call(`/api/agents/${run.agent.id}`, { token: run.user.token })).body
+    .threads.find((t: any) => t.id === run.threadId)?.credential_approval, 10_000, 'the approval card');
+  await call(`/api/credential_approvals/${card.id}`, { token: run.user.token, body: { approve: true } });
+  await run.ended();
+  assert.is(run.desktop.typed, `ann@example.com${PASSWORD}`);
+  const [{ n }] = await run.server.parts.db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM credential_approvals WHERE thread_id = $1', [run.threadId]);
+  assert.is(n, 1);
+  assert.equal((await run.fills()).map((f: any) => f.outcome), ['filled', 'filled']);
 });
 
 test('no answer in time counts as denied', async () => {
