@@ -210,7 +210,10 @@ focus('sign-in form: the autofocused user field is text, then the password field
   await inPage("document.querySelector('[name=user]').focus()");
   assert.not.ok(await pass.stillFocused(), 'the focus moved to another field');
   await inPage("document.querySelector('[name=pass]').focus()");
-  assert.ok(await pass.stillFocused(), 'back on the same element');
+  assert.not.ok(await pass.stillFocused(), 'back on the same element, but it left in between (keys meanwhile went elsewhere)');
+  const again = await field();
+  assert.ok(await again.stillFocused(), 'asked afresh, it has the focus');
+  await again.release();
   await pass.release();
   assert.not.ok(await pass.stillFocused(), 'released');
 });

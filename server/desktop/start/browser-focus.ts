@@ -11,7 +11,8 @@ export type FocusedField = {
    *  or no type) or a textarea; 'frame': the focus is inside an <iframe>/<frame> (not verifiable), or the page's
    *  own origin disagrees with the browser's; 'other': anything else focused (body, button, contenteditable…). */
   element: 'password' | 'text' | 'frame' | 'other';
-  /** Whether that same element still has the focus, on the same origin, in a page that still has the focus. False when anything cannot be read. */
+  /** Whether that same element kept the focus all along (it never left, not even to come back), on the same origin, in
+   *  a page that still has the focus. False when anything cannot be read. */
   stillFocused(): Promise<boolean>;
   /** Lets go of the CDP session (call once the fill ends). */
   release(): Promise<void>;
@@ -62,11 +63,19 @@ async function probe(pipe: DevtoolsPipe, page: TargetInfo, sessionId: string, sl
   const { executionContextId: contextId } = await pipe.send('Page.createIsolatedWorld', { frameId, worldName: WORLD }, sessionId);
   if (!Number.isSafeInteger(contextId)) throw new DevtoolsError('Page.createIsolatedWorld: no context id');
   const evaluate = (expression: string) => evaluateIn(pipe, sessionId, contextId, expression);
+  // Once found, any blur of the element or the window marks it: a focus that leaves and comes back (another
+  // window grabbing the keyboard while keys are typed) is not "still focused".
   const found = await evaluate(`(() => {
     ${ACTIVE}
     const el = active();
     const focused = document.hasFocus();
-    if (focused) globalThis[${JSON.stringify(slot)}] = el;
+    if (focused) {
+      const slot = { el, left: false };
+      const left = () => (slot.left = true);
+      el?.addEventListener('blur', left, true);
+      window.addEventListener('blur', left, true);
+      globalThis[${JSON.stringify(slot)}] = slot;
+    }
     return { focused, origin: location.origin, kind: ${KIND} };
   })()`);
   if (found?.focused !== true) return null;
@@ -81,7 +90,8 @@ async function probe(pipe: DevtoolsPipe, page: TargetInfo, sessionId: string, sl
       try {
         const { targetInfo } = await pipe.send('Target.getTargetInfo', { targetId: page.targetId });
         if (typeof targetInfo?.url !== 'string' || originOf(targetInfo.url) !== origin) return false;
-        const same = `document.hasFocus() && active() === globalThis[${JSON.stringify(slot)}] && location.origin === ${JSON.stringify(origin)}`;
+        const held = `globalThis[${JSON.stringify(slot)}]`;
+        const same = `document.hasFocus() && !!${held} && !${held}.left && active() === ${held}.el && location.origin === ${JSON.stringify(origin)}`;
         return (await evaluate(`(() => { ${ACTIVE} return ${same}; })()`)) === true;
       } catch {
         return false;
