@@ -21,6 +21,7 @@ const SCRIPTS = [
   'bench-scheduler.mjs',
   'bench-audit.mjs',
   'bench-replay.mjs',
+  'bench-vault.mjs',
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));
