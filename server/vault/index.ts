@@ -27,7 +27,7 @@ export class Vault {
   ): Promise<Vault> {
     const box = loadVaultBox(config, dataDir);
     const rewrapped = await checkVaultKey(deps.db, box);
-    if (rewrapped) log(`vault: ${rewrapped} values rewrapped under the new VAULT_KEY; VAULT_KEY_PREVIOUS may go now`);
+    if (rewrapped !== null) log(`vault: ${rewrapped} values rewrapped under the new VAULT_KEY; VAULT_KEY_PREVIOUS may go now`);
     return new Vault(box, deps);
   }
 

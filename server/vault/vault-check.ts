@@ -9,13 +9,13 @@ import { VaultKeyError, type VaultBox } from './vault-box.ts';
 const CHECK_TEXT = 'agent-workspace vault';
 const CHECK_LABEL = 'vault:check';
 
-/** Returns how many values were rewrapped (0 when the key was already current). */
-export async function checkVaultKey(db: Db, box: VaultBox): Promise<number> {
+/** Returns how many values were rewrapped under the current key, null when it was the vault's key already. */
+export async function checkVaultKey(db: Db, box: VaultBox): Promise<number | null> {
   return db.tx(async (q) => {
     const [row] = await q.query<{ sealed: string }>('SELECT sealed FROM vault_check WHERE id = 1 FOR UPDATE');
     if (!row) {
       await q.query('INSERT INTO vault_check (id, sealed) VALUES (1, $1) ON CONFLICT (id) DO NOTHING', [box.seal(CHECK_TEXT, CHECK_LABEL)]);
-      return 0;
+      return null;
     }
     let opened;
     try {
@@ -25,7 +25,7 @@ export async function checkVaultKey(db: Db, box: VaultBox): Promise<number> {
         + ' same VAULT_KEY, or give the key that sealed it as VAULT_KEY_PREVIOUS to rewrap the vault under the new one');
     }
     if (opened.plain !== CHECK_TEXT) throw new VaultKeyError('the credential vault\'s check value is not the vault\'s');
-    if (!opened.stale) return 0;
+    if (!opened.stale) return null;
     let rewrapped = 0;
     const rows = await q.query<Record<string, string | number | null>>(
       'SELECT id, username_sealed, password_sealed, totp_sealed FROM credentials FOR UPDATE');

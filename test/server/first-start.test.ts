@@ -7,7 +7,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { openDb } from '../../server/db/db.ts';
-import { startMain } from './main-process.ts';
+import { startMain, type MainProcess } from './main-process.ts';
 
 test('the first start says what it does, keeps the admin password in a 0600 file, and leaves successful reads out of the log', async () => {
   const server = startMain({ DESKTOP_PROVIDER: 'none' });
@@ -80,6 +80,40 @@ test('a DATA_DIR that cannot be made stops the start with a line that names it',
     assert.match(server.output(), /^Agent Workspace cannot start: DATA_DIR \S+\/a-file\/data cannot be made/m);
   } finally {
     await server.remove();
+  }
+});
+
+test('the vault key: another VAULT_KEY stops the start with one line; with the old one as VAULT_KEY_PREVIOUS it rewraps', async () => {
+  const [oldKey, newKey] = [randomBytes(32).toString('base64'), randomBytes(32).toString('base64')];
+  const ADMIN = { email: 'admin@vault-key.test', password: 'correct horse battery' };
+  const base = { DESKTOP_PROVIDER: 'none', ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password };
+  const first = startMain({ ...base, VAULT_KEY: oldKey });
+  const again = (env: Record<string, string>) => startMain({ ...base, ...env }, { dataDir: () => first.dataDir });
+  const started: MainProcess[] = [first];
+  try {
+    const url = await first.listening;
+    const json = { 'Content-Type': 'application/json' };
+    const { token } = await (await fetch(`${url}/api/auth/sign-in`, { method: 'POST', headers: json, body: JSON.stringify(ADMIN) })).json();
+    const made = await fetch(`${url}/api/credentials`, {
+      method: 'POST', headers: { ...json, Authorization: `Bearer ${token}` }, body: JSON.stringify({ name: 'Shop', username: 'ann', password: 'pw' }),
+    });
+    assert.is(made.status, 201);
+    first.child.kill('SIGTERM');
+    await first.exited;
+    const wrong = again({ VAULT_KEY: newKey });
+    started.push(wrong);
+    assert.is(await wrong.exited, 1);
+    assert.match(wrong.output(), /^Agent Workspace cannot start: the vault key \(VAULT_KEY\) does not open the credential vault/m);
+    const rotated = again({ VAULT_KEY: newKey, VAULT_KEY_PREVIOUS: oldKey });
+    started.push(rotated);
+    await rotated.listening;
+    assert.match(rotated.output(), /vault: 2 values rewrapped under the new VAULT_KEY/);
+  } finally {
+    for (const server of started.reverse()) {
+      if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+      await server.exited;
+    }
+    await first.remove();
   }
 });
 
