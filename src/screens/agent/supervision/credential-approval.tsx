@@ -58,6 +58,7 @@ export function CredentialApprovalCard({ approval }: { approval: CredentialAppro
     <section className="credential-approval" aria-labelledby={titleId}>
       <p id={titleId} className="credential-approval-title">Approve a sign-in?</p>
       <p className="message-text">{approvalQuestion(approval, agent?.name)}</p>
+      <p className="credential-approval-time">An approval also covers the rest of this sign-in (its other fields) for 2 minutes.</p>
       {screenshot && (
         <img className="credential-approval-shot" src={screenshot} alt="The screen the agent saw when it asked" loading="lazy" />
       )}
