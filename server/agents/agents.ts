@@ -13,11 +13,15 @@ export const RUN_STATES = ['run', 'run_all', 'stop'] as const;
 export type RunState = (typeof RUN_STATES)[number];
 export const AGENT_TEXTS = { 'system-prompt': 'system_prompt', notes: 'notes', instructions: 'instructions' } as const;
 
+/** A thread waiting for a person: a help request, or a credential fill waiting for approval (server/vault). */
+const WAITING = `(t.needs_help IS NOT NULL
+  OR EXISTS (SELECT 1 FROM credential_approvals ap WHERE ap.thread_id = t.id AND ap.state = 'pending'))`;
+
 const SUMMARY = `a.id, a.owner_id, a.name, a.file_path, a.agent_running, a.target_run_state, a.cua_client_connected,
   a.running_state, a.updated_at, a.created_at, a.email_prefix, a.email_accept_from_addresses, a.screenshot_at,
   (SELECT count(*)::int FROM threads t WHERE t.agent_id = a.id AND t.schedule_sequence IS NOT NULL) AS number_scheduled_threads,
   (SELECT count(*)::int FROM threads t WHERE t.agent_id = a.id AND t.approval_required) AS number_threads_requiring_approval,
-  (SELECT count(*)::int FROM threads t WHERE t.agent_id = a.id AND t.needs_help IS NOT NULL) AS number_threads_needing_help`;
+  (SELECT count(*)::int FROM threads t WHERE t.agent_id = a.id AND ${WAITING}) AS number_threads_needing_help`;
 
 export type AgentRow = Record<string, any> & { id: number; owner_id: number; name: string; screenshot_at: Date | null };
 
@@ -41,7 +45,7 @@ const listOf = (owner: string, search: string) => `SELECT coalesce(json_agg(json
     'email_accept_from_addresses', a.email_accept_from_addresses,
     'number_scheduled_threads', (SELECT count(*)::int FROM threads t WHERE t.agent_id = a.id AND t.schedule_sequence IS NOT NULL),
     'number_threads_requiring_approval', (SELECT count(*)::int FROM threads t WHERE t.agent_id = a.id AND t.approval_required),
-    'number_threads_needing_help', (SELECT count(*)::int FROM threads t WHERE t.agent_id = a.id AND t.needs_help IS NOT NULL),
+    'number_threads_needing_help', (SELECT count(*)::int FROM threads t WHERE t.agent_id = a.id AND ${WAITING}),
     'screenshot_url', CASE WHEN a.screenshot_at IS NULL THEN NULL
       ELSE '/api/agents/' || a.id || '/screenshot?v=' || floor(extract(epoch FROM a.screenshot_at) * 1000)::bigint END
   ) ORDER BY a.created_at, a.id), '[]')::text AS agents

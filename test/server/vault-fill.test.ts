@@ -173,6 +173,8 @@ test('ask me before each use: the card is on the thread; denial sends no keys, a
       return agent.threads.find((t: any) => t.id === run.threadId)?.credential_approval;
     }, 10_000, 'the approval card');
     assert.equal([card.credential, card.field, card.target], ['Shop', 'sign_in', 'https://*.example.com']);
+    const listed = (await call('/api/agents/', { token: run.user.token })).body;
+    assert.is((listed.agents ?? listed).find((a: any) => a.id === run.agent.id).number_threads_needing_help, 1, 'the agents list says it waits for a person');
     const shot = await call(`/api/credential_approvals/${card.id}/screenshot`, { token: run.user.token });
     assert.is(shot.status, 200);
     const stranger = await newUser('fill-stranger');
