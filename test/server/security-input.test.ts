@@ -12,7 +12,7 @@ import { MATRIX } from './fixtures/security-matrix.ts';
 
 const TABLES = [
   'users', 'agents', 'threads', 'thread_steps', 'chat_messages', 'uploaded_files', 'comm_messages', 'reports', 'report_entries',
-  'auth_sessions', 'billing_customers', 'runs', 'replay_shares',
+  'auth_sessions', 'billing_customers', 'runs', 'replay_shares', 'credentials', 'credential_grants', 'credential_approvals', 'credential_fills',
 ];
 
 /** One digest per table of everything in it: equal digests, nothing changed. */
@@ -64,7 +64,12 @@ input.before(async () => {
   const [run] = await parts.db.query<{ id: number }>(
     `INSERT INTO runs (thread_id, agent_id, owner_id, instance_id, ended_at, outcome) VALUES ($1, $2, $3, 'input-test', now(), 'done') RETURNING id`,
     [s.thread, s.agent, s.a.id]);
+  const credential = (await call('/api/credentials', { token: s.a.token, body: { name: 'Input', password: 'input-pw' } })).body.id;
+  const [approval] = await parts.db.query<{ id: number }>(
+    `INSERT INTO credential_approvals (credential_id, agent_id, thread_id, field, target, expires_at)
+     VALUES ($1, $2, $3, 'password', 'https://example.test', now() + interval '1 hour') RETURNING id`, [credential, s.agent, s.thread]);
   s.fx = {
+    credential, approval: approval.id,
     agent: s.agent, idleAgent: s.agent, thread: s.thread, trace: 1, report: 1, entry: 1, draft: 1, signInEmail: s.a.email, run: run.id,
     freshAgent: fresh, freshThread: fresh, freshDraft: fresh, uniqueEmail: () => 'x@example.test',
   };

@@ -152,9 +152,10 @@ export class XvncProvider {
     const stopAll = () => (stopped ??= this.track(agentId, (async () => {
       sound?.close();
       windows.close();
-      devtools?.close();
-      // The programs end while their display is still there, as at a logout; then the display.
+      // The programs end while their display is still there, as at a logout; then the display. The DevTools pipe
+      // closes after the browser ended: closing it first would end the browser as a crash does, not as a logout.
       await Promise.all(children.slice(1).map((child) => endProgram(sandbox, child)));
+      devtools?.close();
       await stopProcess(xvnc);
       for (const child of children) LIVE.delete(child);
       // Everything else of the desktop too: background jobs would otherwise watch later file drops.
