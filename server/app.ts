@@ -30,6 +30,7 @@ import { registerAdminAuditRoutes } from './audit/routes.ts';
 import { registerAdminSpendRoutes } from './admin/spend-routes.ts';
 import { registerReplayRoutes } from './replay/index.ts';
 import { registerVaultRoutes } from './vault/index.ts';
+import { registerTokenRoutes } from './tokens/routes.ts';
 import { handleInternal, INTERNAL_PREFIX } from './desktop/index.ts';
 import { assignRequestId } from './ops/request-id.ts';
 import type { RequestContext } from './ops/request-context.ts';
@@ -67,6 +68,7 @@ export function createApp(parts: Parts) {
   registerAdminSpendRoutes(api);
   if (parts.replays) registerReplayRoutes(api, parts.replays.deps);
   if (parts.vault) registerVaultRoutes(api, { box: parts.vault.box, bus: parts.bus });
+  registerTokenRoutes(api, { forget: (userId) => auth.forget(userId) });
   registerScreenshareRoutes(api, parts);
   registerSchedulerRoutes(api);
   registerMetricsRoutes(api, parts);

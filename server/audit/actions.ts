@@ -17,6 +17,7 @@ export const AUDIT_ACTIONS = [
   'replay.share', 'replay.share_revoke', 'replay.share_open', 'replay.prune',
   'credential.create', 'credential.update', 'credential.delete', 'credential.grant', 'credential.revoke',
   'credential.fill', 'credential.refuse', 'credential.approval',
+  'token.create', 'token.revoke',
   'audit.prune',
 ] as const;
 

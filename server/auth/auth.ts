@@ -2,12 +2,13 @@
 // an admin's X-Impersonate-User-Id makes the request act as another user. A token whose sign-in session
 // ended (sign-out) is refused on the next request here, and within IDENTITY_TTL_MS on every other instance.
 import type { IncomingMessage } from 'node:http';
-import type { Db } from '../db/db.ts';
+import type { Db, Queryable } from '../db/db.ts';
 import { HttpError } from '../http/errors.ts';
 import { sessionAlive } from './sessions.ts';
 import { ACCESS_TOKEN_SECONDS, type TokenIssuer } from './tokens.ts';
 import { findUser, type User } from './users.ts';
 import type { Identity } from '../http/identity.ts';
+import { TOKEN_PREFIX, tokenIdentity } from '../tokens/api-tokens.ts';
 
 /** Who asks; sessionId and expiresAt (ms) come from the access token, for sockets that outlive a request. */
 export type { Identity };
@@ -85,6 +86,7 @@ export class Auth {
   }
 
   private async lookup(token: string, raw: string | null): Promise<Identity> {
+    if (token.startsWith(TOKEN_PREFIX)) return apiTokenIdentity(this.db, token, raw);
     let claims: Awaited<ReturnType<TokenIssuer['verify']>>;
     try {
       claims = await this.tokens.verify(token);
@@ -108,6 +110,18 @@ export class Auth {
     if (!user) throw new HttpError(404, 'Impersonated user not found');
     return { user, realUser, ...session };
   }
+}
+
+/** A personal API token's identity (issue 46): its user, within its scope, never as anyone else. */
+async function apiTokenIdentity(db: Queryable, token: string, raw: string | null): Promise<Identity> {
+  const found = await tokenIdentity(db, token);
+  const user = found && (await findUser(db, found.userId));
+  // Unknown, expired and revoked read alike.
+  if (!found || !user) throw unauthorized('Invalid or expired token');
+  if (raw) throw new HttpError(403, 'An API token cannot impersonate');
+  // An admin token of a user who is no longer an admin reaches what a write token does.
+  const scope = found.scope === 'admin' && user.role !== 'admin' ? 'write' : found.scope;
+  return { user, realUser: user, sessionId: null, expiresAt: found.expiresAt, scope };
 }
 
 export function unauthorized(detail = 'Authentication required'): HttpError {

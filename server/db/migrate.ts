@@ -25,6 +25,7 @@ import m019 from './migrations/019_audit_counts.sql';
 import m020 from './migrations/020_trace_parts.sql';
 import m021 from './migrations/021_runs.sql';
 import m022 from './migrations/022_vault.sql';
+import m023 from './migrations/023_api_tokens.sql';
 
 export type Migration = { id: number; name: string; sql: string; step?: (q: Queryable, secrets: SecretBox | null) => Promise<void> };
 
@@ -52,6 +53,7 @@ export const SQL_MIGRATIONS: Migration[] = [
   { id: 20, name: 'trace_parts', sql: m020 },
   { id: 21, name: 'runs', sql: m021 },
   { id: 22, name: 'vault', sql: m022 },
+  { id: 23, name: 'api_tokens', sql: m023 },
 ];
 
 /** `secrets`: the server's key, for the steps that seal; a fresh database migrates without it. */

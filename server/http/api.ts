@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebSocket } from 'ws';
 import type { Db } from '../db/db.ts';
 import type { Log } from '../ops/log.ts';
-import type { Identify, Identity, User } from './identity.ts';
+import type { Identify, Identity, TokenScope, User } from './identity.ts';
 import { badText, readJsonObject } from './body.ts';
 import { COMPRESS_MIN_BYTES, keepUncompressed } from './compress.ts';
 import { etagOf, notModified, REVALIDATE, sendNotModified, VALIDATE_MAX_BYTES } from './conditional.ts';
@@ -25,7 +25,7 @@ export type AuthLevel = 'public' | 'user' | 'admin';
  * billing link): never compressed, so that the length of a compressed body cannot leak the secret to
  * someone who gets their own text reflected beside it (BREACH). Patterns, matched as prefixes.
  */
-export const SECRET_BEARING_ROUTES = ['/auth/', '/realtime/negotiate', '/billing/portal-session'];
+export const SECRET_BEARING_ROUTES = ['/auth/', '/realtime/negotiate', '/billing/portal-session', '/tokens'];
 
 export type Ctx = {
   req: IncomingMessage;
@@ -39,6 +39,8 @@ export type Ctx = {
   realUser: User;
   /** The sign-in session of the access token, when it names one. */
   sessionId: number | null;
+  /** The scope of the personal API token the caller came with; null for a signed-in session. */
+  scope: TokenScope | null;
   status: number;
   headers: Record<string, string>;
   /** The JSON body, always an object (anything else is a 422). */
@@ -159,14 +161,14 @@ export class Api {
       context.route = handler.pattern;
       const secret = SECRET_BEARING_ROUTES.some((prefix) => handler.pattern.startsWith(prefix));
       if (secret) keepUncompressed(res);
-      const { user, realUser, sessionId } = await this.authenticate(req, handler.auth);
+      const { user, realUser, sessionId, scope } = await this.authenticate(req, handler.auth);
       if (user && realUser) Object.assign(context, { user, realUser });
       for (const [name, value] of url.searchParams) {
         const bad = badText(value, ['query', name]);
         if (bad) throw new HttpError(422, [{ loc: bad.loc, msg: bad.msg, type: 'value_error' }]);
       }
       const ctx: Ctx = {
-        req, res, url, params, query: url.searchParams, user: user!, realUser: realUser!, sessionId: sessionId ?? null,
+        req, res, url, params, query: url.searchParams, user: user!, realUser: realUser!, sessionId: sessionId ?? null, scope: scope ?? null,
         status: 200, headers: {}, db: requestDb(this.parts.db, context),
         body: (limit) => readJsonObject(req, limit),
       };
@@ -214,15 +216,24 @@ export class Api {
   }
 
   private authenticate(req: IncomingMessage, level: AuthLevel, options?: { allowQueryToken?: boolean }): Promise<Partial<Identity>> {
-    // Public routes still see who is asking when a valid token comes along.
-    if (level === 'public') return this.parts.identify(req, options).catch(() => ({}));
-    if (level === 'user') return this.parts.identify(req, options);
+    // Public routes still see who is asking when a valid token comes along (and may act for it).
+    if (level === 'public') return this.parts.identify(req, options).then((who) => (refusal(who, level, req.method) ? {} : who), () => ({}));
     return this.parts.identify(req, options).then((who) => {
+      const refused = refusal(who, level, req.method);
+      if (refused) throw new HttpError(403, refused);
       // Admin powers belong to the signed-in admin, also while acting as someone else.
-      if (who.realUser.role !== 'admin') throw new HttpError(403, 'Forbidden: Admins only');
+      if (level === 'admin' && who.realUser.role !== 'admin') throw new HttpError(403, 'Forbidden: Admins only');
       return who;
     });
   }
+}
+
+/** Why a personal API token may not make this call (issue 46): its scope; null when it may, or for a session. */
+function refusal(who: Identity, level: AuthLevel, method = 'GET'): string | null {
+  if (!who.scope) return null;
+  if (who.scope === 'read' && !['GET', 'HEAD', 'OPTIONS'].includes(method)) return 'Forbidden: this API token may only read (scope read)';
+  if (level === 'admin' && who.scope !== 'admin') return `Forbidden: this API token's scope (${who.scope}) does not reach admin routes`;
+  return null;
 }
 
 /** Parses a path or query value as a positive integer id, else 404 (ids are never guessable shapes). */

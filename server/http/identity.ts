@@ -11,7 +11,11 @@ export type User = {
   created_at: Date;
 };
 
-export type Identity = { user: User; realUser: User; sessionId: number | null; expiresAt: number };
+/** What a personal API token may do (issue 46): read (GET only), write (all but admin routes), admin (an admin's, all). */
+export type TokenScope = 'read' | 'write' | 'admin';
+
+/** `scope`: set when the caller came with a personal API token, which acts within it (a session has none). */
+export type Identity = { user: User; realUser: User; sessionId: number | null; expiresAt: number; scope?: TokenScope };
 
 /** Finds who is asking, or throws an HttpError (401) when no valid token came; sockets may carry it in the query. */
 export type Identify = (req: import('node:http').IncomingMessage, options?: { allowQueryToken?: boolean }) => Promise<Identity>;

@@ -36,6 +36,9 @@ const s = {} as {
   bThread: number;
   /** A credential's password and TOTP secret: no answer to anyone carries them, A's own included. */
   values: string[];
+  /** A's personal API tokens. */
+  readToken: string;
+  writeToken: string;
 };
 
 const VALUE_TOTP = 'otpauth://totp/Matrix?secret=MFRGGZDFMZTWQ2LKNNWG23TPOBYXE43UOV3HO6DZPI';
@@ -49,10 +52,12 @@ function auth(role: Role): { token?: string; impersonate?: number } {
     case 'admin': return { token: s.admin };
     case 'adminAsUser': return { token: s.admin, impersonate: s.a.id };
     case 'userImpersonating': return { token: s.b.token, impersonate: s.a.id };
+    case 'readToken': return { token: s.readToken };
+    case 'writeToken': return { token: s.writeToken };
   }
 }
 
-const mayRead = (role: Role) => role === 'user' || role === 'admin' || role === 'adminAsUser';
+const mayRead = (role: Role) => ['user', 'admin', 'adminAsUser', 'readToken', 'writeToken'].includes(role);
 
 /** `shared`: what A shared by a link is shown (their email as who shared it, the agent's and thread's names). */
 function noLeak(role: Role, what: string, text: string, shared = false) {
@@ -74,6 +79,9 @@ routes.before(async () => {
   s.a = await newUser('matrix-a');
   s.b = await newUser('matrix-b');
   s.admin = await adminToken();
+  const apiToken = async (scope: string) =>
+    (await call('/api/tokens', { token: s.a.token, body: { name: `Matrix ${scope}`, scope, expires_in_days: 1 } })).body.token;
+  [s.readToken, s.writeToken] = [await apiToken('read'), await apiToken('write')];
   const agentName = `Secret agent ${tag}`;
   const threadName = `Secret thread ${tag}`;
   const messageText = `Secret message ${tag}`;
@@ -121,6 +129,7 @@ routes.before(async () => {
   s.fx = {
     agent, idleAgent, thread, trace: trace.id, report, entry: entry.id, draft: await freshDraft(), signInEmail: signIn.email,
     run: run.id, shareToken: (await freshShare()).token, freshShare, credential, approval: approval.id,
+    freshToken: async () => (await call('/api/tokens', { token: s.a.token, body: { name: 'Doomed', scope: 'read', expires_in_days: 1 } })).body.id,
     freshCredential: async () => (await call('/api/credentials', { token: s.a.token, body: { name: `Doomed ${Math.random()}` } })).body.id,
     freshAgent: async () => (await newAgent(s.a.id, `Secret doomed ${tag}`)).id,
     freshThread: async () => (await call('/api/threads/', { token: s.a.token, body: { agent_id: agent, name: threadName } })).body.id,
@@ -156,7 +165,7 @@ for (const [key, entry] of Object.entries(MATRIX)) {
       const headers: Record<string, string> = { ...c.headers, ...raw?.headers, ...(impersonate ? { 'X-Impersonate-User-Id': String(impersonate) } : {}) };
       const res = await call(`/api${c.path}`, { method, token, headers, body: c.body, raw: raw?.body });
       const text = typeof res.body === 'string' ? res.body : JSON.stringify(res.body);
-      const want = expected(entry, role);
+      const want = expected(entry, role, method);
       assert.is(res.status, want, `${key} as ${role}: ${res.status} ${text.slice(0, 300)}`);
       if (res.status >= 400 && res.headers.get('content-type')?.startsWith('application/json')) {
         assert.ok(res.body?.detail, `${key} as ${role}: an error without {detail}`);
@@ -254,6 +263,11 @@ routes('WS /desktop/tunnel/:ticket: only a ticket from entering opens it, once',
     const enter = await call('/api/agents/enter', { token, headers, body: { agent_id: s.fx.agent } });
     if (!mayRead(role)) {
       assert.is(enter.status, REFUSED[role] === 4404 ? 404 : REFUSED[role]! - 4000, role);
+      continue;
+    }
+    // Entering is a POST: a read token may not (it could take control of the desktop).
+    if (role === 'readToken') {
+      assert.is(enter.status, 403, role);
       continue;
     }
     const first = await tunnel(enter.body.guacamole_tunnel_url);

@@ -81,6 +81,8 @@ export function auditSentence(e: AuditEvent): string {
       case 'credential.fill': return `${agent} typed the ${d.field} of credential ${quoted(d.name)} into ${d.target} (${d.outcome})`;
       case 'credential.refuse': return `${agent} was refused the ${d.field} of credential ${quoted(d.name)}: ${d.reason}`;
       case 'credential.approval': return `${who} ${d.state} a fill of credential ${quoted(d.name)} by ${agent}`;
+      case 'token.create': return `${who} made API token ${quoted(d.name)} (${d.scope}${d.expires_at ? `, until ${d.expires_at}` : ', no expiry'})`;
+      case 'token.revoke': return `${who} revoked API token ${quoted(d.name)}${e.actor_id !== d.user_id ? ` of user #${d.user_id}` : ''}`;
       case 'audit.prune': return `${who} pruned ${count(Number(d.deleted ?? 0), 'audit event')} older than ${d.retention_days} days`;
       default: return `${who} did ${e.action}${e.target_type ? ` on ${e.target_type} #${id}` : ''}`;
     }
