@@ -188,6 +188,17 @@ async function engineBench(engine, reference) {
         benchResult(`api: ${label} ${engine}, ${c} conn p99`, f.p99, 'ms', 'report', ref.p99);
       }
     }
+    // Issue 46: the agents list with a personal API token against the same with the session's access token, in turns.
+    const apiToken = (await api(base, '/api/tokens', { token, body: { name: 'bench', scope: 'read', expires_in_days: 1 } })).token;
+    const turns = { session: [], token: [] };
+    for (let i = 0; i < 5; i++) {
+      turns.session.push((await wrk(base + routes[0][1], 16, headers, 1)).rps);
+      turns.token.push((await wrk(base + routes[0][1], 16, { Authorization: `Bearer ${apiToken}` }, 1)).rps);
+    }
+    const [bySession, byToken] = [median(turns.session), median(turns.token)];
+    console.log(`${engine} GET /api/agents/, 16 conn, in turns: session token ${bySession.toFixed(0)} req/s, API token ${byToken.toFixed(0)} req/s`);
+    benchResult(`api: GET /api/agents/ ${engine} with an API token, 16 conn`, byToken, 'req/s',
+      `≥ the session token's (${((100 * byToken) / bySession).toFixed(1)} %)`, bySession);
     const added = p50[runs[2][0]] - p50[runs[1][0]];
     console.log(`${engine} steps page: Brotli adds ${added.toFixed(2)} ms to the p50 at 1 connection (compressed once per version)`);
     benchResult(`api: steps page ${engine}, p50 added by Brotli (1 conn)`, added, 'ms', 'report');
