@@ -22,6 +22,7 @@ const ReportsScreen = lazyScreen(() => import('./screens/reports/reports-screen.
 const ReportScreen = lazyScreen(() => import('./screens/reports/report-screen.tsx').then((m) => m.default));
 const BillingScreen = lazyScreen(() => import('./screens/settings/billing/billing-screen.tsx').then((m) => m.default));
 const CredentialsScreen = lazyScreen(() => import('./screens/settings/credentials/credentials-screen.tsx').then((m) => m.default));
+const TokensScreen = lazyScreen(() => import('./screens/settings/tokens/tokens-screen.tsx').then((m) => m.default));
 const AdminDashboard = lazyScreen(() => import('./screens/admin/admin-dashboard.tsx').then((m) => m.default));
 const AdminAgentScreen = lazyScreen(() => import('./screens/admin/admin-agent-screen.tsx').then((m) => m.default));
 const AdminThreadScreen = lazyScreen(() => import('./screens/admin/admin-thread-screen.tsx').then((m) => m.default));
@@ -37,6 +38,7 @@ const SCREENS: Partial<Record<Extract<RouteMatch, { name: string }>['name'], Pre
   report: ReportScreen,
   'settings-billing': BillingScreen,
   'settings-credentials': CredentialsScreen,
+  'settings-tokens': TokensScreen,
   admin: AdminDashboard,
   'admin-agent': AdminAgentScreen,
   'admin-thread': AdminThreadScreen,
@@ -148,6 +150,8 @@ function screenFor(route: Exclude<RouteMatch, { redirect: string }>): ReactNode 
       return <BillingScreen />;
     case 'settings-credentials':
       return <CredentialsScreen />;
+    case 'settings-tokens':
+      return <TokensScreen />;
     case 'admin':
       return <AdminDashboard />;
     case 'admin-agent':

@@ -10,6 +10,7 @@ export type RouteMatch =
   | { name: 'report'; reportId: number }
   | { name: 'settings-billing' }
   | { name: 'settings-credentials' }
+  | { name: 'settings-tokens' }
   | { name: 'admin' }
   | { name: 'admin-agent'; agentId: number }
   | { name: 'admin-thread'; threadId: number }
@@ -31,6 +32,7 @@ const TABLE: ReadonlyArray<[pattern: string, resolve: (params: Params) => RouteM
   ['/reports/:id', (p) => withId(p.id, (reportId) => ({ name: 'report', reportId }))],
   ['/settings/billing', () => ({ name: 'settings-billing' })],
   ['/settings/credentials', () => ({ name: 'settings-credentials' })],
+  ['/settings/tokens', () => ({ name: 'settings-tokens' })],
   // '/settings' and any unknown child land on billing, the first page of the settings.
   ['/settings/*', () => ({ redirect: '/settings/billing' })],
   ['/admin', () => ({ name: 'admin' })],

@@ -115,3 +115,27 @@ export type CredentialApproval = {
   asked_at: string;
   expires_at: string;
 };
+
+// --- personal API tokens (issue 46): the secret is in the create answer only; afterwards `prefix` names a token
+
+/** read: GET only; write: everything but admin routes; admin: everything (admins only). */
+export type ApiTokenScope = 'read' | 'write' | 'admin';
+
+export type ApiToken = {
+  id: number;
+  name: string;
+  scope: ApiTokenScope;
+  /** The token's first characters (`aw_Xy3k9Q`), to recognise it by. */
+  prefix: string;
+  created_at: string;
+  /** null: never expires. */
+  expires_at: string | null;
+  last_used_at: string | null;
+  revoked_at: string | null;
+};
+
+/** POST /api/tokens's answer: the whole token, shown once. */
+export type NewApiToken = ApiToken & { token: string };
+
+/** An admin's view of any user's token (GET /api/admin/tokens). */
+export type UserApiToken = ApiToken & { user_id: number; user_email: string };

@@ -45,11 +45,12 @@ list('says so while loading, on an error (with the detail) and when empty', asyn
   assert.match(text(), 'No credentials yet');
 });
 
-list('the settings nav has Credentials beside Billing, marked as the page shown', async () => {
+list('the settings nav has Credentials between Billing and API tokens, marked as the page shown', async () => {
   history.replaceState(null, '', '/settings/credentials');
   await renderScreen(vaultApi(), <CredentialsScreen />);
   const nav = document.querySelector('nav[aria-label="Settings"]')!;
-  assert.equal([...nav.querySelectorAll('a')].map((a) => [a.textContent, a.getAttribute('aria-current')]), [['Billing', null], ['Credentials', 'page']]);
+  const links = [...nav.querySelectorAll('a')].map((a) => [a.textContent, a.getAttribute('aria-current')]);
+  assert.equal(links, [['Billing', null], ['Credentials', 'page'], ['API tokens', null]]);
   assert.equal(resolveRoute('/settings/credentials'), { name: 'settings-credentials' });
 });
 

@@ -1,10 +1,11 @@
-// The settings area: a sidebar (Billing, Credentials) beside the chosen settings page.
+// The settings area: a sidebar (Billing, Credentials, API tokens) beside the chosen settings page.
 import type { ReactNode } from 'react';
 import { Link, useLocation } from '../../lib/router.ts';
 
 const PAGES = [
   { href: '/settings/billing', label: 'Billing' },
   { href: '/settings/credentials', label: 'Credentials' },
+  { href: '/settings/tokens', label: 'API tokens' },
 ];
 
 export function SettingsLayout({ children }: { children: ReactNode }) {
