@@ -19,7 +19,9 @@ export function helpNotifier(deps: HelpNoticeDeps): (threadId: number, help: Nee
     const text = [
       `${why}\n\n${help.question}`,
       `Thread: ${c.thread_name || `#${threadId}`}`,
-      `Answer in the chat, or take control of its desktop and hand it back: ${origin}/agent/${c.agent_id}`,
+      `Answer in the chat: ${origin}/agent/${c.agent_id}`,
+      // Issue 46: the link opens the desktop with control being taken (the screen stops the agent and asks).
+      `Or take control of its desktop and hand it back: ${origin}/agent/${c.agent_id}?control=1`,
     ].join('\n\n');
     await queueNotice(deps.db, deps.bus, {
       threadId, agentId: c.agent_id, to: c.email, subject: `${c.agent_name} is waiting for you`, text, mailDomain: deps.mailDomain,

@@ -116,7 +116,8 @@ help('the owner\'s e-mail goes through the outbound sender, queued on the thread
   assert.is(mail.outbound_state === 'queued' || mail.outbound_state === 'success', true);
   assert.is(mail.to_address, s.user.email);
   assert.match(mail.text, /Which account\?/);
-  assert.match(mail.text, new RegExp(`https://agents.example/agent/${s.agent.id}`));
+  assert.match(mail.text, new RegExp(`https://agents.example/agent/${s.agent.id}\n`));
+  assert.match(mail.text, new RegExp(`take control of its desktop and hand it back: https://agents.example/agent/${s.agent.id}\\?control=1`));
 });
 
 help('handing back writes the action log with a screenshot, clears needs_help, and the agent goes on where it was', async () => {

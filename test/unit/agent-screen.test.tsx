@@ -137,4 +137,29 @@ screen('the wide chat setting is read back on the next visit', async () => {
   assert.is(getRole('button', 'Wide chat').getAttribute('aria-pressed'), 'true');
 });
 
+screen('a help e-mail\'s link (issue 46): ?control=1 opens in control mode, stops the agent, remembers it for a reload, drops the query', async () => {
+  history.replaceState(null, '', '/agent/7?control=1');
+  const length = history.length;
+  try {
+    const api = agentApi(USER, agent({ target_run_state: 'run' }));
+    api.on('POST /api/agents/stop', () => ({ result: 'stopping', message: '' }));
+    await renderScreen(api, <AgentScreen id={7} />);
+    assert.ok(document.querySelector('.agent-screen[data-control]'), 'in control mode');
+    assert.equal(api.calls.filter((c) => c.path === '/api/agents/stop').map((c) => c.body), [{ agent_id: 7, force_terminate: false }]);
+    assert.is(sessionStorage.getItem('control_mode_7'), 'true');
+    assert.is(location.pathname + location.search, '/agent/7');
+    assert.is(history.length, length, 'the query is replaced, not a new history entry');
+  } finally {
+    history.replaceState(null, '', '/');
+    sessionStorage.removeItem('control_mode_7');
+  }
+});
+
+screen('without ?control=1 the screen opens as usual, not in control', async () => {
+  const api = agentApi(USER);
+  await renderScreen(api, <AgentScreen id={7} />);
+  assert.not.ok(document.querySelector('.agent-screen[data-control]'));
+  assert.not.ok(api.calls.some((c) => c.path === '/api/agents/stop'));
+});
+
 screen.run();

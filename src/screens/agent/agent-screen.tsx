@@ -1,8 +1,10 @@
 // The agent screen (/agent/{id}): chat panel on the left, the VM view in the middle, room for the
 // 360px traces panel (admin 'Show traces') on the right; the title bar holds the name, the playback toggle and, for
 // admins, the more-options menu. The agent is refetched every 3 s (spec §3, §9).
-import { useCallback, useMemo, useState } from 'react';
-import { agentPath } from '../../lib/api.ts';
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { agentPath, stopAgent } from '../../lib/api.ts';
+import { normalizeError } from '../../lib/http.ts';
+import { navigate, useLocation } from '../../lib/router.ts';
 import { useTitle } from '../../lib/title.tsx';
 import type { Agent, AgentRunState } from '../../lib/types.ts';
 import { useIsAdmin } from '../../lib/use-is-admin.ts';
@@ -28,8 +30,11 @@ export function AgentScreen({ id }: { id: number }) {
   const [schedules, setSchedules] = useState(false);
   // Control mode ('Take control' in the VM view): the user's input goes to the desktop and the chat
   // collapses to its strip; 'Expand chat' ends it.
-  // Kept per agent in session storage: a reload in control mode stays in it (issue 19).
-  const [controlMode, setControlMode] = useState(() => storedControl(id));
+  // Kept per agent in session storage: a reload in control mode stays in it (issue 19). A help e-mail's link
+  // (`?control=1`, issue 46) opens the screen the same way: control is asked for as soon as the desktop connects.
+  const { path, search } = useLocation();
+  const fromLink = new URLSearchParams(search).get('control') === '1';
+  const [controlMode, setControlMode] = useState(() => storedControl(id) || fromLink);
   // Take control asked for from the chat (a thread waiting for a person): the live desktop does it.
   const [takeControlRequest, setTakeControlRequest] = useState(0);
   // 'Show traces' (admins): the panel follows the thread selected in the chat.
@@ -49,6 +54,14 @@ export function AgentScreen({ id }: { id: number }) {
     storeControl(id, control);
     if (control) refresh();
   }, [refresh, id]);
+
+  useEffect(() => {
+    if (!fromLink) return;
+    storeControl(id, true);
+    // Spec §4: taking control first stops the agent. A failed stop is logged only (spec §8).
+    stopAgent(id).catch((error) => console.error('Failed to stop the agent', normalizeError(error)));
+    navigate(path, { replace: true }); // a reload later is no second request
+  }, [fromLink, id, path]);
 
   const runState = agent?.target_run_state;
   const action = useMemo(
