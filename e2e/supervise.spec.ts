@@ -1,11 +1,26 @@
 // Supervision end to end (issue 19), on the offline model and a real desktop: the agent asks for help, the person
-// takes control from the chat, types in the terminal, reloads the page in the middle (control stays, the agent is
+// follows the help e-mail's link to take control (issue 46), types in the terminal, reloads the page in the middle (control stays, the agent is
 // not started again), hands back with Expand chat; the next trace's request holds what they typed as actions and
 // the agent goes on with its plan. Then the runaway guard pauses a run that clicks the same spot on an unchanged
 // screen. Screenshots of the help request, the hand-back item and the guard's pause in both themes.
 import type { Page } from '@playwright/test';
 import { expect, test } from './console.ts';
 import { ADMIN, newUserWithAgent, screenshotBothThemes, signIn, signOut, terminalDrawn } from './fixtures.ts';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const OUTBOX = join(process.env.E2E_DATA_DIR!, 'outbox');
+
+/** The take-control link of the help e-mail about this agent, once it is in the outbox. */
+function controlLink(agentId: number): string | null {
+  if (!existsSync(OUTBOX)) return null;
+  for (const name of readdirSync(OUTBOX)) {
+    const text = readFileSync(join(OUTBOX, name), 'utf8').replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+    const found = new RegExp(`https?://\\S+/agent/${agentId}\\?control=1`).exec(text);
+    if (found) return found[0];
+  }
+  return null;
+}
 
 async function send(page: Page, text: string) {
   const input = page.getByPlaceholder('Write anything...');
@@ -50,8 +65,13 @@ test('the agent asks, the person takes control, reloads, types, hands back; the 
   expect(thread.needs_help.question).toBe('Could you run the setup command in the terminal for me?');
   await screenshotBothThemes(page, 'supervise-help-request');
 
-  // The person takes control from the chat and types in the terminal.
-  await help.getByRole('button', { name: 'Take control' }).click();
+  // The owner's e-mail (in the outbox) links to the desktop with control ready (issue 46): the person follows it.
+  await expect.poll(() => controlLink(agent.id), { timeout: 15_000 }).not.toBeNull();
+  const link = new URL(controlLink(agent.id)!);
+  expect(link.pathname + link.search).toBe(`/agent/${agent.id}?control=1`);
+  await page.goto(`/agent/${agent.id}?control=1`);
+  await expect(page.locator('.live-frame')).toHaveAttribute('data-state', 'connected', { timeout: 30_000 });
+  await expect(page).toHaveURL(new RegExp(`/agent/${agent.id}$`));
   await expect(page.getByRole('button', { name: 'Expand chat' })).toBeVisible();
   await expect(page.getByText('You have control')).toBeVisible();
   await clickDesktop(page, 320, 400);
