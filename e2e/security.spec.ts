@@ -66,7 +66,7 @@ async function arm(page: Page) {
 test('a Markdown XSS corpus in the chat fires no handler, runs no script and loads nothing', async ({ page, request, baseURL, consoleErrors }) => {
   // What the corpus tries is blocked by the CSP too, and Chromium reports each attempt.
   consoleErrors.allow(/violates the following Content Security Policy directive/);
-  test.setTimeout(90_000);
+  test.setTimeout(150_000);
   await arm(page);
   const own = new URL(baseURL!).host;
   const suspicious: string[] = [];
@@ -100,8 +100,9 @@ test('a Markdown XSS corpus in the chat fires no handler, runs no script and loa
   for (const [i, payload] of CORPUS.entries()) {
     await box.fill(`“${payload}”`);
     await box.press('Enter');
-    // Its echo arrived (what follows a swallowing payload, like "You said", may be gone: that is the sanitizer).
-    await expect(answers).toHaveCount(i + 1, { timeout: 15_000 });
+    // Its echo arrived (what follows a swallowing payload, like "You said", may be gone: that is the sanitizer). The
+    // first run starts the agent's desktop (its home image, Xvnc): beside four busy loops that took over 15 s once.
+    await expect(answers).toHaveCount(i + 1, { timeout: i === 0 ? 60_000 : 15_000 });
     await expect(answers.nth(i)).toContainText('I did not understand');
   }
   await expect(answers.filter({ hasText: 'hover me' })).toHaveCount(1);
