@@ -101,6 +101,8 @@ async function ids(user: string): Promise<[number, number]> {
 
 /** SECRETS_KEY of the servers these tests start (32 bytes, base64). */
 export const TEST_SECRETS_KEY = Buffer.alloc(32, 'fault-and-fleet-tests').toString('base64');
+/** VAULT_KEY of those servers: one deployment's instances share it, or the second refuses to start. */
+export const TEST_VAULT_KEY = Buffer.alloc(32, 'vault-of-the-fault-and-fleet-tests').toString('base64');
 
 /** The real server (server/main.ts) as a child process; resolves once it listens. */
 export async function spawnServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; output: () => string }> {
@@ -110,7 +112,7 @@ export async function spawnServer(env: Record<string, string>): Promise<{ child:
       // Required with DATABASE_URL (calls between instances are signed with it); unused without.
       INTERNAL_SECRET: 'test-internal-secret-of-the-fault-and-fleet-tests',
       // The same on every instance of one database: it seals the secrets kept there and keys the audit chain.
-      SECRETS_KEY: TEST_SECRETS_KEY, ...env,
+      SECRETS_KEY: TEST_SECRETS_KEY, VAULT_KEY: TEST_VAULT_KEY, ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

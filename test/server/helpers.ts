@@ -19,9 +19,11 @@ import { fakeResolve } from './fake-dns.ts';
  * process in production), and servers sharing a database must share the key that seals its secrets.
  */
 const PROCESS_SECRETS_KEY = randomBytes(32).toString('base64');
+/** Likewise the vault's key (issue 45): every server of one database needs the same. */
+const PROCESS_VAULT_KEY = randomBytes(32).toString('base64');
 
 export function testEnv(env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return { AGENT_UID_BASE: process.env.AGENT_UID_BASE, PATH: process.env.PATH, SECRETS_KEY: PROCESS_SECRETS_KEY, ...env };
+  return { AGENT_UID_BASE: process.env.AGENT_UID_BASE, PATH: process.env.PATH, SECRETS_KEY: PROCESS_SECRETS_KEY, VAULT_KEY: PROCESS_VAULT_KEY, ...env };
 }
 
 export const ADMIN = { email: 'admin@test.local', password: 'admin-password-123' };

@@ -1,6 +1,7 @@
 // Steps of the selected thread: loaded over HTTP when the thread is selected (500 newest, spec §9; 100
 // right after creation), then kept current by the thread hub. Arriving steps are inserted or replaced by
-// sequence; after a hub reconnect the page is loaded again, since steps may have been missed meanwhile.
+// sequence; once the hub is joined (and after each reconnect) the page is loaded again, since steps may have been
+// written before the join.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { getSteps, STEPS_AFTER_CREATE, STEPS_FIRST_LOAD } from '../../../lib/api.ts';
 import { connectThreadHub } from '../../../lib/thread-hub.ts';
@@ -55,9 +56,9 @@ export function useThreadSteps(threadId: number | null, { onStepArrived }: { onS
       },
       // The thread waits for a person, or no more: the agent (and its threads) are fetched again.
       onThread: () => arrived.current(),
-      onJoin: ({ rejoined }) => {
-        if (rejoined) void load(threadId, STEPS_FIRST_LOAD);
-      },
+      // Loaded again once joined, the first time too: a step written between the page's load and the join (a
+      // new thread's first answer, which the offline model gives at once) reaches no socket and was lost.
+      onJoin: () => void load(threadId, STEPS_FIRST_LOAD),
     });
     return () => hub.close();
   }, [threadId, update, load]);
