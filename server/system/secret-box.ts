@@ -70,20 +70,26 @@ export function parseKey(text: string): Buffer | null {
   return key.length === 32 ? key : null;
 }
 
-/**
- * The configured key, else the data directory's secrets.key, made on the first start (0600, written whole: a file
- * written elsewhere, then linked in, so a start racing this one reads the same key or makes none).
- */
+/** The configured key, else the data directory's secrets.key (keyFile). */
 export function loadSecretBox(configured: Buffer | null, dataDir: string): SecretBox {
   if (configured) return new SecretBox(configured, 'SECRETS_KEY');
   const file = join(dataDir, 'secrets.key');
+  return new SecretBox(keyFile(file, dataDir, (message) => new SecretsKeyError(message)), file);
+}
+
+/**
+ * The 32-byte key in `file`, made on the first start (0600, written whole: a file written elsewhere, then linked in,
+ * so a start racing this one reads the same key or makes none). A file that cannot be read or holds no key throws
+ * `refuse(message)`.
+ */
+export function keyFile(file: string, dataDir: string, refuse: (message: string) => Error): Buffer {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new SecretsKeyError(`${file} is unreadable: ${(err as Error).message}`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw refuse(`${file} is unreadable: ${(err as Error).message}`);
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const draft = `${file}.${process.pid}.new`;
+    const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.new`;
     writeFileSync(draft, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
     try {
       linkSync(draft, file);
@@ -95,6 +101,6 @@ export function loadSecretBox(configured: Buffer | null, dataDir: string): Secre
     text = readFileSync(file, 'utf8');
   }
   const key = parseKey(text);
-  if (!key) throw new SecretsKeyError(`${file} does not hold a 32-byte key (base64 or hex)`);
-  return new SecretBox(key, file);
+  if (!key) throw refuse(`${file} does not hold a 32-byte key (base64 or hex)`);
+  return key;
 }

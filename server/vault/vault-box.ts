@@ -2,9 +2,8 @@
 // the stored credentials can be moved or wiped with it without touching the rest. VAULT_KEY_PREVIOUS still opens
 // what an older key sealed (reported stale, so the caller can seal it again) while the key is being rotated.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseKey } from '../system/secret-box.ts';
+import { keyFile } from '../system/secret-box.ts';
 import { StartRefused } from '../system/start-refused.ts';
 
 /** The vault key is unusable or does not open a stored value: the message names the place, never the value. */
@@ -69,31 +68,9 @@ export class VaultBox {
   }
 }
 
-/**
- * The configured key, else the data directory's vault.key, made on the first start (0600, written whole: a file
- * written elsewhere, then linked in, so a start racing this one reads the same key or makes none).
- */
+/** The configured key, else the data directory's vault.key (keyFile: made 0600 at the first start). */
 export function loadVaultBox(configured: { key: Buffer | null; previous: Buffer | null }, dataDir: string): VaultBox {
   if (configured.key) return new VaultBox(configured.key, configured.previous, 'VAULT_KEY');
   const file = join(dataDir, 'vault.key');
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new VaultKeyError(`${file} is unreadable: ${(err as Error).message}`);
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.new`;
-    writeFileSync(draft, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
-    try {
-      linkSync(draft, file);
-    } catch (linkErr) {
-      if ((linkErr as NodeJS.ErrnoException).code !== 'EEXIST') throw linkErr;
-    } finally {
-      unlinkSync(draft);
-    }
-    text = readFileSync(file, 'utf8');
-  }
-  const key = parseKey(text);
-  if (!key) throw new VaultKeyError(`${file} does not hold a 32-byte key (base64 or hex)`);
-  return new VaultBox(key, configured.previous, file);
+  return new VaultBox(keyFile(file, dataDir, (message) => new VaultKeyError(message)), configured.previous, file);
 }
