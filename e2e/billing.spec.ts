@@ -97,6 +97,21 @@ test('billing: test credits, a card from the portal, and the spend limit', async
   await expect(again.getByText('Visa •••• 4242')).toBeVisible();
   await again.close();
 
+  // A portal link opened by hand (a tab no script opened, with history) cannot close itself: Return goes to the app.
+  const link = await page.evaluate(async () => {
+    const json = { 'Content-Type': 'application/json' };
+    const { token } = await (await fetch('/api/auth/token', { method: 'POST', credentials: 'same-origin', headers: json })).json();
+    const res = await fetch('/api/billing/portal-session', { method: 'POST', headers: { ...json, Authorization: `Bearer ${token}` }, body: '{}' });
+    return (await res.json()).url as string;
+  });
+  const byHand = await context.newPage();
+  await byHand.goto('/settings/billing');
+  await byHand.goto(link);
+  await byHand.getByRole('link', { name: 'Return to Agent Workspace' }).click();
+  await expect(byHand).toHaveURL(/\/settings\/billing$/);
+  await expect(byHand.getByText('•••• 4242')).toBeVisible();
+  await byHand.close();
+
   // The spend-limit dialog: a preset …
   await spend.getByRole('button', { name: 'Edit limit' }).click();
   const dialog = page.getByRole('dialog', { name: 'Set spend limit' });

@@ -106,7 +106,8 @@ export function expiredPage(stylesheet: string | null): string {
 /**
  * Applies the app's stored theme (else the OS preference) before the page paints. And Return: the portal is a tab
  * the Billing page opened, which catches up by itself when the user comes back, so Return closes this tab; only a
- * tab that may not be closed (a link opened by hand) goes to the app instead of leaving a second app tab.
+ * tab that may not be closed (a link opened by hand) goes to the app instead of leaving a second app tab. No timer:
+ * one that fired while a slow close was under way navigated the closing tab.
  */
 export const THEME_SCRIPT = `try {
   var t = localStorage.getItem('theme');
@@ -118,6 +119,6 @@ document.addEventListener('click', function (e) {
   if (!a) return;
   e.preventDefault();
   window.close();
-  setTimeout(function () { location.href = a.href; }, 300);
+  if (!window.closed) location.href = a.href; // closed turns true at once when the browser will close the tab
 });
 `;
