@@ -22,6 +22,7 @@ const SCRIPTS = [
   'bench-audit.mjs',
   'bench-replay.mjs',
   'bench-vault.mjs',
+  'bench-webhooks.mjs',
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -31,6 +31,7 @@ import { registerAdminSpendRoutes } from './admin/spend-routes.ts';
 import { registerReplayRoutes } from './replay/index.ts';
 import { registerVaultRoutes } from './vault/index.ts';
 import { registerTokenRoutes } from './tokens/routes.ts';
+import { registerWebhookRoutes } from './webhooks/index.ts';
 import { handleInternal, INTERNAL_PREFIX } from './desktop/index.ts';
 import { assignRequestId } from './ops/request-id.ts';
 import type { RequestContext } from './ops/request-context.ts';
@@ -69,6 +70,7 @@ export function createApp(parts: Parts) {
   if (parts.replays) registerReplayRoutes(api, parts.replays.deps);
   if (parts.vault) registerVaultRoutes(api, { box: parts.vault.box, bus: parts.bus });
   registerTokenRoutes(api, { forget: (userId) => auth.forget(userId) });
+  if (parts.secrets) registerWebhookRoutes(api, { box: parts.secrets, bus: parts.bus, allowPrivate: () => parts.config.webhookAllowPrivate });
   registerScreenshareRoutes(api, parts);
   registerSchedulerRoutes(api);
   registerMetricsRoutes(api, parts);

@@ -22,6 +22,8 @@ import type { UploadHook } from './files/storage.ts';
 import type { AgentStorage } from './agents/storage.ts';
 import type { Replays, RunRecordings } from './replay/index.ts';
 import type { Vault } from './vault/index.ts';
+import type { Deliverer } from './webhooks/index.ts';
+import type { SecretBox } from './system/secret-box.ts';
 
 
 export type Parts = {
@@ -64,6 +66,10 @@ export type Parts = {
   replays?: Replays;
   /** The credential vault: its key, the fills of the agents' runs (server/vault). */
   vault?: Vault;
+  /** The secrets key's box (system/secret-box.ts): it seals the webhooks' secrets. */
+  secrets?: SecretBox;
+  /** Sends the queued webhook deliveries (server/webhooks). */
+  webhooks?: Deliverer;
   /** Starts threads from the agents' schedules (server/scheduler). */
   scheduler?: Scheduler;
   /** Request counts, latencies and gauges for GET /api/metrics (server/ops). */

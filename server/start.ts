@@ -18,7 +18,7 @@ import { claimUidRange, createGateway, desktopUploadHook, performAction, startDe
 import { chooseProvider } from './models/choose.ts';
 import { Runner } from './runner/index.ts';
 import { chooseBillingProvider } from './billing/index.ts';
-import { startMail } from './mail/index.ts';
+import { startMail, systemMailer } from './mail/index.ts';
 import { filesDir } from './files/storage.ts';
 import { AgentStorage } from './agents/storage.ts';
 import { DiskSpace } from './files/disk-space.ts';
@@ -40,6 +40,7 @@ import { useAuditKey } from './audit/hash.ts';
 import { loadSecretBox } from './system/secret-box.ts';
 import { Replays, RunRecordings } from './replay/index.ts';
 import { Vault } from './vault/index.ts';
+import { Deliverer } from './webhooks/index.ts';
 
 export type Running = { server: Server; url: string; parts: Parts; close: () => Promise<void> };
 
@@ -80,6 +81,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     storage: new AgentStorage({ db, config, disk, unrecorded: (agentId) => [parts.screenshots.path(agentId)] }),
   };
   parts.vault = vault;
+  parts.secrets = secrets;
   parts.metrics = new Metrics();
   parts.onUpload = desktopUploadHook(desktops, log);
   parts.billing = chooseBillingProvider(config, db);
@@ -172,8 +174,14 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     vault: () => parts.vault ?? null,
   }));
   await runner.start();
+  const webhooks = (parts.webhooks = new Deliverer({
+    db, bus: parts.bus, box: secrets, log, allowPrivate: () => config.webhookAllowPrivate,
+    origin: () => config.publicUrl ?? `http://localhost:${parts.port}`, tellOwner: systemMailer(config),
+  }));
+  webhooks.start();
   const mail = await startMail(parts).catch(async (err) => {
     await runner.stop();
+    await webhooks.stop();
     server.close();
     throw err;
   });
@@ -202,6 +210,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
       parts.runRecordings?.close();
       await scheduler.stop();
       await runner.stop();
+      await webhooks.stop();
       await mail.close();
       await parts.recordings?.close();
       await parts.handbacks?.idle();

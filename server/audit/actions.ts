@@ -18,6 +18,7 @@ export const AUDIT_ACTIONS = [
   'credential.create', 'credential.update', 'credential.delete', 'credential.grant', 'credential.revoke',
   'credential.fill', 'credential.refuse', 'credential.approval',
   'token.create', 'token.revoke',
+  'webhook.create', 'webhook.update', 'webhook.delete',
   'audit.prune',
 ] as const;
 

@@ -56,6 +56,8 @@ export type Config = {
   vault: { key: Buffer | null; previous: Buffer | null };
   /** PUBLIC_URL's origin: what browsers use to reach the server (behind a proxy, or under another name). */
   publicUrl: string | null;
+  /** WEBHOOK_ALLOW_PRIVATE=1: webhooks may go to loopback, private and link-local addresses (tests, private deployments). */
+  webhookAllowPrivate: boolean;
   /** Where the built SPA lives; null serves no static files (API-only tests). */
   staticDir: string | null;
   /** LOG_REQUESTS: 1 every request, 0 none; unset, the changes and the failures (not the polls that went well). */
@@ -129,6 +131,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretsKey: key32('SECRETS_KEY', env.SECRETS_KEY),
     vault: { key: key32('VAULT_KEY', env.VAULT_KEY), previous: key32('VAULT_KEY_PREVIOUS', env.VAULT_KEY_PREVIOUS) },
     publicUrl: env.PUBLIC_URL ? publicOrigin(env.PUBLIC_URL) : null,
+    webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE'),
     staticDir: env.STATIC_DIR === '' ? null : resolve(env.STATIC_DIR || 'dist/public'),
     logRequests: oneOrZero(env, 'LOG_REQUESTS') ?? 'changes',
     logFormat: oneOf(env, 'LOG_FORMAT', ['text', 'json'] as const),

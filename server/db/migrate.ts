@@ -26,6 +26,7 @@ import m020 from './migrations/020_trace_parts.sql';
 import m021 from './migrations/021_runs.sql';
 import m022 from './migrations/022_vault.sql';
 import m023 from './migrations/023_api_tokens.sql';
+import m024 from './migrations/024_webhooks.sql';
 
 export type Migration = { id: number; name: string; sql: string; step?: (q: Queryable, secrets: SecretBox | null) => Promise<void> };
 
@@ -54,6 +55,7 @@ export const SQL_MIGRATIONS: Migration[] = [
   { id: 21, name: 'runs', sql: m021 },
   { id: 22, name: 'vault', sql: m022 },
   { id: 23, name: 'api_tokens', sql: m023 },
+  { id: 24, name: 'webhooks', sql: m024 },
 ];
 
 /** `secrets`: the server's key, for the steps that seal; a fresh database migrates without it. */

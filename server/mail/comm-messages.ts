@@ -9,6 +9,7 @@ import { idnView } from './idn.ts';
 import { record } from '../audit/audit.ts';
 import type { AuditAction } from '../audit/actions.ts';
 import { TOPICS } from '../realtime/topics.ts';
+import { queueThreadEvent, wakeDeliveries } from '../webhooks/index.ts';
 
 export type OutboundState = 'success' | 'requires_approval' | 'queued' | 'dead';
 
@@ -84,9 +85,11 @@ export async function draftOutbound(db: Db, bus: Bus, d: Draft): Promise<{ id: n
       action: 'mail.draft', actor: { type: 'agent', id: d.agentId }, background: true, target: { type: 'message', id: m.id },
       detail: { to: d.to, subject, thread_id: d.threadId, agent_id: d.agentId, chars: d.text.length },
     });
+    await queueThreadEvent(q, 'mail.awaiting_approval', d.threadId, null, { message_id: m.id, to: d.to, subject });
     return m;
   });
   bus.publish(TOPICS.agentChanged(d.agentId), { agent_id: d.agentId });
+  wakeDeliveries(bus);
   return row;
 }
 

@@ -5,5 +5,5 @@ export { AddressError, asciiAddress } from './idn.ts';
 export type { MailSender } from './sender.ts';
 export { registerEmailSettingsRoutes } from './settings-routes.ts';
 export { startMail } from './setup.ts';
-export { resetMailer } from './reset-mail.ts';
+export { resetMailer, systemMailer, type SystemMail } from './reset-mail.ts';
 export type { SmtpIntake } from './smtp-intake.ts';

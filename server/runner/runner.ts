@@ -30,6 +30,7 @@ import { converse, type LoopDeps } from './conversation.ts';
 import { RunFailure, RunPaused, RunStopped, SpendRefused, stopOf, type StopReason } from './errors.ts';
 import { record, recordAlone, SYSTEM } from '../audit/audit.ts';
 import { RunawayGuard } from '../supervision/guard.ts';
+import { emitThreadEvent, queueThreadEvent, wakeDeliveries, type EventType } from '../webhooks/index.ts';
 import { getGuardSettings, GUARD_DEFAULTS, usageSinceHuman } from '../supervision/supervision.ts';
 import { setNeedsHelp, type NeedsHelp, type PauseReason } from '../threads/needs-help.ts';
 import { messagesFromSteps, systemPrompt, type StoredStep } from './history.ts';
@@ -272,12 +273,17 @@ export class Runner {
         action: 'billing.limit_stop', actor: SYSTEM, background: true, target: { type: 'thread', id: threadId },
         detail: { agent_id: agentId, reason: failure.message },
       }).catch((err) => this.o.log.error(`runner: audit of the spend stop failed: ${err.message}`));
+      await this.announce('billing.limit_reached', threadId, run.open?.id ?? null, { reason: failure.message, links: { billing: '/settings/billing' } });
     }
     try {
       await this.finish(claim, outcome, writer, seen.userSequence);
     } finally {
       const runId = run.open?.id;
       if (runId) await endRun(db, runId, RUN_OUTCOME[outcome.kind]).catch((err) => this.o.log.error(`runner: run ${runId} not ended: ${err.message}`));
+      if (runId && outcome.kind === 'failed') await this.announce('run.failed', threadId, runId, { outcome: 'failed', error: outcome.message });
+      else if (runId && outcome.kind !== 'paused' && !(outcome.kind === 'stopped' && outcome.reason === 'lost')) {
+        await this.announce('run.finished', threadId, runId, { outcome: outcome.kind });
+      }
       // Whatever happened above, the agent's flags end up true to what runs.
       await refreshAgentState(db, agentId).catch(() => {});
       bus.publish(TOPICS.agentChanged(agentId), { agent_id: agentId });
@@ -299,6 +305,7 @@ export class Runner {
     await this.checkpoint(claim, controller, agent.owner_id);
     run.open = await openRun(db, claim.thread_id, claim.agent_id, this.id);
     writer.runId = run.open.id;
+    await this.announce('run.started', claim.thread_id, run.open.id);
     const { computer, release, desktop } = await this.desktopFor(claim.agent_id, controller.signal);
     try {
       if (desktop && computer) await this.record(run, desktop, computer);
@@ -458,12 +465,21 @@ export class Runner {
         actor: outcome.reason === 'asked' ? { type: 'agent', id: agentId } : SYSTEM, background: true,
         target: { type: 'thread', id: threadId }, detail: { reason: outcome.reason, agent_id: agentId },
       });
+      const event = outcome.reason === 'asked' ? 'run.needs_help' : 'run.guard_paused';
+      await queueThreadEvent(q, event, threadId, writer.runId, { question: outcome.question, reason: outcome.reason });
       return changed;
     });
+    wakeDeliveries(bus);
     if (stopped) bus.publish(TOPICS.agentChanged(agentId), { agent_id: agentId, target_run_state: 'stop' });
     bus.publish(TOPICS.threadChanged(threadId), { id: threadId, needs_help: help });
     await writer.message('assistant', `Waiting for you: ${outcome.question}`, { needs_help: help });
     await this.o.onNeedsHelp?.(threadId, help).catch((err) => log.error(`runner: thread ${threadId}: owner not told: ${err.message}`));
+  }
+
+  /** Queues a webhook event of the thread (server/webhooks); a failure to queue it is logged, the run goes on. */
+  private async announce(type: EventType, threadId: number, runId: number | null, extra?: Record<string, unknown>): Promise<void> {
+    await emitThreadEvent(this.o.db, this.o.bus, type, threadId, runId, extra)
+      .catch((err) => this.o.log.error(`runner: thread ${threadId}: webhook event ${type} not queued: ${err.message}`));
   }
 
   /** Ends the thread's turn as the outcome says, then goes on with the agent's queue (run_all). */

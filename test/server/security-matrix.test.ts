@@ -123,12 +123,18 @@ routes.before(async () => {
      VALUES ($1, $2, $3, 'password', 'https://example.test', $4, now() + interval '1 hour') RETURNING id`,
     [credential, agent, thread, Buffer.from('\x89PNG matrix')]);
   s.values = [credentialBody.password, VALUE_TOTP.slice(-20)];
+  // A's webhook endpoint on a closed port of this machine (its deliveries fail at once) and one delivery of it.
+  s.parts.config.webhookAllowPrivate = true;
+  const freshWebhook = async () =>
+    (await call('/api/webhooks', { token: s.a.token, body: { url: 'http://127.0.0.1:9/matrix', events: ['run.started'] } })).body.id as number;
+  const webhook = await freshWebhook();
+  const delivery = (await call(`/api/webhooks/${webhook}/test`, { token: s.a.token, body: {} })).body.id as number;
   const signIn = await newUser('matrix-signin');
   s.sharedSecrets = [s.a.email, agentName, threadName];
   s.secrets = [s.a.email, agentName, threadName, messageText, `Secret idle ${tag}`, `Secret report ${tag}`, `Secret entry ${tag}`];
   s.fx = {
     agent, idleAgent, thread, trace: trace.id, report, entry: entry.id, draft: await freshDraft(), signInEmail: signIn.email,
-    run: run.id, shareToken: (await freshShare()).token, freshShare, credential, approval: approval.id,
+    run: run.id, shareToken: (await freshShare()).token, freshShare, credential, approval: approval.id, webhook, delivery, freshWebhook,
     freshToken: async () => (await call('/api/tokens', { token: s.a.token, body: { name: 'Doomed', scope: 'read', expires_in_days: 1 } })).body.id,
     freshCredential: async () => (await call('/api/credentials', { token: s.a.token, body: { name: `Doomed ${Math.random()}` } })).body.id,
     freshAgent: async () => (await newAgent(s.a.id, `Secret doomed ${tag}`)).id,

@@ -83,6 +83,9 @@ export function auditSentence(e: AuditEvent): string {
       case 'credential.approval': return `${who} ${d.state} a fill of credential ${quoted(d.name)} by ${agent}`;
       case 'token.create': return `${who} made API token ${quoted(d.name)} (${d.scope}${d.expires_at ? `, until ${d.expires_at}` : ', no expiry'})`;
       case 'token.revoke': return `${who} revoked API token ${quoted(d.name)}${e.actor_id !== d.user_id ? ` of user #${d.user_id}` : ''}`;
+      case 'webhook.create': return `${who} added webhook endpoint ${quoted(d.url)} (${Array.isArray(d.events) ? d.events.join(', ') : ''})`;
+      case 'webhook.update': return `${who} changed webhook endpoint ${quoted(d.url)}${Array.isArray(d.changed) ? ` (${d.changed.join(', ')})` : ''}`;
+      case 'webhook.delete': return `${who} deleted webhook endpoint ${quoted(d.url)}`;
       case 'audit.prune': return `${who} pruned ${count(Number(d.deleted ?? 0), 'audit event')} older than ${d.retention_days} days`;
       default: return `${who} did ${e.action}${e.target_type ? ` on ${e.target_type} #${id}` : ''}`;
     }
