@@ -155,6 +155,23 @@ screen('a help e-mail\'s link (issue 46): ?control=1 opens in control mode, stop
   }
 });
 
+screen('a webhook\'s thread link (?thread=<id>) selects that thread, and the address is tidied up', async () => {
+  history.replaceState(null, '', '/agent/7?thread=12');
+  try {
+    const base = { agent_id: 7, description: '', thread_running: false, error_message: '', schedule_sequence: null, approval_required: false,
+      target_run_state: null, target_sequence: null, updated_at: '2025-01-01T00:00:00Z' } as const;
+    const api = agentApi(USER, agent({ threads: [{ ...base, id: 11, name: 'Newest' }, { ...base, id: 12, name: 'Linked' }] }));
+    api.on('GET /api/threads/12/steps', () => ({ steps: [], total_count: 0 }));
+    api.on('GET /api/threads/11/steps', () => ({ steps: [], total_count: 0 }));
+    await renderScreen(api, <AgentScreen id={7} />);
+    await settle();
+    assert.is(document.querySelector('[data-testid="current-thread-name"]')?.textContent, 'Linked');
+    assert.is(location.pathname + location.search, '/agent/7');
+  } finally {
+    history.replaceState(null, '', '/');
+  }
+});
+
 screen('without ?control=1 the screen opens as usual, not in control', async () => {
   const api = agentApi(USER);
   await renderScreen(api, <AgentScreen id={7} />);

@@ -34,6 +34,8 @@ export function AgentScreen({ id }: { id: number }) {
   // (`?control=1`, issue 46) opens the screen the same way: control is asked for as soon as the desktop connects.
   const { path, search } = useLocation();
   const fromLink = new URLSearchParams(search).get('control') === '1';
+  // A webhook's link to a thread (`?thread=<id>`) selects it; kept once the address is tidied up.
+  const [linkedThread] = useState(() => Number(new URLSearchParams(search).get('thread')) || null);
   const [controlMode, setControlMode] = useState(() => storedControl(id) || fromLink);
   // Take control asked for from the chat (a thread waiting for a person): the live desktop does it.
   const [takeControlRequest, setTakeControlRequest] = useState(0);
@@ -62,6 +64,9 @@ export function AgentScreen({ id }: { id: number }) {
     stopAgent(id).catch((error) => console.error('Failed to stop the agent', normalizeError(error)));
     navigate(path, { replace: true }); // a reload later is no second request
   }, [fromLink, id, path]);
+  useEffect(() => {
+    if (linkedThread && !fromLink) navigate(path, { replace: true });
+  }, [linkedThread, fromLink, path]);
 
   const runState = agent?.target_run_state;
   const action = useMemo(
@@ -102,6 +107,7 @@ export function AgentScreen({ id }: { id: number }) {
         onExpand={() => changeControlMode(false)}
         onThreadChange={setThreadId}
         onTakeControl={() => setTakeControlRequest((n) => n + 1)}
+        initialThreadId={linkedThread}
       />
       <VmView
         agent={agent}

@@ -16,9 +16,10 @@ type ChatPanelProps = {
   onExpand?: () => void;
   onThreadChange?: (threadId: number | null) => void;
   onTakeControl?: () => void;
+  initialThreadId?: number | null;
 };
 
-export function ChatPanel({ agent, onAgentChange, collapsed = false, onExpand, onThreadChange, onTakeControl }: ChatPanelProps) {
+export function ChatPanel({ agent, onAgentChange, collapsed = false, onExpand, onThreadChange, onTakeControl, initialThreadId }: ChatPanelProps) {
   const [wide, setWide] = useStoredFlag(CHAT_WIDE_KEY);
   return (
     <aside className="chat-panel" aria-label="Chat" data-wide={wide || undefined} data-collapsed={collapsed || undefined}>
@@ -41,7 +42,9 @@ export function ChatPanel({ agent, onAgentChange, collapsed = false, onExpand, o
             <ArrowsIcon />
           </button>
         </header>
-        <ConversationPanel agent={agent} onAgentChange={onAgentChange} onThreadChange={onThreadChange} onTakeControl={onTakeControl} />
+        <ConversationPanel
+          agent={agent} onAgentChange={onAgentChange} onThreadChange={onThreadChange} onTakeControl={onTakeControl} initialThreadId={initialThreadId}
+        />
       </div>
     </aside>
   );

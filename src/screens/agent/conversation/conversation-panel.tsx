@@ -29,6 +29,8 @@ export type ConversationPanelProps = {
   onThreadChange?: (threadId: number | null) => void;
   /** A thread waiting for a person offers Take control (the live desktop's). */
   onTakeControl?: () => void;
+  /** The thread a link named (`?thread=`, a webhook's): selected first, if the agent has it. */
+  initialThreadId?: number | null;
 };
 
 export const deleteQuestion = (name: string) => `Are you sure you want to delete thread "${name}"? This action cannot be undone.`;
@@ -40,12 +42,12 @@ export function ConversationPanel(props: ConversationPanelProps) {
   return <Panel key={props.agent.id} {...props} />;
 }
 
-function Panel({ agent, onAgentChange, disabled = false, onThreadChange, onTakeControl }: ConversationPanelProps) {
+function Panel({ agent, onAgentChange, disabled = false, onThreadChange, onTakeControl, initialThreadId = null }: ConversationPanelProps) {
   /** Drafts, and threads made from a draft that the polled agent does not list yet. */
   const [local, setLocal] = useState<Thread[]>([]);
   /** Threads deleted here that the polled agent may still list for a moment. */
   const [deleted, setDeleted] = useState<ReadonlySet<Thread['id']>>(new Set());
-  const [selectedId, setSelectedId] = useState<Thread['id'] | null>(null);
+  const [selectedId, setSelectedId] = useState<Thread['id'] | null>(initialThreadId);
   const [listOpen, setListOpen] = useState(false);
 
   const serverThreads = useMemo(() => agent.threads ?? [], [agent.threads]);
