@@ -23,6 +23,7 @@ const ReportScreen = lazyScreen(() => import('./screens/reports/report-screen.ts
 const BillingScreen = lazyScreen(() => import('./screens/settings/billing/billing-screen.tsx').then((m) => m.default));
 const CredentialsScreen = lazyScreen(() => import('./screens/settings/credentials/credentials-screen.tsx').then((m) => m.default));
 const TokensScreen = lazyScreen(() => import('./screens/settings/tokens/tokens-screen.tsx').then((m) => m.default));
+const WebhooksScreen = lazyScreen(() => import('./screens/settings/webhooks/webhooks-screen.tsx').then((m) => m.default));
 const AdminDashboard = lazyScreen(() => import('./screens/admin/admin-dashboard.tsx').then((m) => m.default));
 const AdminAgentScreen = lazyScreen(() => import('./screens/admin/admin-agent-screen.tsx').then((m) => m.default));
 const AdminThreadScreen = lazyScreen(() => import('./screens/admin/admin-thread-screen.tsx').then((m) => m.default));
@@ -39,6 +40,7 @@ const SCREENS: Partial<Record<Extract<RouteMatch, { name: string }>['name'], Pre
   'settings-billing': BillingScreen,
   'settings-credentials': CredentialsScreen,
   'settings-tokens': TokensScreen,
+  'settings-webhooks': WebhooksScreen,
   admin: AdminDashboard,
   'admin-agent': AdminAgentScreen,
   'admin-thread': AdminThreadScreen,
@@ -152,6 +154,8 @@ function screenFor(route: Exclude<RouteMatch, { redirect: string }>): ReactNode 
       return <CredentialsScreen />;
     case 'settings-tokens':
       return <TokensScreen />;
+    case 'settings-webhooks':
+      return <WebhooksScreen />;
     case 'admin':
       return <AdminDashboard />;
     case 'admin-agent':

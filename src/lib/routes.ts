@@ -11,6 +11,7 @@ export type RouteMatch =
   | { name: 'settings-billing' }
   | { name: 'settings-credentials' }
   | { name: 'settings-tokens' }
+  | { name: 'settings-webhooks' }
   | { name: 'admin' }
   | { name: 'admin-agent'; agentId: number }
   | { name: 'admin-thread'; threadId: number }
@@ -33,6 +34,7 @@ const TABLE: ReadonlyArray<[pattern: string, resolve: (params: Params) => RouteM
   ['/settings/billing', () => ({ name: 'settings-billing' })],
   ['/settings/credentials', () => ({ name: 'settings-credentials' })],
   ['/settings/tokens', () => ({ name: 'settings-tokens' })],
+  ['/settings/webhooks', () => ({ name: 'settings-webhooks' })],
   // '/settings' and any unknown child land on billing, the first page of the settings.
   ['/settings/*', () => ({ redirect: '/settings/billing' })],
   ['/admin', () => ({ name: 'admin' })],

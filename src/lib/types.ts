@@ -139,3 +139,52 @@ export type NewApiToken = ApiToken & { token: string };
 
 /** An admin's view of any user's token (GET /api/admin/tokens). */
 export type UserApiToken = ApiToken & { user_id: number; user_email: string };
+
+// --- webhooks (issue 46): the signing secret is in the create answer only; afterwards `secret_prefix` names it
+
+/** One of the user's webhook endpoints. Status: disabled (`disabled_reason` says why), failing (since when), or fine. */
+export type WebhookEndpoint = {
+  id: number;
+  url: string;
+  /** Event types, e.g. 'run.finished' (webhooks-api.ts lists them). */
+  events: string[];
+  /** null: events of all the user's agents. */
+  agent_id: number | null;
+  agent_name: string | null;
+  enabled: boolean;
+  disabled_reason: string | null;
+  /** Since when deliveries keep failing (ISO), null while they succeed. */
+  failing_since: string | null;
+  /** The secret's first characters (`whsec_AbC`), to recognise it by. */
+  secret_prefix: string;
+  created_at: string;
+};
+
+/** POST /api/webhooks's answer: the whole signing secret, shown once. */
+export type NewWebhookEndpoint = WebhookEndpoint & { secret: string };
+
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** One delivery of one event to one endpoint; a redelivery is a new delivery with the same event_id. */
+export type WebhookDelivery = {
+  id: number;
+  endpoint_id: number;
+  /** The receiver's webhook-id header ('msg_…'). */
+  event_id: string;
+  /** An event type, or 'webhook.test'. */
+  type: string;
+  status: WebhookDeliveryStatus;
+  /** Attempts made so far, 0 before the first. */
+  attempt: number;
+  response_code: number | null;
+  latency_ms: number | null;
+  /** Why the last attempt failed. */
+  error: string | null;
+  created_at: string;
+  last_attempt_at: string | null;
+  /** Set only while pending. */
+  next_attempt_at: string | null;
+};
+
+/** GET /api/webhooks/:id/deliveries: a page, newest first, and how many there are in all. */
+export type WebhookDeliveryPage = { deliveries: WebhookDelivery[]; total: number };

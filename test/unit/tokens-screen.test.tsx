@@ -59,12 +59,12 @@ list('says so while loading, on an error (with the detail) and when empty', asyn
   assert.is(table('Your API tokens'), null);
 });
 
-list('the settings nav has API tokens after Credentials, marked as the page shown', async () => {
+list('the settings nav has API tokens after Credentials (Webhooks after it), marked as the page shown', async () => {
   history.replaceState(null, '', '/settings/tokens');
   await renderScreen(tokenApi(), <TokensScreen />);
   const nav = document.querySelector('nav[aria-label="Settings"]')!;
   const links = [...nav.querySelectorAll('a')].map((a) => [a.textContent, a.getAttribute('aria-current')]);
-  assert.equal(links, [['Billing', null], ['Credentials', null], ['API tokens', 'page']]);
+  assert.equal(links, [['Billing', null], ['Credentials', null], ['API tokens', 'page'], ['Webhooks', null]]);
   assert.equal(resolveRoute('/settings/tokens'), { name: 'settings-tokens' });
 });
 

@@ -1,4 +1,4 @@
-// The settings area: a sidebar (Billing, Credentials, API tokens) beside the chosen settings page.
+// The settings area: a sidebar (Billing, Credentials, API tokens, Webhooks) beside the chosen settings page.
 import type { ReactNode } from 'react';
 import { Link, useLocation } from '../../lib/router.ts';
 
@@ -6,6 +6,7 @@ const PAGES = [
   { href: '/settings/billing', label: 'Billing' },
   { href: '/settings/credentials', label: 'Credentials' },
   { href: '/settings/tokens', label: 'API tokens' },
+  { href: '/settings/webhooks', label: 'Webhooks' },
 ];
 
 export function SettingsLayout({ children }: { children: ReactNode }) {

@@ -6,7 +6,7 @@ import type { ApiToken, ApiTokenScope } from '../../../lib/types.ts';
 import { FormActions, Modal } from '../../../ui/modal.tsx';
 import { FormField } from '../credentials/form-field.tsx';
 import { EXPIRY_CHOICES, inputOf, localErrors, NEW_DRAFT, saveErrors, scopeChoices, type Draft, type FieldErrors } from './token-draft.ts';
-import { TokenSecret } from './token-secret.tsx';
+import { SecretOnce } from '../../../ui/secret-once.tsx';
 
 type TokenFormProps = {
   /** The signed-in user may make admin tokens. */
@@ -46,7 +46,7 @@ export function TokenForm({ canAdmin, onClose, onCreated }: TokenFormProps) {
     const done = <button type="button" className="button button-primary" onClick={onClose}>Done</button>;
     return (
       <Modal title="Token created" onClose={onClose} size="medium" footer={done}>
-        <TokenSecret token={secret} />
+        <SecretOnce value={secret} label="Your new token" noun="token" />
       </Modal>
     );
   }
