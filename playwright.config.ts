@@ -50,6 +50,8 @@ export default defineConfig({
       MAIL_AUTH: 'off',
       // The agents in these tests only use the terminal: spare the CPU a browser on each desktop.
       DESKTOP_APPS: 'terminal',
+      // The webhooks spec's receiver listens on loopback, which webhooks may not reach otherwise.
+      WEBHOOK_ALLOW_PRIVATE: '1',
     },
   },
 });
