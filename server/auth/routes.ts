@@ -48,7 +48,18 @@ type Deps = {
   sendResetMail?: (to: string, link: string) => Promise<void>;
   /** The port the server listens on (read per request): the origin of a mailed link when PUBLIC_URL is unset. */
   port?: number;
+  /** SIGNIN, read per request: with 'oidc-only' a password signs in only the break-glass admin, and nobody signs up. */
+  signin?: () => 'any' | 'oidc-only';
+  /** ADMIN_EMAIL: the break-glass admin of SIGNIN=oidc-only. */
+  breakGlass?: string | null;
+  /**
+   * Single sign-on (server/sso, above this wing): the button's text (null: none), and where sign-out sends the browser
+   * when the session came from the provider (its end_session_endpoint).
+   */
+  sso?: { name: () => string | null; endSessionUrl: (sessionId: number, req: IncomingMessage) => Promise<string | null> };
 };
+
+const OIDC_ONLY = 'Password sign-in is off on this server: use the single sign-on button';
 
 export function registerAuthRoutes(api: Api, deps: Deps) {
   const { perPair, perAddress, perAccount, signUps } = deps.limits ?? signInLimits();
@@ -60,6 +71,7 @@ export function registerAuthRoutes(api: Api, deps: Deps) {
 
   post('/auth/sign-up', async (ctx) => {
     if (deps.signup === 'closed') throw new HttpError(403, 'Sign-up is closed');
+    if (deps.signin?.() === 'oidc-only') throw new HttpError(403, 'Accounts are made at the first single sign-on: use the sign-on button');
     const { email, password } = credentials(await ctx.body());
     const problem = passwordProblem(password, email);
     if (problem) throw invalid('password', problem);
@@ -75,6 +87,8 @@ export function registerAuthRoutes(api: Api, deps: Deps) {
 
   post('/auth/sign-in', async (ctx) => {
     const { email, password } = credentials(await ctx.body());
+    // Before any guess is counted or checked: only the break-glass admin (ADMIN_EMAIL) has a password to try.
+    if (deps.signin?.() === 'oidc-only' && email.toLowerCase() !== deps.breakGlass?.toLowerCase()) throw new HttpError(403, OIDC_ONLY);
     const from = address(ctx.req);
     const account = `account:${email.toLowerCase()}`;
     const pair = `${account}|ip:${from}`;
@@ -107,6 +121,9 @@ export function registerAuthRoutes(api: Api, deps: Deps) {
     admin_password_file: !!deps.dataDir && existsSync(join(deps.dataDir, ADMIN_PASSWORD_FILE)),
     // Whether "Forgot your password?" can mail a link, or the page sends the user to an admin.
     password_reset_by_mail: !!deps.sendResetMail,
+    // The single sign-on button's text (null: no button), and whether the password form is offered (SIGNIN).
+    sso_name: deps.sso?.name() ?? null,
+    password_sign_in: deps.signin?.() !== 'oidc-only',
   }), 'public');
 
   // "Forgot your password?": with a relay, a one-time link by mail to the account's address. The answer is the same
@@ -168,6 +185,9 @@ export function registerAuthRoutes(api: Api, deps: Deps) {
 
   post('/auth/sign-out', async (ctx) => {
     const cookie = readCookie(ctx.req, REFRESH_COOKIE);
+    // A session from the provider: the browser goes on to end the provider's session too (RP-initiated logout).
+    const own = cookie && deps.sso?.name() ? await findSession(ctx.db, cookie) : null;
+    const endSessionUrl = own ? await deps.sso!.endSessionUrl(own.id, ctx.req) : null;
     const ended = !cookie ? null : await ctx.db.tx(async (q) => {
       const session = await deleteSession(q, cookie);
       const who = session && (await q.query<{ email: string }>('SELECT email FROM users WHERE id = $1', [session.user_id]))[0];
@@ -183,7 +203,7 @@ export function registerAuthRoutes(api: Api, deps: Deps) {
     if (ended) deps.bus.publish(TOPICS.sessionEnded(ended.id), { session_id: ended.id });
     if (ended) deps.auth.signedOut(ended.id, ended.user_id);
     ctx.headers['Set-Cookie'] = sessionCookie(ctx.req, null, deps.publicUrl);
-    return null;
+    return ended && endSessionUrl ? { end_session_url: endSessionUrl } : null;
   });
 }
 

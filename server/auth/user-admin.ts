@@ -13,11 +13,17 @@ export async function setSpendLimit(db: Queryable, id: number, limitCents: numbe
   return row?.from ?? 0;
 }
 
-/** Up to 50 users whose e-mail or name contains `search` (case-insensitive; '' lists the first 50). */
+/**
+ * Up to 50 users whose e-mail or name contains `search` (case-insensitive; '' lists the first 50), each with how they
+ * sign in (`sign_in`: 'password' and/or 'sso'; oidc_accounts is the sso wing's table, read here for the admin's list).
+ */
 export async function searchUsers(db: Queryable, search: string) {
   const escaped = search.trim().toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c);
   return db.query(
-    `SELECT id, email, role, name, monthly_spend_limit_cents FROM users
+    `SELECT id, email, role, name, monthly_spend_limit_cents,
+       array_remove(ARRAY[CASE WHEN password_hash IS NOT NULL THEN 'password' END,
+         CASE WHEN EXISTS (SELECT 1 FROM oidc_accounts o WHERE o.user_id = users.id) THEN 'sso' END], NULL) AS sign_in
+     FROM users
      WHERE $1 = '' OR lower(email) LIKE '%' || $1 || '%' OR lower(name) LIKE '%' || $1 || '%'
      ORDER BY lower(email) LIMIT 50`, [escaped]);
 }

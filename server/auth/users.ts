@@ -24,10 +24,11 @@ export async function findUserByEmail(db: Queryable, email: string): Promise<(Us
   return rows[0] ?? null;
 }
 
-export async function createUser(db: Queryable, email: string, password: string, role: Role = 'user'): Promise<User> {
+/** `password` null: an account without one (made at a single sign-on: it signs in only through its provider). */
+export async function createUser(db: Queryable, email: string, password: string | null, role: Role = 'user'): Promise<User> {
   const rows = await db.query<User>(
     `INSERT INTO users (email, password_hash, role) VALUES ($1, $2, $3) RETURNING ${COLUMNS}`,
-    [email.trim(), await hashPassword(password), role]);
+    [email.trim(), password === null ? null : await hashPassword(password), role]);
   return rows[0];
 }
 

@@ -3,7 +3,8 @@ import { request, TIMEOUTS } from './http.ts';
 import type { Agent, AgentRunState, AgentSummary, MessagePage, Step, Thread } from './types.ts';
 
 export type Role = 'admin' | 'user' | string;
-export type UserSummary = { id: number; email: string; role: Role; name: string; monthly_spend_limit_cents: number };
+/** `sign_in` (the admin's user list): how the account signs in, with a password, single sign-on, both or neither. */
+export type UserSummary = { id: number; email: string; role: Role; name: string; monthly_spend_limit_cents: number; sign_in?: ('password' | 'sso')[] };
 export type Me = UserSummary & { impersonated_by: UserSummary | null };
 
 export const getMe = () => request<Me>('/users/me');

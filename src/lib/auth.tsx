@@ -46,6 +46,18 @@ const hint = {
   },
 };
 
+/**
+ * Back from a single sign-on (server/sso): the server set the refresh cookie and sent the browser to `/?signed_in=1`.
+ * The marker is noted as a session and taken off the address.
+ */
+function cameBackSignedIn(): boolean {
+  const url = new URL(window.location.href);
+  if (!url.searchParams.has('signed_in')) return false;
+  url.searchParams.delete('signed_in');
+  window.history.replaceState(window.history.state, '', url.pathname + url.search + url.hash);
+  return true;
+}
+
 let token: string | null = null;
 let renewing: Promise<string | null> | null = null;
 
@@ -107,6 +119,7 @@ export function AuthProvider({ children, onToken }: { children: ReactNode; onTok
 
   useEffect(() => {
     configureHttp({ getToken, onUnauthorized: () => setState({ status: 'signed-out' }) });
+    if (cameBackSignedIn()) hint.set(true);
     // Never signed in here (or signed out since): no session to renew, so no request that can only fail.
     if (!hint.get()) return setState({ status: 'signed-out' });
     renewToken().then((t) => {
@@ -129,10 +142,13 @@ export function AuthProvider({ children, onToken }: { children: ReactNode; onTok
       await loadMe();
     },
     signOut: async () => {
-      await fetch('/api/auth/sign-out', { method: 'POST', credentials: 'same-origin', headers: JSON_HEADERS }).catch(() => {});
+      const res = await fetch('/api/auth/sign-out', { method: 'POST', credentials: 'same-origin', headers: JSON_HEADERS }).catch(() => null);
+      // A session from the identity provider: it ends there too (RP-initiated logout), which brings the browser back.
+      const body = res?.status === 200 ? await res.json().catch(() => null) : null;
       token = null;
       hint.set(false);
       clearImpersonation();
+      if (typeof body?.end_session_url === 'string') return window.location.assign(body.end_session_url);
       setState({ status: 'signed-out' });
     },
     reload: loadMe,

@@ -45,6 +45,7 @@ export function ImpersonateModal({ onClose }: { onClose: () => void }) {
             <button type="button" className="user-list-item" onClick={() => startImpersonating(u.id)}>
               <span className="avatar avatar-small" aria-hidden="true">{(u.email[0] ?? '?').toUpperCase()}</span>
               <span className="user-list-email">{u.email}</span>
+              {u.sign_in && <span className="user-list-sign-in muted">{signInLabel(u.sign_in)}</span>}
               {u.role === 'admin' && <span className="badge">admin</span>}
             </button>
             <button type="button" className="button button-small" onClick={() => void makeLink(u)} aria-label={`Password reset link for ${u.email}`}>
@@ -68,4 +69,10 @@ export function ImpersonateModal({ onClose }: { onClose: () => void }) {
       )}
     </Modal>
   );
+}
+
+/** How an account signs in, for the admin's list (issue 49). */
+function signInLabel(ways: ('password' | 'sso')[]): string {
+  if (!ways.length) return 'no sign-in';
+  return ways.map((w) => (w === 'sso' ? 'single sign-on' : 'password')).join(' + ');
 }

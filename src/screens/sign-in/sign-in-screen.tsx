@@ -1,8 +1,11 @@
-// The only screen a signed-out visitor sees: sign in, or create an account.
+// The only screen a signed-out visitor sees: sign in, or create an account. With single sign-on (OIDC_ISSUER) its
+// button comes first, and under SIGNIN=oidc-only it is all there is (`/?break-glass` shows the form for the admin);
+// a sign-on that came back without a session says why, in a sentence of sign-in-errors.ts.
 import { useEffect, useState, type FormEvent } from 'react';
 import { useAuth } from '../../lib/auth.tsx';
 import type { ApiError } from '../../lib/http.ts';
 import { AppLogo } from '../../ui/icons.tsx';
+import { breakGlassAsked, signInErrorMessage, takeSignInError } from './sign-in-errors.ts';
 
 export function SignInScreen() {
   const { signIn, signUp } = useAuth();
@@ -18,13 +21,22 @@ export function SignInScreen() {
   const [resetByMail, setResetByMail] = useState(false);
   const [forgot, setForgot] = useState(false);
   const [resetSaid, setResetSaid] = useState<string | null>(null);
+  // Single sign-on: the button's text (null: none) and whether passwords sign in here at all; known once asked.
+  const [sso, setSso] = useState<{ name: string | null; passwords: boolean } | null>(null);
+  const [ssoError] = useState(() => {
+    const code = takeSignInError();
+    return code === null ? null : signInErrorMessage(code);
+  });
+  const [breakGlass] = useState(breakGlassAsked);
   useEffect(() => {
     fetch('/api/auth/first-start').then((res) => (res.ok ? res.json() : null))
       .then((body) => {
         setFirstStart(!!body?.admin_password_file);
         setResetByMail(!!body?.password_reset_by_mail);
-      }, () => {});
+        setSso({ name: typeof body?.sso_name === 'string' ? body.sso_name : null, passwords: body?.password_sign_in !== false });
+      }, () => setSso({ name: null, passwords: true }));
   }, []);
+  const passwords = !sso || sso.passwords || breakGlass;
 
   async function askForLink() {
     const res = await fetch('/api/auth/password-reset-request', {
@@ -47,11 +59,33 @@ export function SignInScreen() {
     }
   }
 
+  const ssoBlock = !signingUp && (sso?.name || ssoError) ? (
+    <div className="sign-in-sso">
+      {ssoError && <p className="form-error" role="alert">{ssoError}</p>}
+      {/* A top-level navigation: the server sends the browser on to the provider, which sends it back. */}
+      {sso?.name && <a className="button button-primary button-block sign-in-sso-button" href="/api/auth/oidc/start">{sso.name}</a>}
+      {sso?.name && passwords && <p className="sign-in-or" aria-hidden="true"><span>or</span></p>}
+    </div>
+  ) : null;
+
+  if (!passwords) {
+    return (
+      <main className="sign-in">
+        <div className="sign-in-card" role="group" aria-labelledby="sign-in-title">
+          <AppLogo size={48} />
+          <h1 id="sign-in-title">Sign in to Agent Workspace</h1>
+          {ssoBlock}
+        </div>
+      </main>
+    );
+  }
+
   return (
     <main className="sign-in">
       <form className="sign-in-card" onSubmit={submit} aria-labelledby="sign-in-title">
         <AppLogo size={48} />
         <h1 id="sign-in-title">{signingUp ? 'Create your account' : 'Sign in to Agent Workspace'}</h1>
+        {ssoBlock}
         <label className="field">
           <span>E-mail</span>
           <input type="email" value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="email" required autoFocus />
@@ -68,7 +102,7 @@ export function SignInScreen() {
           />
         </label>
         {error && <p className="form-error" role="alert">{error}</p>}
-        <button type="submit" className="button button-primary button-block" disabled={busy}>
+        <button type="submit" className={`button ${sso?.name ? '' : 'button-primary '}button-block`} disabled={busy}>
           {busy ? (signingUp ? 'Creating account...' : 'Signing in...') : signingUp ? 'Sign up' : 'Sign in'}
         </button>
         {firstStart && !signingUp && (
@@ -93,12 +127,12 @@ export function SignInScreen() {
             )}
           </div>
         )}
-        <p className="sign-in-switch">
+        {sso?.passwords !== false && <p className="sign-in-switch">
           {signingUp ? 'Already have an account?' : 'New here?'}{' '}
           <button type="button" className="link-button" onClick={() => { setMode(signingUp ? 'sign-in' : 'sign-up'); setError(null); }}>
             {signingUp ? 'Sign in' : 'Create an account'}
           </button>
-        </p>
+        </p>}
       </form>
     </main>
   );
