@@ -5,9 +5,12 @@ import { randomBytes } from 'node:crypto';
 import type { Queryable } from './db.ts';
 import type { SecretBox } from '../system/secret-box.ts';
 
-export async function deploymentSecret(db: Queryable, secrets: SecretBox, name: string): Promise<string> {
+/** `make`: a new secret's text (32 random bytes, base64url, unless the secret has a shape of its own: a key pair). */
+export async function deploymentSecret(
+  db: Queryable, secrets: SecretBox, name: string, make: () => string = () => randomBytes(32).toString('base64url'),
+): Promise<string> {
   await db.query('INSERT INTO deployment_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [
-    name, secrets.seal(randomBytes(32).toString('base64url'), deploymentSecretLabel(name)),
+    name, secrets.seal(make(), deploymentSecretLabel(name)),
   ]);
   const [row] = await db.query<{ value: string }>('SELECT value FROM deployment_secrets WHERE name = $1', [name]);
   return secrets.open(row.value, deploymentSecretLabel(name));

@@ -13,7 +13,7 @@
 //   whichever instance notices first, at start and then periodically: at once when the dead
 //   instance ran on this host (its pid is gone), else when its heartbeat (db/instance.ts) is staleSeconds old —
 //   no thread stays "running" forever.
-import type { Db } from '../db/db.ts';
+import type { Db, Queryable } from '../db/db.ts';
 import type { Bus } from '../realtime/bus.ts';
 import type { Log } from '../ops/log.ts';
 import { DesktopsFull, type Desktop, type Desktops, type PerformAction } from '../desktop/index.ts';
@@ -40,6 +40,9 @@ import { StepWriter } from './steps.ts';
 import { Instance, retireInstance } from '../db/instance.ts';
 import { TOPICS } from '../realtime/topics.ts';
 import { endRun, failOpenRuns, openRun, type OpenRun, type RecordRun, type RunOutcome, type RunRecording } from './runs.ts';
+
+/** The options a runner may go without (none: that part is left out). */
+type Injected = 'desktops' | 'performAction' | 'filesDir' | 'onNeedsHelp' | 'helpLink' | 'held' | 'recordRun';
 
 export type RunnerOptions = {
   db: Db;
@@ -69,8 +72,13 @@ export type RunnerOptions = {
   testCreditsCents?: number;
   /** $DATA_DIR/files, where images of user input (recording keyframes) are; none: they are left out. */
   filesDir?: string | null;
-  /** A run paused to wait for a person (issue 19): tells the agent's owner (by e-mail). */
-  onNeedsHelp?: ((threadId: number, help: NeedsHelp) => Promise<void>) | null;
+  /** A run paused to wait for a person (issue 19): tells the agent's owner (by e-mail); `link`: the pause's one-time link. */
+  onNeedsHelp?: ((threadId: number, help: NeedsHelp, link: string | null) => Promise<void>) | null;
+  /**
+   * Makes the one-time link of a help request (server/push/help-links.ts) in the pause's transaction, so that the
+   * notification queued with it carries it; its path in the app. None: no link.
+   */
+  helpLink?: ((q: Queryable, threadId: number) => Promise<string | null>) | null;
   /** Agents whose runs wait for now: a hand-back of their desktop is being written (Handbacks.held). */
   held?: (() => number[]) | null;
   /** Records the desktop of each run (server/replay); none: runs are not recorded. */
@@ -117,8 +125,7 @@ export class Runner {
   private again = false;
   private running = false;
   private lastRecovery = 0;
-  private o: Required<Omit<RunnerOptions, 'desktops' | 'performAction' | 'filesDir' | 'onNeedsHelp' | 'held' | 'instance' | 'instanceId' | 'recordRun'>>
-    & Pick<RunnerOptions, 'desktops' | 'performAction' | 'filesDir' | 'onNeedsHelp' | 'held' | 'recordRun'>;
+  private o: Required<Omit<RunnerOptions, Injected | 'instance' | 'instanceId'>> & Pick<RunnerOptions, Injected>;
 
   constructor(options: RunnerOptions) {
     this.o = {
@@ -449,14 +456,16 @@ export class Runner {
    * The run waits for a person: the thread stays at the head of the queue with needs_help and the agent is set to
    * stop, with the claim's release in one transaction (an answer that comes right after sees all of it, so it lets
    * the agent run again); then the feed and the thread's viewers hear of it, and the owner gets an e-mail when mail
-   * is set up.
+   * is set up. The one-time link (issue 47) is made in the transaction too: the notification queued with the event
+   * and the e-mail carry it.
    */
   private async pause(claim: Claim, outcome: Extract<Outcome, { kind: 'paused' }>, writer: StepWriter): Promise<void> {
     const { db, bus, log } = this.o;
     const { thread_id: threadId, agent_id: agentId } = claim;
     const help: NeedsHelp = { question: outcome.question, asked_at: new Date().toISOString(), reason: outcome.reason, resume: claim.mode };
-    const stopped = await db.tx(async (q) => {
+    const { stopped, link } = await db.tx(async (q) => {
       const changed = await stopAgentAfterRun(q, agentId, 'any');
+      const made = (await this.o.helpLink?.(q, threadId)) ?? null;
       await setNeedsHelp(q, threadId, help);
       await releaseClaim(q, threadId, this.id, '');
       // The agent asked, or the runaway guard (the system) paused it; the question is the agent's text, kept out.
@@ -467,13 +476,13 @@ export class Runner {
       });
       const event = outcome.reason === 'asked' ? 'run.needs_help' : 'run.guard_paused';
       await queueThreadEvent(q, event, threadId, writer.runId, { question: outcome.question, reason: outcome.reason });
-      return changed;
+      return { stopped: changed, link: made };
     });
     wakeDeliveries(bus);
     if (stopped) bus.publish(TOPICS.agentChanged(agentId), { agent_id: agentId, target_run_state: 'stop' });
     bus.publish(TOPICS.threadChanged(threadId), { id: threadId, needs_help: help });
     await writer.message('assistant', `Waiting for you: ${outcome.question}`, { needs_help: help });
-    await this.o.onNeedsHelp?.(threadId, help).catch((err) => log.error(`runner: thread ${threadId}: owner not told: ${err.message}`));
+    await this.o.onNeedsHelp?.(threadId, help, link).catch((err) => log.error(`runner: thread ${threadId}: owner not told: ${err.message}`));
   }
 
   /** Queues a webhook event of the thread (server/webhooks); a failure to queue it is logged, the run goes on. */

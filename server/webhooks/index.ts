@@ -3,3 +3,6 @@
 export { registerWebhookRoutes, type WebhookRouteDeps } from './routes.ts';
 export { Deliverer, type DelivererDeps } from './deliverer.ts';
 export { emitThreadEvent, queueThreadEvent, wakeDeliveries, EVENTS, type EventType } from './events.ts';
+// For server/push: where a push may go, and one attempt to send it.
+export { checkedAddress, parseTarget, RefusedTarget, type Resolve } from './address-guard.ts';
+export { send, SEND_TIMEOUT_MS, type Attempt } from './send.ts';

@@ -11,7 +11,8 @@ export const MAX_ANSWER_BYTES = 64 * 1024;
 
 export type Attempt = { ok: boolean; status: number | null; latencyMs: number; error: string | null };
 
-export function send(url: URL, address: Resolved, headers: Record<string, string>, body: string, timeoutMs = SEND_TIMEOUT_MS): Promise<Attempt> {
+/** `headers` may replace the JSON content type and the user agent (a push sends encrypted bytes, server/push). */
+export function send(url: URL, address: Resolved, headers: Record<string, string>, body: string | Buffer, timeoutMs = SEND_TIMEOUT_MS): Promise<Attempt> {
   const started = performance.now();
   const latency = () => Math.round(performance.now() - started);
   // The checked address, whatever the name resolves to now; TLS still verifies the certificate against the name.
@@ -31,7 +32,7 @@ export function send(url: URL, address: Resolved, headers: Record<string, string
     const client = url.protocol === 'https:' ? https : http;
     const req = client.request(url, {
       method: 'POST', agent: false, lookup: pinned,
-      headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'AgentWorkspace-Webhooks/1' },
+      headers: { 'content-type': 'application/json', 'user-agent': 'AgentWorkspace-Webhooks/1', ...headers, 'content-length': Buffer.byteLength(body) },
     }, (res) => {
       const status = res.statusCode ?? 0;
       if (status >= 300 && status < 400) return finish(status, `redirects are not followed (${status} to ${res.headers.location ?? 'nowhere'})`);
