@@ -2,19 +2,24 @@
 // into dist/server.mjs (and its database worker, dist/pglite-worker.mjs). Every text asset gets .br and .gz siblings, compressed once here at the highest
 // levels, which the server sends by Accept-Encoding (server/http/static.ts). Flags: --if-needed skips a build newer than every source file;
 // --watch rebuilds on change and restarts the server. BUILD_DIR moves the output (default dist).
+// The installed app (issue 47): the manifest's icons are drawn here (scripts/app-icons.mjs), offline.html is filled in like
+// index.html, and the service worker (/sw.js) is built last with this build's list of files to precache in it.
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
+import { APP_ICONS, drawIcon } from './scripts/app-icons.mjs';
 
 const OUT = process.env.BUILD_DIR || 'dist';
 const PUBLIC = join(OUT, 'public');
-const SOURCES = ['src', 'styles', 'server', 'public', 'index.html', 'build.mjs', 'package-lock.json'];
+const SOURCES = ['src', 'styles', 'server', 'public', 'index.html', 'offline.html', 'build.mjs', 'scripts/app-icons.mjs', 'package-lock.json'];
 const args = new Set(process.argv.slice(2));
 
 const spa = {
-  entryPoints: ['src/main.tsx'],
+  // The offline page's script imports nothing of the app's, so it shares no chunk with it.
+  entryPoints: ['src/main.tsx', 'src/offline-page.ts'],
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -81,6 +86,52 @@ function writeIndex(metafile) {
   cpSync('public', PUBLIC, { recursive: true });
 }
 
+const assetUrl = (file) => '/' + relative(PUBLIC, file).split('\\').join('/');
+
+/** offline.html, what the service worker shows for a page it cannot fetch and has no shell for, with the app's stylesheet. */
+function writeOffline(metafile) {
+  const outputs = Object.entries(metafile.outputs);
+  const css = outputs.find(([file]) => file.endsWith('.css') && file.includes('/main-'))?.[0];
+  const [js] = outputs.find(([, o]) => o.entryPoint === 'src/offline-page.ts');
+  const html = readFileSync('offline.html', 'utf8')
+    .replace('<!--styles-->', css ? `<link rel="stylesheet" href="${assetUrl(css)}">` : '')
+    .replace('<!--script-->', `<script type="module" src="${assetUrl(js)}"></script>`);
+  writeFileSync(join(PUBLIC, 'offline.html'), html);
+}
+
+/** The manifest's and the notifications' icons (public/manifest.webmanifest names them). */
+function writeIcons() {
+  mkdirSync(join(PUBLIC, 'icons'), { recursive: true });
+  for (const { file, size, kind } of APP_ICONS) writeFileSync(join(PUBLIC, 'icons', file), drawIcon(size, kind));
+}
+
+/**
+ * Builds /sw.js with what it precaches: the shell, the offline page, the notifications' icons and every script and
+ * stylesheet of this build (hashed names), under a version made of their names and the unhashed files' contents. A new
+ * build is a new worker, which the browser finds on the next visit (it compares /sw.js byte for byte) and which then
+ * takes over.
+ */
+async function writeWorker(metafile, options = {}) {
+  const assets = Object.keys(metafile.outputs).filter((file) => /\.(js|css)$/.test(file)).map(assetUrl).sort();
+  const icons = APP_ICONS.filter((icon) => icon.kind !== 'maskable' && icon.size <= 192).map((icon) => `/icons/${icon.file}`);
+  const precache = ['/index.html', '/offline.html', '/favicon.svg', ...icons, ...assets];
+  // The hashed names stand for their contents; the other files are hashed here.
+  const hash = createHash('sha256').update(precache.join('\n'));
+  for (const path of precache.filter((url) => !url.startsWith('/assets/'))) hash.update(readFileSync(join(PUBLIC, path)));
+  const version = hash.digest('hex').slice(0, 16);
+  await esbuild.build({
+    entryPoints: { sw: 'src/service-worker/sw.ts' },
+    bundle: true,
+    format: 'iife',
+    outdir: PUBLIC,
+    minify: options.minify ?? true,
+    sourcemap: true,
+    target: spa.target,
+    define: { SW_VERSION: JSON.stringify(version), SW_PRECACHE: JSON.stringify(precache) },
+    logLevel: 'warning',
+  });
+}
+
 function newestSource(path) {
   if (!existsSync(path)) return 0;
   const s = statSync(path);
@@ -95,7 +146,7 @@ function upToDate() {
   return Math.max(...SOURCES.map(newestSource)) < oldest;
 }
 
-const COMPRESSIBLE = /\.(js|css|map|svg|json|txt|html)$/;
+const COMPRESSIBLE = /\.(js|css|map|svg|json|txt|html|webmanifest)$/;
 
 /** Writes file.br and file.gz beside every text file under `dir` where they come out smaller. */
 function precompress(dir) {
@@ -120,6 +171,9 @@ async function buildOnce() {
   mkdirSync(PUBLIC, { recursive: true });
   const [spaResult] = await Promise.all([esbuild.build(spa), esbuild.build(server)]);
   writeIndex(spaResult.metafile);
+  writeOffline(spaResult.metafile);
+  writeIcons();
+  await writeWorker(spaResult.metafile);
   precompress(PUBLIC);
   console.log(`built dist/ in ${Math.round(performance.now() - started)} ms`);
 }
@@ -135,12 +189,18 @@ async function watch() {
     setup(build) {
       build.onEnd((result) => {
         if (result.errors.length) return;
-        after(result);
+        return after(result);
       });
     },
   });
   mkdirSync(PUBLIC, { recursive: true });
-  const spaCtx = await esbuild.context({ ...spa, minify: false, plugins: [onEnd('index', (r) => writeIndex(r.metafile))] });
+  writeIcons();
+  const pages = (r) => {
+    writeIndex(r.metafile);
+    writeOffline(r.metafile);
+    return writeWorker(r.metafile, { minify: false });
+  };
+  const spaCtx = await esbuild.context({ ...spa, minify: false, plugins: [onEnd('index', pages)] });
   const serverCtx = await esbuild.context({ ...server, plugins: [onEnd('restart', restart)] });
   await Promise.all([spaCtx.watch(), serverCtx.watch()]);
   console.log('watching for changes…');

@@ -24,6 +24,9 @@ export default defineConfig({
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
     launchOptions: CHROMIUM,
+    // The service worker would answer pages and scripts in every journey, past page.route (Playwright does not route
+    // what a worker answers) and with its precaching on a busy machine: only e2e/pwa.spec.ts turns it on.
+    serviceWorkers: 'block',
   },
   webServer: {
     command: `node --enable-source-maps ${buildDir}/server.mjs`,

@@ -1,10 +1,13 @@
 // Headers on every response. The page's CSP allows only our own scripts and styles (nothing inline),
 // images from data:/blob: (screenshots, guacamole frames) and same-origin sockets. API answers are
 // data, never documents: they allow nothing at all, in fewer bytes (a first load makes a dozen of them).
-// The built scripts and styles are never documents either (and the app starts no workers): the document's
+// The built scripts and styles under /assets are never documents either, nor workers: the document's
 // policy, framing and opener headers mean nothing to them, and cost ~350 bytes on each of a first load's
 // dozen files. nosniff stays on them (it keeps a file from running as another type), and so does the
-// referrer policy (a stylesheet's own requests follow it).
+// referrer policy (a stylesheet's own requests follow it). The one worker, /sw.js (the service worker), is
+// outside /assets and so gets the page's policy, which is the worker's own: it may fetch from this origin only.
+// Registering it needs nothing more: worker-src falls back to script-src 'self', and a worker at the root
+// may control the whole origin without a Service-Worker-Allowed header.
 import { extname } from 'node:path';
 import type { FlatHeaders } from './response.ts';
 

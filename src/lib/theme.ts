@@ -17,10 +17,14 @@ export function initialTheme(env: ThemeEnv = {}): Theme {
   return read(prefersDark) ? 'dark' : 'light';
 }
 
+/** The title bar's colour (--surface) in each theme, for the browser's and the installed app's own bar (meta theme-color). */
+const THEME_COLOR: Record<Theme, string> = { light: '#ffffff', dark: '#171a21' };
+
 export function applyTheme(theme: Theme): void {
   const root = document.documentElement;
   root.dataset.theme = theme;
   root.style.colorScheme = theme;
+  document.querySelector('meta[name="theme-color"]')?.setAttribute('content', THEME_COLOR[theme]);
   for (const listener of listeners) listener();
 }
 
