@@ -167,10 +167,14 @@ test('the agent screen: title, Fast toggle, VM view and developer options', asyn
   expect(authorized).toBe(true);
   await screenshotBothThemes(page, 'agent-running');
   await page.setViewportSize(MOBILE);
+  // A phone shows the chat or the desktop, with a switch (issue 47): the desktop.
+  const showDesktop = () => page.getByRole('button', { name: 'Desktop', exact: true }).click();
+  await showDesktop();
   await screenshotBothThemes(page, 'agent-running-375');
   await page.unrouteAll();
   await desktopsOff(page);
   await page.reload();
+  await showDesktop();
   await expect(page.getByText('No screenshot yet')).toBeVisible();
   await screenshotBothThemes(page, 'agent-screen-375');
   editor = await openEditor(page);

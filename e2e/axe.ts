@@ -20,8 +20,11 @@ export async function axeFindings(page: Page, screen: string): Promise<string[]>
       document.documentElement.dataset.theme = t;
       document.documentElement.style.colorScheme = t;
     }, theme);
-    // Colours are read from computed styles: wait for the theme's transitions (buttons fade theirs) to end.
-    await expect.poll(() => page.evaluate(() => document.getAnimations().length)).toBe(0);
+    // Colours are read from computed styles: wait for the theme's transitions (buttons fade theirs) to end. Endless
+    // animations (a spinner) and finished ones still filling (the control badge's hide) change no colour.
+    const settling = () => document.getAnimations()
+      .filter((a) => a.playState === 'running' && a.effect?.getComputedTiming().iterations !== Infinity).length;
+    await expect.poll(() => page.evaluate(settling)).toBe(0);
     const violations = await page.evaluate(async () => {
       const axe = (window as unknown as { axe: { run: (c: Document, o: object) => Promise<{ violations: Violation[] }> } }).axe;
       return (await axe.run(document, { resultTypes: ['violations'] })).violations;

@@ -251,6 +251,8 @@ test('live desktop: connect, take control, type, hand back, paste, drop files', 
   expect(tunnels.length).toBe(1);
 
   await page.setViewportSize({ width: 375, height: 740 });
+  // A phone shows the chat or the desktop, with a switch (issue 47): the desktop.
+  await page.getByRole('button', { name: 'Desktop', exact: true }).click();
   await expect(frame).toHaveAttribute('data-state', 'connected');
   await expect.poll(async () => (await page.locator('.live-display').boundingBox())?.width ?? Infinity).toBeLessThanOrEqual(375);
   await screenshotBothThemes(page, 'live-desktop-375');

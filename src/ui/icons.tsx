@@ -75,6 +75,8 @@ export const ShareIcon = icon(['M4 12v7a1 1 0 0 0 1 1h14a1 1 0 0 0 1-1v-7', 'M16
 export const ReloadIcon = icon(['M21 12a9 9 0 1 1-2.6-6.4', 'M21 4v5h-5'], { size: 14, strokeWidth: 2 });
 export const ChevronRightIcon = icon(['M9 6l6 6-6 6'], { size: 14, strokeWidth: 2.2 });
 export const OpenIcon = icon(['M14 4h6v6', 'M20 4l-9 9', 'M18 14v5a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V7a1 1 0 0 1 1-1h5'], { size: 16 });
+/** The live desktop's key bar on a phone: opens the phone's keyboard. */
+export const KeyboardIcon = icon(['M2 6h20v12H2z', 'M6 10h.01', 'M10 10h.01', 'M14 10h.01', 'M18 10h.01', 'M7 14h10']);
 /** The agent's pointer over the live desktop (colours from CSS). */
 export const PointerIcon = icon(['M4 2l15 11.5-6.6 1 3.9 7.2-2.9 1.5-3.8-7.3L4 20z'], { size: 22 });
 /** An empty desktop window: the agent card's stand-in for a screenshot (sized and coloured by CSS). */

@@ -179,4 +179,30 @@ screen('without ?control=1 the screen opens as usual, not in control', async () 
   assert.not.ok(api.calls.some((c) => c.path === '/api/agents/stop'));
 });
 
+screen('on a phone (issue 47) a switch shows the chat or the desktop; in control mode the desktop, and Expand chat the chat', async () => {
+  await renderScreen(agentApi(USER), <AgentScreen id={7} />);
+  const pane = () => document.querySelector('.agent-screen')!.getAttribute('data-pane');
+  const option = (name: string) => getRole('button', name);
+  assert.ok(getRole('group', 'Show'));
+  assert.is(pane(), 'chat');
+  assert.is(option('Chat').getAttribute('aria-pressed'), 'true');
+  await click(option('Desktop'));
+  assert.is(pane(), 'desktop');
+  assert.is(option('Desktop').getAttribute('aria-pressed'), 'true');
+  assert.is(option('Chat').getAttribute('aria-pressed'), 'false');
+  await click(option('Chat'));
+  assert.is(pane(), 'chat');
+  await cleanup();
+  sessionStorage.setItem('control_mode_7', 'true'); // a reload in control mode
+  try {
+    await renderScreen(agentApi(USER), <AgentScreen id={7} />);
+    assert.is(pane(), 'desktop');
+    await click(getRole('button', 'Expand chat'));
+    assert.is(pane(), 'chat');
+    assert.not.ok(document.querySelector('.agent-screen[data-control]'));
+  } finally {
+    sessionStorage.removeItem('control_mode_7');
+  }
+});
+
 screen.run();

@@ -1,6 +1,7 @@
 // The agent screen (/agent/{id}): chat panel on the left, the VM view in the middle, room for the
 // 360px traces panel (admin 'Show traces') on the right; the title bar holds the name, the playback toggle and, for
-// admins, the more-options menu. The agent is refetched every 3 s (spec §3, §9).
+// admins, the more-options menu. The agent is refetched every 3 s (spec §3, §9). On a phone, chat and desktop
+// fill the screen in turn, chosen with a switch (pane-switch.tsx).
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { agentPath, stopAgent } from '../../lib/api.ts';
 import { normalizeError } from '../../lib/http.ts';
@@ -15,6 +16,7 @@ import { AgentEditorModal } from './editor/agent-editor-modal.tsx';
 import { EmailSettingsModal } from './email/email-settings-modal.tsx';
 import { MoreOptionsMenu } from './more-options-menu.tsx';
 import { SchedulesModal } from './schedules/schedules-modal.tsx';
+import { PaneSwitch, type AgentPane } from './pane-switch.tsx';
 import { PlaybackToggle } from './playback-toggle.tsx';
 import { TracesPanel } from './traces/traces-panel.tsx';
 import { VmView } from './vm-view.tsx';
@@ -37,6 +39,8 @@ export function AgentScreen({ id }: { id: number }) {
   // A webhook's link to a thread (`?thread=<id>`) selects it; kept once the address is tidied up.
   const [linkedThread] = useState(() => Number(new URLSearchParams(search).get('thread')) || null);
   const [controlMode, setControlMode] = useState(() => storedControl(id) || fromLink);
+  // On a phone one of chat and desktop fills the screen: the desktop while in control, else what was chosen.
+  const [pane, setPane] = useState<AgentPane>(() => (storedControl(id) || fromLink ? 'desktop' : 'chat'));
   // Take control asked for from the chat (a thread waiting for a person): the live desktop does it.
   const [takeControlRequest, setTakeControlRequest] = useState(0);
   // 'Show traces' (admins): the panel follows the thread selected in the chat.
@@ -54,6 +58,8 @@ export function AgentScreen({ id }: { id: number }) {
   const changeControlMode = useCallback((control: boolean) => {
     setControlMode(control);
     storeControl(id, control);
+    // Handing back is 'Expand chat': a phone then shows the chat.
+    setPane(control ? 'desktop' : 'chat');
     if (control) refresh();
   }, [refresh, id]);
 
@@ -99,7 +105,8 @@ export function AgentScreen({ id }: { id: number }) {
   if (!agent) return <div className="page-message"><Spinner label="Loading agent" /></div>;
 
   return (
-    <div className="agent-screen" data-control={controlMode || undefined}>
+    <div className="agent-screen" data-control={controlMode || undefined} data-pane={pane}>
+      <PaneSwitch pane={pane} onChange={setPane} />
       <ChatPanel
         agent={agent}
         onAgentChange={refresh}

@@ -26,6 +26,8 @@ export function ChatPanel({ agent, onAgentChange, collapsed = false, onExpand, o
       {collapsed && onExpand && (
         <button type="button" className="icon-button chat-panel-expand" onClick={onExpand} aria-label="Expand chat" title="Expand chat">
           <ArrowsIcon />
+          {/* A phone has room to say it (styles/agent.css): the strip is a bar there. */}
+          <span className="chat-panel-expand-text">Expand chat</span>
         </button>
       )}
       <div className="chat-panel-body" hidden={collapsed}>

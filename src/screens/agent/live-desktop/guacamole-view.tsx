@@ -7,6 +7,8 @@
 import Guacamole from 'guacamole-common-js';
 import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import type { LiveSession } from './live-session.ts';
+import { bindTouchInput } from './touch/touch-input.ts';
+import { isZoomed, toContent } from './touch/view-zoom.ts';
 import { pressTypedKeysAtKeydown } from './typed-keys.ts';
 
 export const PASTE_SETTLE_MS = 150;
@@ -44,13 +46,28 @@ export function GuacamoleView({ session, client, control, children }: GuacamoleV
     const display = client.getDisplay();
     const element = display.getElement();
     holder.prepend(element);
+    // Touch: taps, long presses, drags and the wheel to the desktop, and the pinch zoom of the view (issue 47).
+    const touch = bindTouchInput({
+      surface: frame,
+      display: holder,
+      screenSize: () => ({ width: display.getWidth(), height: display.getHeight() }),
+      active: () => controlRef.current,
+      send: (state) => client.sendMouseState(state as Guacamole.Mouse.State),
+    });
+    let fitted = '';
     const fit = () => {
       const w = display.getWidth();
       const h = display.getHeight();
       if (!w || !h) return setBox(null);
+      // A hidden view (the chat's turn on a phone) keeps its fit for when it shows again.
+      if (!frame.clientWidth || !frame.clientHeight) return;
       const scale = Math.min(frame.clientWidth / w, frame.clientHeight / h, 1);
       display.scale(scale);
-      setBox({ width: Math.round(w * scale), height: Math.round(h * scale) });
+      const next = { width: Math.round(w * scale), height: Math.round(h * scale) };
+      // A zoom made for another size would leave the picture off its box.
+      if (`${next.width}x${next.height}` !== fitted) touch.reset();
+      fitted = `${next.width}x${next.height}`;
+      setBox(next);
     };
     display.onresize = fit;
     const observer = new ResizeObserver(fit);
@@ -59,9 +76,13 @@ export function GuacamoleView({ session, client, control, children }: GuacamoleV
 
     const mouse = new Guacamole.Mouse(element);
     mouse.onEach(['mousedown', 'mouseup', 'mousemove'], (event) => {
-      if (controlRef.current) client.sendMouseState(event.state, true);
+      if (!controlRef.current) return;
+      // Guacamole.Mouse measures the box as laid out; a pinch's transform moved what is under the pointer.
+      const view = touch.view();
+      client.sendMouseState(isZoomed(view) ? { ...event.state, ...toContent(view, event.state) } : event.state, true);
     });
     return () => {
+      touch.stop();
       observer.disconnect();
       display.onresize = null;
       element.remove();

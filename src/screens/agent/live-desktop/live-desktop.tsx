@@ -2,7 +2,8 @@
 // until the Guacamole view is connected, then the live desktop. Read-only until 'Take control' (shown on
 // hover): that first stops the agent, then asks the server for control and tells the screen to collapse
 // the chat; the chat's 'Expand chat' ends control mode, which hands control back. Around it: the agent
-// cursor, the running and recording rings, the record button (use-recording.ts), and file drops.
+// cursor, the running and recording rings, the record button (use-recording.ts), and file drops. On a touch
+// screen, touch/ turns taps and pinches into clicks and zoom, and a key bar under the view types.
 import type Guacamole from 'guacamole-common-js';
 import { useEffect, useRef, useState } from 'react';
 import { stopAgent } from '../../../lib/api.ts';
@@ -18,6 +19,7 @@ import { LiveSession, type ViewerState } from './live-session.ts';
 import { RecordButton } from './record-button.tsx';
 import { useRecording } from './use-recording.ts';
 import { DesktopDropZone } from './desktop-drop.tsx';
+import { KeyBar } from './touch/key-bar.tsx';
 
 export type LiveDesktopProps = {
   agent: AgentSummary;
@@ -104,49 +106,57 @@ export function LiveDesktop({ agent, threadId = null, controlMode, onControlMode
   });
   const recording = useRecordingFlag(agent.id) || recorder.phase === 'recording';
 
+  // The key bar's keys (a phone's), the same way the desktop's keyboard goes: only while in control.
+  const sendKey = (pressed: boolean, keysym: number) => {
+    if (latest.current.controlMode) client?.sendKeyEvent(pressed ? 1 : 0, keysym);
+  };
+
   return (
-    <DesktopDropZone agentId={agent.id}>
-      <div
-        className="vm-frame live-frame"
-        data-running={agent.agent_running || undefined}
-        data-recording={recording || undefined}
-        data-state={state.toLowerCase()}
-        data-control={controlMode || undefined}
-      >
-        {!connected && (screenshot ? (
-          <img className="vm-screenshot" src={screenshot} alt={`Latest screenshot of ${agent.name}'s desktop`} />
-        ) : (
-          <p className="vm-empty">No screenshot yet</p>
-        ))}
-        <GuacamoleView session={session} client={client} control={controlMode && connected}>
-          {!controlMode && <AgentCursor event={actions.event} seq={actions.seq} />}
-        </GuacamoleView>
-        {!connected && !problem && (
-          <div className="live-connecting">
-            <Spinner label="Connecting" />
-            <span>Connecting</span>
-            {slow && <span className="live-connecting-detail">Starting the desktop…</span>}
-          </div>
-        )}
-        {problem && !connected && (
-          <div className="live-problem" role="alert">
-            <p>{problem}</p>
-            <button type="button" className="button button-small" onClick={() => session.retryNow()}>Retry</button>
-          </div>
-        )}
-        {connected && !controlMode && (
-          <div className="live-take-control">
-            <button type="button" className="button button-primary" onClick={takeControl} disabled={taking}>
-              {taking ? 'Taking control…' : 'Take control'}
-            </button>
-          </div>
-        )}
-        {connected && controlMode && <span className="live-control-badge">You have control</span>}
-        {(connected || recorder.phase !== 'idle') && (
-          <RecordButton phase={recorder.phase} since={recorder.since} onStart={recorder.start} onStop={recorder.stop} />
-        )}
-      </div>
-    </DesktopDropZone>
+    <>
+      <DesktopDropZone agentId={agent.id}>
+        <div
+          className="vm-frame live-frame"
+          data-running={agent.agent_running || undefined}
+          data-recording={recording || undefined}
+          data-state={state.toLowerCase()}
+          data-control={controlMode || undefined}
+        >
+          {!connected && (screenshot ? (
+            <img className="vm-screenshot" src={screenshot} alt={`Latest screenshot of ${agent.name}'s desktop`} />
+          ) : (
+            <p className="vm-empty">No screenshot yet</p>
+          ))}
+          <GuacamoleView session={session} client={client} control={controlMode && connected}>
+            {!controlMode && <AgentCursor event={actions.event} seq={actions.seq} />}
+          </GuacamoleView>
+          {!connected && !problem && (
+            <div className="live-connecting">
+              <Spinner label="Connecting" />
+              <span>Connecting</span>
+              {slow && <span className="live-connecting-detail">Starting the desktop…</span>}
+            </div>
+          )}
+          {problem && !connected && (
+            <div className="live-problem" role="alert">
+              <p>{problem}</p>
+              <button type="button" className="button button-small" onClick={() => session.retryNow()}>Retry</button>
+            </div>
+          )}
+          {connected && !controlMode && (
+            <div className="live-take-control">
+              <button type="button" className="button button-primary" onClick={takeControl} disabled={taking}>
+                {taking ? 'Taking control…' : 'Take control'}
+              </button>
+            </div>
+          )}
+          {connected && controlMode && <span className="live-control-badge">You have control</span>}
+          {(connected || recorder.phase !== 'idle') && (
+            <RecordButton phase={recorder.phase} since={recorder.since} onStart={recorder.start} onStop={recorder.stop} />
+          )}
+        </div>
+      </DesktopDropZone>
+      {controlMode && <KeyBar sendKey={sendKey} />}
+    </>
   );
 }
 
