@@ -32,6 +32,9 @@ import { registerReplayRoutes } from './replay/index.ts';
 import { registerVaultRoutes } from './vault/index.ts';
 import { registerTokenRoutes } from './tokens/routes.ts';
 import { registerWebhookRoutes } from './webhooks/index.ts';
+import { registerPushRoutes } from './push/index.ts';
+import { registerSsoRoutes } from './sso/index.ts';
+import { registerOpenApiRoutes } from './openapi/index.ts';
 import { handleInternal, INTERNAL_PREFIX } from './desktop/index.ts';
 import { assignRequestId } from './ops/request-id.ts';
 import type { RequestContext } from './ops/request-context.ts';
@@ -50,7 +53,10 @@ export function createApp(parts: Parts) {
   registerAuthRoutes(api, {
     auth, bus: parts.bus, signup: config.signup, publicUrl: config.publicUrl, dataDir: config.dataDir, get port() { return parts.port; },
     sendResetMail: config.smtpRelayUrl ? resetMailer(config) : undefined,
+    signin: () => parts.config.signin, breakGlass: config.adminEmail,
+    sso: { name: () => parts.sso?.name ?? null, endSessionUrl: async (id, req) => parts.sso?.endSessionUrl(id, req) ?? null },
   });
+  registerSsoRoutes(api, { sso: () => parts.sso ?? null });
   registerUserRoutes(api, { auth, bus: parts.bus, dataDir: config.dataDir });
   registerAgentRoutes(api, parts);
   registerSupervisionRoutes(api, parts);
@@ -71,9 +77,11 @@ export function createApp(parts: Parts) {
   if (parts.vault) registerVaultRoutes(api, { box: parts.vault.box, bus: parts.bus });
   registerTokenRoutes(api, { forget: (userId) => auth.forget(userId) });
   if (parts.secrets) registerWebhookRoutes(api, { box: parts.secrets, bus: parts.bus, allowPrivate: () => parts.config.webhookAllowPrivate });
+  if (parts.vapid) registerPushRoutes(api, { vapid: parts.vapid, bus: parts.bus, allowPrivate: () => parts.config.webhookAllowPrivate });
   registerScreenshareRoutes(api, parts);
   registerSchedulerRoutes(api);
   registerMetricsRoutes(api, parts);
+  registerOpenApiRoutes(api);
 
   const handle = async function handle(req: IncomingMessage, res: AppResponse): Promise<void> {
     const started = performance.now();

@@ -23,7 +23,9 @@ import type { AgentStorage } from './agents/storage.ts';
 import type { Replays, RunRecordings } from './replay/index.ts';
 import type { Vault } from './vault/index.ts';
 import type { Deliverer } from './webhooks/index.ts';
+import type { PushSender, Vapid } from './push/index.ts';
 import type { SecretBox } from './system/secret-box.ts';
+import type { Sso } from './sso/index.ts';
 
 
 export type Parts = {
@@ -70,8 +72,14 @@ export type Parts = {
   secrets?: SecretBox;
   /** Sends the queued webhook deliveries (server/webhooks). */
   webhooks?: Deliverer;
+  /** The deployment's VAPID key (server/push): push subscriptions are made with its public half. */
+  vapid?: Vapid;
+  /** Sends the queued push notifications (server/push). */
+  push?: PushSender;
   /** Starts threads from the agents' schedules (server/scheduler). */
   scheduler?: Scheduler;
+  /** Single sign-on with the OpenID provider of OIDC_ISSUER (server/sso); null without one. Read per request: tests swap it. */
+  sso?: Sso | null;
   /** Request counts, latencies and gauges for GET /api/metrics (server/ops). */
   metrics?: Metrics;
 };

@@ -41,6 +41,8 @@ import { loadSecretBox } from './system/secret-box.ts';
 import { Replays, RunRecordings } from './replay/index.ts';
 import { Vault } from './vault/index.ts';
 import { Deliverer } from './webhooks/index.ts';
+import { createHelpLink, loadVapid, PushSender, vapidSubject } from './push/index.ts';
+import { startSso } from './sso/index.ts';
 
 export type Running = { server: Server; url: string; parts: Parts; close: () => Promise<void> };
 
@@ -81,7 +83,17 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     storage: new AgentStorage({ db, config, disk, unrecorded: (agentId) => [parts.screenshots.path(agentId)] }),
   };
   parts.vault = vault;
+  // Discovery is tried now and its outcome logged; an issuer that does not answer stops nothing (sign-in retries it).
+  parts.sso = config.oidc && startSso(config.oidc, {
+    db, bus, log, auth: parts.auth, publicUrl: config.publicUrl, port: () => parts.port, breakGlass: config.adminEmail,
+  });
+  if (config.signin === 'oidc-only') {
+    const who = config.adminEmail ? `only the break-glass admin ${config.adminEmail}` : 'nobody (no ADMIN_EMAIL)';
+    log.info(`sign-in: SIGNIN=oidc-only: passwords sign in ${who}`);
+  }
   parts.secrets = secrets;
+  // Web Push's key pair: made by the first instance to start on this database, the same for every one after it.
+  parts.vapid = await loadVapid(db, secrets, () => vapidSubject(config.publicUrl, config.adminEmail, config.mailDomain));
   parts.metrics = new Metrics();
   parts.onUpload = desktopUploadHook(desktops, log);
   parts.billing = chooseBillingProvider(config, db);
@@ -169,6 +181,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     onNeedsHelp: helpNotifier({
       db, bus: parts.bus, mailDomain: config.mailDomain, publicUrl: config.publicUrl, port: () => parts.port, sending: () => !!parts.mailSender,
     }),
+    helpLink: (q, threadId) => createHelpLink(q, secrets, threadId),
     held: () => parts.handbacks?.held() ?? [],
     recordRun: (run, desktop) => parts.runRecordings?.start(run, desktop) ?? Promise.resolve(null),
     vault: () => parts.vault ?? null,
@@ -179,9 +192,14 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     origin: () => config.publicUrl ?? `http://localhost:${parts.port}`, tellOwner: systemMailer(config),
   }));
   webhooks.start();
+  const push = (parts.push = new PushSender({
+    db, bus: parts.bus, box: secrets, vapid: parts.vapid, log, allowPrivate: () => config.webhookAllowPrivate,
+  }));
+  push.start();
   const mail = await startMail(parts).catch(async (err) => {
     await runner.stop();
     await webhooks.stop();
+    await push.stop();
     server.close();
     throw err;
   });
@@ -211,6 +229,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
       await scheduler.stop();
       await runner.stop();
       await webhooks.stop();
+      await push.stop();
       await mail.close();
       await parts.recordings?.close();
       await parts.handbacks?.idle();

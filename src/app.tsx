@@ -24,6 +24,8 @@ const BillingScreen = lazyScreen(() => import('./screens/settings/billing/billin
 const CredentialsScreen = lazyScreen(() => import('./screens/settings/credentials/credentials-screen.tsx').then((m) => m.default));
 const TokensScreen = lazyScreen(() => import('./screens/settings/tokens/tokens-screen.tsx').then((m) => m.default));
 const WebhooksScreen = lazyScreen(() => import('./screens/settings/webhooks/webhooks-screen.tsx').then((m) => m.default));
+const NotificationsScreen = lazyScreen(() => import('./screens/settings/notifications/notifications-screen.tsx').then((m) => m.default));
+const HelpLinkScreen = lazyScreen(() => import('./screens/help-link/help-link-screen.tsx').then((m) => m.default));
 const AdminDashboard = lazyScreen(() => import('./screens/admin/admin-dashboard.tsx').then((m) => m.default));
 const AdminAgentScreen = lazyScreen(() => import('./screens/admin/admin-agent-screen.tsx').then((m) => m.default));
 const AdminThreadScreen = lazyScreen(() => import('./screens/admin/admin-thread-screen.tsx').then((m) => m.default));
@@ -41,6 +43,8 @@ const SCREENS: Partial<Record<Extract<RouteMatch, { name: string }>['name'], Pre
   'settings-credentials': CredentialsScreen,
   'settings-tokens': TokensScreen,
   'settings-webhooks': WebhooksScreen,
+  'settings-notifications': NotificationsScreen,
+  'help-link': HelpLinkScreen,
   admin: AdminDashboard,
   'admin-agent': AdminAgentScreen,
   'admin-thread': AdminThreadScreen,
@@ -156,6 +160,10 @@ function screenFor(route: Exclude<RouteMatch, { redirect: string }>): ReactNode 
       return <TokensScreen />;
     case 'settings-webhooks':
       return <WebhooksScreen />;
+    case 'settings-notifications':
+      return <NotificationsScreen />;
+    case 'help-link':
+      return <HelpLinkScreen key={route.token} token={route.token} />;
     case 'admin':
       return <AdminDashboard />;
     case 'admin-agent':

@@ -2,7 +2,7 @@
 // table of actions ("The audit trail") to it, so the list, the code and the documentation cannot drift apart.
 export const AUDIT_ACTIONS = [
   'auth.sign_up', 'auth.sign_in', 'auth.sign_out', 'auth.sign_in_failed', 'auth.lockout', 'auth.password_change',
-  'auth.password_reset_link', 'auth.password_reset',
+  'auth.password_reset_link', 'auth.password_reset', 'auth.oidc_link', 'auth.oidc_logout',
   'user.role_change', 'user.update',
   'impersonation.request',
   'agent.create', 'agent.delete', 'agent.update', 'agent.run_state', 'agent.email_prefix', 'agent.accept_from',
@@ -19,6 +19,7 @@ export const AUDIT_ACTIONS = [
   'credential.fill', 'credential.refuse', 'credential.approval',
   'token.create', 'token.revoke',
   'webhook.create', 'webhook.update', 'webhook.delete',
+  'push.subscribe', 'push.update', 'push.unsubscribe', 'help_link.use',
   'audit.prune',
 ] as const;
 

@@ -19,7 +19,8 @@ export function useAuditInstance(id: string): void {
 
 export type ActorType = 'user' | 'agent' | 'system';
 export type Actor = { type: ActorType; id?: number | null; label?: string | null };
-export type TargetType = 'user' | 'agent' | 'thread' | 'message' | 'schedule' | 'recording' | 'file' | 'audit' | 'run' | 'credential' | 'token' | 'webhook';
+export type TargetType = 'user' | 'agent' | 'thread' | 'message' | 'schedule' | 'recording' | 'file' | 'audit' | 'run' | 'credential' | 'token' | 'webhook'
+  | 'push_device';
 export type AuditEvent = {
   /** Dotted: `agent.delete`, `mail.approve`, … (audit-actions.ts lists them all). */
   action: AuditAction;

@@ -8,12 +8,14 @@ import { loadDesktopConfig, type DesktopConfig } from './desktop.ts';
 import { fleetConfig, type FleetConfig } from './fleet.ts';
 import { relayUrl, smtpTls, type MailLimits, type SmtpTls } from './mail.ts';
 import { modelsConfig, type ModelsConfig } from './models.ts';
+import { loadOidcConfig, type OidcConfig } from './oidc.ts';
 import { count, flag, httpUrl, oneOf, oneOrZero, portNumber, positive, wholeNumber, type Env } from './parse.ts';
 
 export { DEFAULT_ANTHROPIC_MODEL, type ModelsConfig, type Price } from './models.ts';
 export { loadDesktopConfig, type DesktopApp, type DesktopConfig } from './desktop.ts';
 export type { FleetConfig } from './fleet.ts';
 export type { MailLimits } from './mail.ts';
+export type { OidcConfig } from './oidc.ts';
 
 export type Config = {
   port: number;
@@ -22,6 +24,10 @@ export type Config = {
   adminEmail: string | null;
   adminPassword: string | null;
   signup: 'open' | 'closed';
+  /** SIGNIN=oidc-only: password sign-in ends for everyone but the break-glass admin (ADMIN_EMAIL); needs OIDC_ISSUER. */
+  signin: 'any' | 'oidc-only';
+  /** Sign-in with an OpenID Connect provider (OIDC_*, server/sso); null without OIDC_ISSUER. */
+  oidc: OidcConfig | null;
   /** 0 binds a free port (tests); the bound one is services.smtp.port. */
   smtpPort: number;
   mailDomain: string;
@@ -109,6 +115,8 @@ export function loadConfig(env: Env = process.env): Config {
     adminEmail: env.ADMIN_EMAIL || null,
     adminPassword: env.ADMIN_PASSWORD || null,
     signup: oneOf(env, 'SIGNUP', ['open', 'closed'] as const),
+    signin: oneOf(env, 'SIGNIN', ['any', 'oidc-only'] as const),
+    oidc: loadOidcConfig(env),
     smtpPort: portNumber(env, 'SMTP_PORT', 2525),
     mailDomain: (env.MAIL_DOMAIN || 'localhost').toLowerCase(),
     mailMaxBytes: count(env, 'MAIL_MAX_BYTES', 25 * 1024 * 1024),
@@ -156,6 +164,7 @@ export function loadConfig(env: Env = process.env): Config {
     fleet: env.DATABASE_URL ? fleetConfig(env) : null,
   };
   if (config.smtpRequireTls && !config.smtpTls) throw new Error('SMTP_REQUIRE_TLS=1 needs a certificate: set SMTP_TLS_CERT and SMTP_TLS_KEY');
+  if (config.signin === 'oidc-only' && !config.oidc) throw new Error('SIGNIN=oidc-only needs an OpenID Connect provider: set OIDC_ISSUER');
   return config;
 }
 

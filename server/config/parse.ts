@@ -86,3 +86,8 @@ export function count(env: Env, name: string, fallback: number): number {
   if (!Number.isInteger(n) || n < 1) throw refuse(name, value, 'a whole number of at least 1');
   return n;
 }
+
+/** A comma-separated list (blanks dropped; unset: empty). */
+export function list(env: Env, name: string): string[] {
+  return (env[name] ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+}

@@ -27,6 +27,8 @@ import m021 from './migrations/021_runs.sql';
 import m022 from './migrations/022_vault.sql';
 import m023 from './migrations/023_api_tokens.sql';
 import m024 from './migrations/024_webhooks.sql';
+import m025 from './migrations/025_oidc.sql';
+import m026 from './migrations/026_push.sql';
 
 export type Migration = { id: number; name: string; sql: string; step?: (q: Queryable, secrets: SecretBox | null) => Promise<void> };
 
@@ -56,6 +58,8 @@ export const SQL_MIGRATIONS: Migration[] = [
   { id: 22, name: 'vault', sql: m022 },
   { id: 23, name: 'api_tokens', sql: m023 },
   { id: 24, name: 'webhooks', sql: m024 },
+  { id: 25, name: 'oidc', sql: m025 },
+  { id: 26, name: 'push', sql: m026 },
 ];
 
 /** `secrets`: the server's key, for the steps that seal; a fresh database migrates without it. */

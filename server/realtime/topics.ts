@@ -36,7 +36,7 @@ export const TOPICS = {
   threadDeleted: topic<{ thread_id: number; agent_id: number }>('thread:deleted'),
   /** Work for the runners: an agent may run (again). */
   runnerWake: topic<{ agent_id: number }>('runner:wake'),
-  /** Webhook deliveries were queued: the deliverers look (server/webhooks). */
+  /** Webhook deliveries or push notifications were queued: the deliverers (server/webhooks) and push senders (server/push) look. */
   webhooksQueued: topic<Record<string, never>>('webhooks:queued'),
   /** Outbound mail was queued: the sender looks. */
   mailQueued: topic<{ id: number }>('mail:queued'),

@@ -12,6 +12,7 @@ export type RouteMatch =
   | { name: 'settings-credentials' }
   | { name: 'settings-tokens' }
   | { name: 'settings-webhooks' }
+  | { name: 'settings-notifications' }
   | { name: 'admin' }
   | { name: 'admin-agent'; agentId: number }
   | { name: 'admin-thread'; threadId: number }
@@ -20,6 +21,7 @@ export type RouteMatch =
   | { name: 'llm-traces' }
   | { name: 'replay'; runId: number }
   | { name: 'replay-shared'; token: string }
+  | { name: 'help-link'; token: string }
   | { name: 'not-found' }
   | { redirect: string };
 
@@ -35,6 +37,7 @@ const TABLE: ReadonlyArray<[pattern: string, resolve: (params: Params) => RouteM
   ['/settings/credentials', () => ({ name: 'settings-credentials' })],
   ['/settings/tokens', () => ({ name: 'settings-tokens' })],
   ['/settings/webhooks', () => ({ name: 'settings-webhooks' })],
+  ['/settings/notifications', () => ({ name: 'settings-notifications' })],
   // '/settings' and any unknown child land on billing, the first page of the settings.
   ['/settings/*', () => ({ redirect: '/settings/billing' })],
   ['/admin', () => ({ name: 'admin' })],
@@ -48,6 +51,8 @@ const TABLE: ReadonlyArray<[pattern: string, resolve: (params: Params) => RouteM
   // A shared replay opens without sign-in (app.tsx); its token is opaque, any non-empty segment.
   ['/replay/shared/:token', (p) => ({ name: 'replay-shared', token: p.token })],
   ['/replay/:id', (p) => withId(p.id, (runId) => ({ name: 'replay', runId }))],
+  // A help request's one-time link (issue 47): signed out, the sign-in page comes first (app.tsx), then this.
+  ['/help/:token', (p) => ({ name: 'help-link', token: p.token })],
 ];
 
 export function resolveRoute(path: string): RouteMatch {

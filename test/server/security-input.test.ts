@@ -2,6 +2,7 @@
 // JSON, bodies that are not objects, wrong types, huge and deeply nested bodies, NUL and lone surrogates,
 // path traversal in file names and ids, SQL metacharacters. Each answers a clear 4xx {detail} (never a
 // 500) and the database is byte for byte what it was.
+import { createECDH, randomBytes } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readdirSync } from 'node:fs';
@@ -68,8 +69,17 @@ input.before(async () => {
   const [approval] = await parts.db.query<{ id: number }>(
     `INSERT INTO credential_approvals (credential_id, agent_id, thread_id, field, target, expires_at)
      VALUES ($1, $2, $3, 'password', 'https://example.test', now() + interval '1 hour') RETURNING id`, [credential, s.agent, s.thread]);
+  // A's webhook endpoint and push device (loopback targets: allowed here), for the routes that change them.
+  parts.config.webhookAllowPrivate = true;
+  const webhook = (await call('/api/webhooks', { token: s.a.token, body: { url: 'http://127.0.0.1:9/input', events: ['run.started'] } })).body.id;
+  const browser = createECDH('prime256v1');
+  browser.generateKeys();
+  const keys = { p256dh: browser.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') };
+  const pushDevice = (await call('/api/push/subscriptions', {
+    token: s.a.token, body: { endpoint: 'http://127.0.0.1:9/input-push', keys, events: ['run.failed'] },
+  })).body.id;
   s.fx = {
-    credential, approval: approval.id,
+    credential, approval: approval.id, webhook, pushDevice, freshHelpLink: async () => 'no-such-link',
     agent: s.agent, idleAgent: s.agent, thread: s.thread, trace: 1, report: 1, entry: 1, draft: 1, signInEmail: s.a.email, run: run.id,
     freshAgent: fresh, freshThread: fresh, freshDraft: fresh, uniqueEmail: () => 'x@example.test',
   };

@@ -21,6 +21,8 @@ import { expected, MATRIX, ROLES, SOCKET_MATRIX_KEYS, type Fx, type Role } from 
 import { TOPICS } from '../../server/realtime/topics.ts';
 import { filesDir } from '../../server/files/storage.ts';
 import { createShare } from '../../server/replay/shares.ts';
+import { createHelpLink } from '../../server/push/index.ts';
+import { createECDH, randomBytes } from 'node:crypto';
 
 type User = Awaited<ReturnType<typeof newUser>>;
 const s = {} as {
@@ -129,12 +131,23 @@ routes.before(async () => {
     (await call('/api/webhooks', { token: s.a.token, body: { url: 'http://127.0.0.1:9/matrix', events: ['run.started'] } })).body.id as number;
   const webhook = await freshWebhook();
   const delivery = (await call(`/api/webhooks/${webhook}/test`, { token: s.a.token, body: {} })).body.id as number;
+  // A's push device (its push service a closed port of this machine) and help links of A's thread.
+  const freshPushDevice = async () => {
+    const browser = createECDH('prime256v1');
+    browser.generateKeys();
+    const keys = { p256dh: browser.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') };
+    const body = { endpoint: `http://127.0.0.1:9/matrix-push/${randomBytes(8).toString('hex')}`, keys, events: ['run.failed'] };
+    return (await call('/api/push/subscriptions', { token: s.a.token, body })).body.id as number;
+  };
+  const pushDevice = await freshPushDevice();
+  const freshHelpLink = async () => (await createHelpLink(db, s.parts.secrets!, thread))!.slice('/help/'.length);
   const signIn = await newUser('matrix-signin');
   s.sharedSecrets = [s.a.email, agentName, threadName];
   s.secrets = [s.a.email, agentName, threadName, messageText, `Secret idle ${tag}`, `Secret report ${tag}`, `Secret entry ${tag}`];
   s.fx = {
     agent, idleAgent, thread, trace: trace.id, report, entry: entry.id, draft: await freshDraft(), signInEmail: signIn.email,
     run: run.id, shareToken: (await freshShare()).token, freshShare, credential, approval: approval.id, webhook, delivery, freshWebhook,
+    pushDevice, freshPushDevice, freshHelpLink,
     freshToken: async () => (await call('/api/tokens', { token: s.a.token, body: { name: 'Doomed', scope: 'read', expires_in_days: 1 } })).body.id,
     freshCredential: async () => (await call('/api/credentials', { token: s.a.token, body: { name: `Doomed ${Math.random()}` } })).body.id,
     freshAgent: async () => (await newAgent(s.a.id, `Secret doomed ${tag}`)).id,

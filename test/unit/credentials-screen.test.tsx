@@ -50,7 +50,7 @@ list('the settings nav has Credentials between Billing and API tokens, marked as
   await renderScreen(vaultApi(), <CredentialsScreen />);
   const nav = document.querySelector('nav[aria-label="Settings"]')!;
   const links = [...nav.querySelectorAll('a')].map((a) => [a.textContent, a.getAttribute('aria-current')]);
-  assert.equal(links, [['Billing', null], ['Credentials', 'page'], ['API tokens', null], ['Webhooks', null]]);
+  assert.equal(links, [['Billing', null], ['Credentials', 'page'], ['API tokens', null], ['Webhooks', null], ['Notifications', null]]);
   assert.equal(resolveRoute('/settings/credentials'), { name: 'settings-credentials' });
 });
 

@@ -64,7 +64,7 @@ list('the settings nav has API tokens after Credentials (Webhooks after it), mar
   await renderScreen(tokenApi(), <TokensScreen />);
   const nav = document.querySelector('nav[aria-label="Settings"]')!;
   const links = [...nav.querySelectorAll('a')].map((a) => [a.textContent, a.getAttribute('aria-current')]);
-  assert.equal(links, [['Billing', null], ['Credentials', null], ['API tokens', 'page'], ['Webhooks', null]]);
+  assert.equal(links, [['Billing', null], ['Credentials', null], ['API tokens', 'page'], ['Webhooks', null], ['Notifications', null]]);
   assert.equal(resolveRoute('/settings/tokens'), { name: 'settings-tokens' });
 });
 

@@ -56,7 +56,7 @@ test('lists each endpoint with its events, agent, state and secret prefix, never
 
   const nav = document.querySelector('nav[aria-label="Settings"]')!;
   const links = [...nav.querySelectorAll('a')].map((a) => [a.textContent, a.getAttribute('aria-current')]);
-  assert.equal(links.slice(-2), [['API tokens', null], ['Webhooks', 'page']]);
+  assert.equal(links.slice(-3), [['API tokens', null], ['Webhooks', 'page'], ['Notifications', null]]);
   assert.equal(resolveRoute('/settings/webhooks'), { name: 'settings-webhooks' });
 });
 

@@ -33,10 +33,14 @@ export function auditSentence(e: AuditEvent): string {
   const whose = (thing: string) => (e.actor_type === 'user' && String(e.actor_id) === id ? `their ${thing}` : `the ${thing} of user #${id}`);
   const text = ((): string => {
     switch (e.action) {
-      case 'auth.sign_up': return `${who} created an account`;
-      case 'auth.sign_in': return `${who} signed in`;
+      case 'auth.sign_up': return d.method === 'oidc' ? `${who} got an account at their first single sign-on` : `${who} created an account`;
+      case 'auth.sign_in': return d.method === 'oidc' ? `${who} signed in with single sign-on` : `${who} signed in`;
+      case 'auth.oidc_link': return `${who} linked their account to their single sign-on identity (${d.issuer})`;
+      case 'auth.oidc_logout': return `${who} ended ${count(Number(d.sessions_ended ?? 0), 'session')} of user #${id} (the identity provider signed them out)`;
       case 'auth.sign_out': return `${who} signed out`;
-      case 'auth.sign_in_failed': return `someone failed to sign in as ${d.email ?? `user #${id}`}`;
+      case 'auth.sign_in_failed':
+        if (d.method === 'oidc') return `${who} refused a single sign-on${d.email ? ` as ${d.email}` : ''} (${d.refused})`;
+        return `someone failed to sign in as ${d.email ?? `user #${id}`}`;
       case 'auth.lockout':
         return `sign-in as ${d.email ?? `user #${id}`} was locked after repeated failures${d.scope === 'address' ? ' (from that address)' : ''}`;
       case 'auth.password_change': return `${who} changed the password of ${d.email ?? `user #${id}`}`;
@@ -86,6 +90,12 @@ export function auditSentence(e: AuditEvent): string {
       case 'webhook.create': return `${who} added webhook endpoint ${quoted(d.url)} (${Array.isArray(d.events) ? d.events.join(', ') : ''})`;
       case 'webhook.update': return `${who} changed webhook endpoint ${quoted(d.url)}${Array.isArray(d.changed) ? ` (${d.changed.join(', ')})` : ''}`;
       case 'webhook.delete': return `${who} deleted webhook endpoint ${quoted(d.url)}`;
+      case 'push.subscribe': return `${who} allowed notifications on ${quoted(d.label)}`;
+      case 'push.update': return `${who} changed the notifications of ${quoted(d.label)}`;
+      case 'push.unsubscribe':
+        return e.actor_type === 'system' ? `${who} removed a device whose push service (${d.endpoint_origin}) says it is gone (${d.reason})`
+          : `${who} turned off notifications on ${quoted(d.label)}`;
+      case 'help_link.use': return `${who} opened a help request's one-time link to ${agentPhrase(d.agent_id, null)}`;
       case 'audit.prune': return `${who} pruned ${count(Number(d.deleted ?? 0), 'audit event')} older than ${d.retention_days} days`;
       default: return `${who} did ${e.action}${e.target_type ? ` on ${e.target_type} #${id}` : ''}`;
     }

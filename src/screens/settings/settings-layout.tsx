@@ -1,4 +1,4 @@
-// The settings area: a sidebar (Billing, Credentials, API tokens, Webhooks) beside the chosen settings page.
+// The settings area: a sidebar (Billing, Credentials, API tokens, Webhooks, Notifications) beside the chosen settings page.
 import type { ReactNode } from 'react';
 import { Link, useLocation } from '../../lib/router.ts';
 
@@ -7,6 +7,7 @@ const PAGES = [
   { href: '/settings/credentials', label: 'Credentials' },
   { href: '/settings/tokens', label: 'API tokens' },
   { href: '/settings/webhooks', label: 'Webhooks' },
+  { href: '/settings/notifications', label: 'Notifications' },
 ];
 
 export function SettingsLayout({ children }: { children: ReactNode }) {
