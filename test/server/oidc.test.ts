@@ -4,7 +4,7 @@
 // session of the sub, RP-initiated logout, SIGNIN=oidc-only with its break-glass admin, and the settings' checks.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { exportJWK, generateKeyPair } from 'jose';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { loadConfig, type OidcConfig } from '../../server/config/index.ts';
 import { createUser } from '../../server/auth/users.ts';
 import { startSso, type Sso } from '../../server/sso/index.ts';
@@ -102,6 +102,35 @@ flow('a new user signs in at the provider and lands signed in, their account mad
   // The admin's user list says how the account signs in.
   const listed = (await call(`/api/users/?search=${encodeURIComponent(user.email)}`, { token: (await adminSignIn()) })).body;
   assert.equal(listed.find((u: any) => u.id === user.id)?.sign_in, ['sso']);
+});
+
+flow('a new signing key at the provider: taken once its JWKS is fetched again for the unknown kid, at most once a minute', async () => {
+  const login = opUser();
+  // The library keeps the JWKS for 5 minutes and asks again for an unknown kid only when its copy is a minute old.
+  // The clock of this process (server and provider alike) is moved on to show both without waiting.
+  const realNow = Date.now;
+  const at = (ahead: number) => (Date.now = () => realNow() + ahead);
+  try {
+    at(301_000); // past the cache's life: this sign-in fetches the keys afresh
+    assert.is((await ssoRoundTrip(rp, login)).location, '/?signed_in=1');
+    const fetched = op.jwksFetches;
+    const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
+    op.published = [{ ...(await exportJWK(publicKey)), kid: 'op-key-2', alg: 'RS256', use: 'sig' }];
+    op.forge = (claims) => new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'op-key-2' }).sign(privateKey);
+    // The provider signs with its new key at once: within the minute its ID token is refused, the JWKS not asked for.
+    assert.is((await ssoRoundTrip(rp, login)).location, '/?sign_in_error=id_token');
+    assert.is(op.jwksFetches, fetched);
+    at(301_000 + 61_000);
+    assert.is((await ssoRoundTrip(rp, login)).location, '/?signed_in=1');
+    assert.is(op.jwksFetches, fetched + 1);
+    // A key nobody publishes is refused even then.
+    op.forge = async (claims) => forgedToken(op, claims, 'other-key');
+    assert.is((await ssoRoundTrip(rp, login)).location, '/?sign_in_error=id_token');
+  } finally {
+    Date.now = realNow;
+    op.forge = null;
+    op.published = [];
+  }
 });
 
 async function adminSignIn(): Promise<string> {
