@@ -15,9 +15,8 @@ import * as esbuild from 'esbuild';
 import { chromium } from '@playwright/test';
 import { ADMIN, ROOT, call, ensureBuild, freePort, startServer, stop } from './bench-build.mjs';
 import { benchResult, median } from './bench-result.mjs';
+import { CHROMIUM, FLAGS, markFirstCard, received, signInFromPage, SLOW, UNTHROTTLED } from './bench-browser.mjs';
 
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const LOADS = 10;
 const kb = (bytes) => bytes / 1024;
 const gz = (buf) => gzipSync(buf, { level: 9 }).length;
@@ -33,32 +32,6 @@ async function reactAlone() {
     define: { 'process.env.NODE_ENV': '"production"' }, legalComments: 'none', logLevel: 'warning',
   });
   return gz(result.outputFiles[0].contents);
-}
-
-const SLOW = { offline: false, latency: 150, downloadThroughput: 1.6e6 / 8, uploadThroughput: 750e3 / 8 };
-
-/**
- * Bytes Chromium received per request (headers included) while `during` runs, from CDP, with the status
- * that came over the wire. A 304 handed to the page ends in loadingFailed (net::ERR_ABORTED) without an
- * encodedDataLength: its header text is what it cost.
- */
-async function received(cdp, during) {
-  const urls = new Map();
-  const wire = new Map();
-  const bytes = new Map();
-  const handlers = {
-    'Network.requestWillBeSent': (e) => urls.set(e.requestId, e.request.url),
-    'Network.responseReceivedExtraInfo': (e) => wire.set(e.requestId, { status: e.statusCode, header: e.headersText?.length ?? 0 }),
-    'Network.loadingFinished': (e) => bytes.set(e.requestId, e.encodedDataLength),
-    'Network.loadingFailed': (e) => bytes.set(e.requestId, 0),
-  };
-  for (const [name, fn] of Object.entries(handlers)) cdp.on(name, fn);
-  try {
-    await during();
-  } finally {
-    for (const [name, fn] of Object.entries(handlers)) cdp.off(name, fn);
-  }
-  return [...bytes].map(([id, n]) => ({ url: `${wire.get(id)?.status ?? '?'} ${urls.get(id) ?? id}`, bytes: n || wire.get(id)?.header || 0 }));
 }
 
 /** Issue 26's figures: the cold load's bytes, loads over the slow link, an unchanged poll. */
@@ -88,7 +61,7 @@ async function onTheWire(context, page, token) {
     slow.warm.push(await load());
     slow.warm.push(await load());
   }
-  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+  await cdp.send('Network.emulateNetworkConditions', UNTHROTTLED);
   const list = (ts) => ts.map((t) => t.toFixed(0)).join(', ');
   console.log(`slow link (1.6 Mbit/s, 150 ms): first agent card cold ${list(slow.cold)} ms; warm ${list(slow.warm)} ms`);
   benchResult('first load, slow link: navigation → first agent card, cold (median of 3)', median(slow.cold), 'ms', '≤ 1500 ms');
@@ -126,24 +99,15 @@ try {
   for (let i = 0; i < 10; i++) await call(base, '/api/agents/', { token, body: { name: `Agent ${i + 1}` } });
 
   browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
-  const context = await browser.newContext();
+  // No service worker: the app registers one 3 s after a load, and its cache (which clearBrowserCache leaves) would answer
+  // the cold loads below. bench-phone.mjs measures a visit with it.
+  const context = await browser.newContext({ serviceWorkers: 'block' });
   // When the first agent card is in the document, in the page's own clock (0 = navigation start).
-  await context.addInitScript(() => {
-    new MutationObserver((_, observer) => {
-      if (document.querySelector('.agent-card')) {
-        (window).__firstCard = performance.now();
-        observer.disconnect();
-      }
-    }).observe(document, { childList: true, subtree: true });
-  });
+  await context.addInitScript(markFirstCard);
   const page = await context.newPage();
   await page.goto(base + '/');
   // Signs in through the API from the page: the refresh cookie lands in this browser context.
-  const pageToken = await page.evaluate(async (admin) => {
-    const res = await fetch('/api/auth/sign-in', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(admin) });
-    if (!res.ok) throw new Error(`sign-in ${res.status}`);
-    return (await res.json()).token;
-  }, ADMIN);
+  const pageToken = await signInFromPage(page, ADMIN);
 
   const times = [];
   const assets = new Map();

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 // Adding a bench is adding its file here.
 const SCRIPTS = [
   'bench-first-load.mjs',
+  'bench-phone.mjs',
   'bench-api.mjs',
   'bench-memory.mjs',
   'bench-realtime.mjs',
@@ -23,6 +24,7 @@ const SCRIPTS = [
   'bench-replay.mjs',
   'bench-vault.mjs',
   'bench-webhooks.mjs',
+  'bench-push.mjs',
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));
