@@ -10,7 +10,7 @@ import type { Bus } from '../realtime/bus.ts';
 import { TOPICS } from '../realtime/topics.ts';
 import type { SecretBox } from '../system/secret-box.ts';
 import { record, SYSTEM } from '../audit/audit.ts';
-import { checkedAddress, RefusedTarget, send, SEND_TIMEOUT_MS, type Attempt, type Resolve } from '../webhooks/index.ts';
+import { checkedAddress, ClaimLoop, RefusedTarget, send, SEND_TIMEOUT_MS, type Attempt, type Resolve } from '../webhooks/index.ts';
 import { encryptPayload } from './encrypt.ts';
 import { helpPath, openHelpToken, pruneHelpLinks } from './help-links.ts';
 import { notificationOf } from './notification.ts';
@@ -22,7 +22,6 @@ const PARALLEL = 16; // pushes in flight per instance: a slow push service holds
 const LEASE_SECONDS = 30; // longer than an attempt can take (10 s)
 export const WORTH_MS = 3600_000;
 export const RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000];
-const IDLE_LOOK_MS = 30_000;
 
 export type PushSenderDeps = {
   db: Db;
@@ -39,65 +38,34 @@ export type PushSenderDeps = {
 };
 
 export class PushSender {
-  private timer: NodeJS.Timeout | null = null;
-  private looking: Promise<void> | null = null;
-  private again = false;
-  private stopped = false;
-  private sending = new Set<Promise<void>>();
+  private loop: ClaimLoop<Claimed>;
   private pruning: NodeJS.Timeout | null = null;
   private unsubscribe: () => void = () => {};
 
-  constructor(private d: PushSenderDeps) {}
+  constructor(private d: PushSenderDeps) {
+    this.loop = new ClaimLoop({
+      claim: (limit) => claimPushes(d.db, limit, LEASE_SECONDS), deliver: (c) => this.deliver(c), nextDueMs: () => nextPushDue(d.db),
+      label: 'push', log: d.log, parallel: PARALLEL,
+    });
+  }
 
   start(): void {
-    this.unsubscribe = this.d.bus.subscribe(TOPICS.webhooksQueued, () => this.wake());
-    this.wake();
+    this.unsubscribe = this.d.bus.subscribe(TOPICS.webhooksQueued, () => this.loop.wake());
+    this.loop.wake();
     const prune = () => void pruneHelpLinks(this.d.db).catch((err) => this.d.log.error(`push: help links not pruned: ${err.message}`));
     prune();
     this.pruning = setInterval(prune, 6 * 3600_000).unref();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
     this.unsubscribe();
-    if (this.timer) clearTimeout(this.timer);
     if (this.pruning) clearInterval(this.pruning);
-    await this.looking;
-    await Promise.all(this.sending);
+    await this.loop.stop();
   }
 
-  /** Looks for due notifications now (once more after the current look, if one runs). */
+  /** Looks for due notifications now. */
   wake(): void {
-    if (this.stopped) return;
-    if (this.looking) {
-      this.again = true;
-      return;
-    }
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.looking = this.look().catch((err) => this.d.log.error(`push: ${err.message}`)).finally(() => {
-      this.looking = null;
-      if (this.again) {
-        this.again = false;
-        this.wake();
-      } else if (!this.sending.size) void this.planNextLook(); // else an attempt's end looks again
-    });
-  }
-
-  private async look(): Promise<void> {
-    while (!this.stopped && this.sending.size < PARALLEL) {
-      const claimed = await claimPushes(this.d.db, PARALLEL - this.sending.size, LEASE_SECONDS);
-      for (const c of claimed) {
-        const sending: Promise<void> = this.deliver(c)
-          .catch((err) => this.d.log.error(`push: notification ${c.id} not settled: ${err.message}`))
-          .finally(() => {
-            this.sending.delete(sending);
-            this.wake();
-          });
-        this.sending.add(sending);
-      }
-      if (!claimed.length) return;
-    }
+    this.loop.wake();
   }
 
   private async deliver(c: Claimed): Promise<void> {
@@ -149,15 +117,5 @@ export class PushSender {
         detail: { reason: `the push service answered ${status}`, endpoint_origin: new URL(c.endpoint).origin },
       });
     });
-  }
-
-  /** Sleeps until the next notification falls due (at most IDLE_LOOK_MS: another instance may have queued one). */
-  private async planNextLook(): Promise<void> {
-    if (this.stopped) return;
-    const due = await nextPushDue(this.d.db).catch(() => null);
-    if (this.stopped || this.looking) return;
-    const ms = due === null ? IDLE_LOOK_MS : Math.max(50, Math.min(IDLE_LOOK_MS, due));
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.wake(), ms).unref();
   }
 }

@@ -9,6 +9,7 @@ import { TOPICS } from '../realtime/topics.ts';
 import type { SecretBox } from '../system/secret-box.ts';
 import { checkedAddress, RefusedTarget, type Resolve } from './address-guard.ts';
 import { secretLabel } from './endpoints.ts';
+import { ClaimLoop } from './claim-loop.ts';
 import { send, SEND_TIMEOUT_MS, type Attempt } from './send.ts';
 import { signedHeaders } from './signature.ts';
 
@@ -18,7 +19,6 @@ const RETRY_FOR_MS = 24 * 3600_000;
 const DISABLE_AFTER = '3 days';
 const FIRST_RETRY_MS = 5_000;
 const LONGEST_WAIT_MS = 6 * 3600_000;
-const IDLE_LOOK_MS = 30_000;
 /** The log keeps a delivery this long after it was made (a pending one until it is settled). */
 export const KEEP_DAYS = 30;
 
@@ -49,19 +49,20 @@ export function retryDelay(attempt: number, random = Math.random()): number {
 }
 
 export class Deliverer {
-  private timer: NodeJS.Timeout | null = null;
-  private looking: Promise<void> | null = null;
-  private again = false;
-  private stopped = false;
-  private sending = new Set<Promise<void>>();
+  private loop: ClaimLoop<Claimed>;
   private pruning: NodeJS.Timeout | null = null;
   private unsubscribe: () => void = () => {};
 
-  constructor(private d: DelivererDeps) {}
+  constructor(private d: DelivererDeps) {
+    this.loop = new ClaimLoop({
+      claim: (limit) => this.claim(limit), deliver: (c) => this.deliver(c), nextDueMs: () => this.nextDueMs(),
+      label: 'webhooks', log: d.log, parallel: PARALLEL,
+    });
+  }
 
   start(): void {
-    this.unsubscribe = this.d.bus.subscribe(TOPICS.webhooksQueued, () => this.wake());
-    this.wake();
+    this.unsubscribe = this.d.bus.subscribe(TOPICS.webhooksQueued, () => this.loop.wake());
+    this.loop.wake();
     const prune = () => void this.prune().catch((err) => this.d.log.error(`webhooks: prune failed: ${err.message}`));
     prune();
     this.pruning = setInterval(prune, 6 * 3600_000).unref();
@@ -75,47 +76,14 @@ export class Deliverer {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
     this.unsubscribe();
-    if (this.timer) clearTimeout(this.timer);
     if (this.pruning) clearInterval(this.pruning);
-    await this.looking;
-    await Promise.all(this.sending);
+    await this.loop.stop();
   }
 
-  /** Looks for due deliveries now (once more after the current look, if one runs). */
+  /** Looks for due deliveries now. */
   wake(): void {
-    if (this.stopped) return;
-    if (this.looking) {
-      this.again = true;
-      return;
-    }
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.looking = this.look().catch((err) => this.d.log.error(`webhooks: ${err.message}`)).finally(() => {
-      this.looking = null;
-      if (this.again) {
-        this.again = false;
-        this.wake();
-      } else if (!this.sending.size) void this.planNextLook(); // else an attempt's end looks again
-    });
-  }
-
-  /** Claims what is due while fewer than PARALLEL attempts are in flight; each attempt's end looks again. */
-  private async look(): Promise<void> {
-    while (!this.stopped && this.sending.size < PARALLEL) {
-      const claimed = await this.claim(PARALLEL - this.sending.size);
-      for (const c of claimed) {
-        const sending: Promise<void> = this.deliver(c)
-          .catch((err) => this.d.log.error(`webhooks: delivery ${c.id} not settled: ${err.message}`))
-          .finally(() => {
-            this.sending.delete(sending);
-            this.wake();
-          });
-        this.sending.add(sending);
-      }
-      if (!claimed.length) return;
-    }
+    this.loop.wake();
   }
 
   private claim(limit: number): Promise<Claimed[]> {
@@ -190,15 +158,9 @@ export class Deliverer {
     return { ...data, links: Object.fromEntries(Object.entries(links).map(([k, path]) => [k, origin + path])) };
   }
 
-  /** Sleeps until the next pending delivery falls due (at most IDLE_LOOK_MS: another instance may have queued one). */
-  private async planNextLook(): Promise<void> {
-    if (this.stopped) return;
+  private async nextDueMs(): Promise<number | null> {
     const [row] = await this.d.db.query<{ ms: number | null }>(
-      `SELECT extract(epoch FROM (min(next_attempt_at) - now())) * 1000 AS ms FROM webhook_deliveries WHERE status = 'pending'`,
-    ).catch(() => [{ ms: null }]);
-    if (this.stopped || this.looking) return;
-    const ms = row?.ms === null || row?.ms === undefined ? IDLE_LOOK_MS : Math.max(50, Math.min(IDLE_LOOK_MS, Number(row.ms)));
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.wake(), ms).unref();
+      `SELECT extract(epoch FROM (min(next_attempt_at) - now())) * 1000 AS ms FROM webhook_deliveries WHERE status = 'pending'`);
+    return row?.ms === null || row?.ms === undefined ? null : Number(row.ms);
   }
 }

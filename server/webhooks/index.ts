@@ -2,6 +2,7 @@
 // every instance that signs and sends them (Standard Webhooks), retries, and turns off an endpoint that keeps failing.
 export { registerWebhookRoutes, type WebhookRouteDeps } from './routes.ts';
 export { Deliverer, type DelivererDeps } from './deliverer.ts';
+export { ClaimLoop } from './claim-loop.ts';
 export { emitThreadEvent, queueThreadEvent, wakeDeliveries, EVENTS, type EventType } from './events.ts';
 // For server/push: where a push may go, and one attempt to send it.
 export { checkedAddress, parseTarget, RefusedTarget, type Resolve } from './address-guard.ts';
