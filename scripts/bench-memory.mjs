@@ -1,6 +1,6 @@
 // Memory (issue 12): resident memory of the built server (dist/server.mjs over PGlite in DATA_DIR),
 // idle with 10 agents, after a first start on an empty data directory and after a restart.
-// Target ≤ 450 MB both. Reference: a bare `node -e` process holding a server socket.
+// Target ≤ 400 MB both (issue 48). Reference: a bare `node -e` process holding a server socket.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,9 +49,9 @@ try {
   console.log(`restart: ready in ${(second.startMs / 1000).toFixed(1)} s, idle RSS ${mb(b.rss).toFixed(0)} MB (peak ${mb(b.peak).toFixed(0)} MB)`);
   console.log(`reference: bare node:http process ${mb(bare.rss).toFixed(0)} MB`);
 
-  benchResult('memory: RSS idle after first start, 10 agents', mb(a.rss), 'MB', '≤ 450 MB', mb(bare.rss));
+  benchResult('memory: RSS idle after first start, 10 agents', mb(a.rss), 'MB', '≤ 400 MB', mb(bare.rss));
   benchResult('memory: peak RSS during first start', mb(a.peak), 'MB', 'report', mb(bare.peak));
-  benchResult('memory: RSS idle after restart, 10 agents', mb(b.rss), 'MB', '≤ 450 MB', mb(bare.rss));
+  benchResult('memory: RSS idle after restart, 10 agents', mb(b.rss), 'MB', '≤ 400 MB', mb(bare.rss));
   benchResult('memory: first start until listening', first.startMs / 1000, 's', 'report');
 } finally {
   rmSync(dataDir, { recursive: true, force: true });

@@ -3,7 +3,7 @@
 // pass, or — when the domain publishes no DMARC policy — SPF or DKIM that pass for the From's own
 // domain (or a parent or subdomain of it). Everything else is unverified, with the reason.
 import { Resolver } from 'node:dns/promises';
-import { authenticate, type AuthenticateResult } from 'mailauth';
+import type { AuthenticateResult } from 'mailauth';
 import { splitAddress } from './address.ts';
 
 /** `dns.promises.resolve`'s shape; tests inject an in-memory zone. */
@@ -30,6 +30,8 @@ export async function verifySender(raw: Buffer, envelope: Envelope, resolver: Dn
   if (!from) return { identity: null, summary: 'the message has no usable From address' };
   let result: AuthenticateResult;
   try {
+    // Loaded with the first mail, not at start: mailauth and what it pulls in are ~10 MB of heap (issue 48).
+    const { authenticate } = await import('mailauth');
     result = await authenticate(raw, {
       ip: envelope.ip, helo: envelope.helo, sender: envelope.mailFrom, mta, resolver, disableArc: true, disableBimi: true,
     });

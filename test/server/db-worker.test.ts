@@ -1,6 +1,7 @@
 // The embedded database runs in a worker thread (issue 43): while PGlite works through a long statement, this
 // thread goes on answering (timers fire, requests are read); its errors still carry PostgreSQL's fields; a
-// transaction is all or nothing, and statements outside it wait for its end.
+// transaction is all or nothing, and statements outside it wait for its end. Its shared memory is sized for the
+// idle memory budget (issue 48).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openDb } from '../../server/db/db.ts';
@@ -44,6 +45,20 @@ test('errors keep PostgreSQL\'s code; a transaction that throws leaves nothing, 
     });
     assert.equal(await outside, [{ n: 3 }]);
     assert.equal((await db.query('SELECT id FROM t ORDER BY id')).map((r) => r.id), [1, 3, 4]);
+  } finally {
+    await db.close();
+  }
+});
+
+test('PGlite runs with 32 MB of shared buffers (not initdb\'s 128 MB) and its own durability settings', async () => {
+  const db = await openDb({ dataDir: null });
+  try {
+    const settings = await db.query<{ name: string; setting: string }>(
+      `SELECT name, current_setting(name) AS setting FROM unnest(array['shared_buffers', 'shared_memory_size', 'fsync']) AS name`);
+    const got = Object.fromEntries(settings.map((r) => [r.name, r.setting]));
+    assert.is(got.shared_buffers, '32MB');
+    assert.ok(parseInt(got.shared_memory_size, 10) < 64, `shared memory ${got.shared_memory_size}`);
+    assert.is(got.fsync, 'off', 'PGlite starts with -F; unchanged here');
   } finally {
     await db.close();
   }
