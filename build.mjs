@@ -17,9 +17,12 @@ const PUBLIC = join(OUT, 'public');
 const SOURCES = ['src', 'styles', 'server', 'public', 'index.html', 'offline.html', 'build.mjs', 'scripts/app-icons.mjs', 'package-lock.json'];
 const args = new Set(process.argv.slice(2));
 
+/** Stylesheets of screens a first load does not show, loaded with the screen (src/lib/screen-style.ts), not with the app. */
+const SCREEN_STYLES = ['agent-page', 'replay', 'admin', 'reports', 'settings'];
+
 const spa = {
   // The offline page's script imports nothing of the app's, so it shares no chunk with it.
-  entryPoints: ['src/main.tsx', 'src/offline-page.ts'],
+  entryPoints: ['src/main.tsx', 'src/offline-page.ts', ...SCREEN_STYLES.map((name) => `styles/${name}.css`)],
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -76,11 +79,14 @@ function writeIndex(metafile) {
   const home = outputs.find(([, o]) => o.entryPoint === HOME_SCREEN)?.[0];
   if (home) preload.add(home) && walk(home);
   const links = [...preload].map((file) => `<link rel="modulepreload" href="${url(file)}">`).join('\n    ');
+  // The screens' own stylesheets as their hashed file names ("replay-H4SH ..."; src/lib/screen-style.ts reads this).
+  const stems = SCREEN_STYLES.map((name) => outputs.find(([, o]) => o.entryPoint === `styles/${name}.css`)[0].split('/').pop().replace(/\.css$/, ''));
+  const styleMap = `<meta name="screen-styles" content="${stems.join(' ')}">`;
   // The icon inline: one request less on the first load (public/favicon.svg stays for other pages).
   const icon = 'data:image/svg+xml,' + encodeURIComponent(readFileSync('public/favicon.svg', 'utf8').trim());
   const html = readFileSync('index.html', 'utf8')
     .replace('href="/favicon.svg"', `href="${icon}"`)
-    .replace('<!--styles-->', (css ? `<link rel="stylesheet" href="${url(css)}">` : '') + (links ? `\n    ${links}` : ''))
+    .replace('<!--styles-->', (css ? `<link rel="stylesheet" href="${url(css)}">` : '') + `\n    ${styleMap}` + (links ? `\n    ${links}` : ''))
     .replace('<!--script-->', `<script type="module" src="${url(js)}"></script>`);
   writeFileSync(join(PUBLIC, 'index.html'), html);
   cpSync('public', PUBLIC, { recursive: true });

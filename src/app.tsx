@@ -16,23 +16,23 @@ import { FullPageSpinner, Spinner } from './ui/spinner.tsx';
 import { ResetPasswordScreen } from './screens/sign-in/reset-password-screen.tsx';
 
 const AgentsScreen = lazyScreen(() => import('./screens/agents/agents-screen.tsx').then((m) => m.AgentsScreen));
-const AgentScreen = lazyScreen(() => import('./screens/agent/agent-screen.tsx').then((m) => m.AgentScreen));
+const AgentScreen = lazyScreen(() => import('./screens/agent/agent-screen.tsx').then((m) => m.AgentScreen), 'agent-page');
 const LlmTracesScreen = lazyScreen(() => import('./screens/llm-traces/llm-traces-screen.tsx').then((m) => m.default));
-const ReportsScreen = lazyScreen(() => import('./screens/reports/reports-screen.tsx').then((m) => m.default));
-const ReportScreen = lazyScreen(() => import('./screens/reports/report-screen.tsx').then((m) => m.default));
-const BillingScreen = lazyScreen(() => import('./screens/settings/billing/billing-screen.tsx').then((m) => m.default));
-const CredentialsScreen = lazyScreen(() => import('./screens/settings/credentials/credentials-screen.tsx').then((m) => m.default));
-const TokensScreen = lazyScreen(() => import('./screens/settings/tokens/tokens-screen.tsx').then((m) => m.default));
-const WebhooksScreen = lazyScreen(() => import('./screens/settings/webhooks/webhooks-screen.tsx').then((m) => m.default));
-const NotificationsScreen = lazyScreen(() => import('./screens/settings/notifications/notifications-screen.tsx').then((m) => m.default));
+const ReportsScreen = lazyScreen(() => import('./screens/reports/reports-screen.tsx').then((m) => m.default), 'reports');
+const ReportScreen = lazyScreen(() => import('./screens/reports/report-screen.tsx').then((m) => m.default), 'reports');
+const BillingScreen = lazyScreen(() => import('./screens/settings/billing/billing-screen.tsx').then((m) => m.default), 'settings');
+const CredentialsScreen = lazyScreen(() => import('./screens/settings/credentials/credentials-screen.tsx').then((m) => m.default), 'settings');
+const TokensScreen = lazyScreen(() => import('./screens/settings/tokens/tokens-screen.tsx').then((m) => m.default), 'settings');
+const WebhooksScreen = lazyScreen(() => import('./screens/settings/webhooks/webhooks-screen.tsx').then((m) => m.default), 'settings');
+const NotificationsScreen = lazyScreen(() => import('./screens/settings/notifications/notifications-screen.tsx').then((m) => m.default), 'settings');
 const HelpLinkScreen = lazyScreen(() => import('./screens/help-link/help-link-screen.tsx').then((m) => m.default));
-const AdminDashboard = lazyScreen(() => import('./screens/admin/admin-dashboard.tsx').then((m) => m.default));
-const AdminAgentScreen = lazyScreen(() => import('./screens/admin/admin-agent-screen.tsx').then((m) => m.default));
-const AdminThreadScreen = lazyScreen(() => import('./screens/admin/admin-thread-screen.tsx').then((m) => m.default));
-const OpsDashboard = lazyScreen(() => import('./screens/admin/ops-dashboard.tsx').then((m) => m.default));
-const AuditScreen = lazyScreen(() => import('./screens/admin/audit-screen.tsx').then((m) => m.default));
-const ReplayScreen = lazyScreen(() => import('./screens/replay/replay-screen.tsx').then((m) => m.default));
-const SharedReplayScreen = lazyScreen(() => import('./screens/replay/replay-screen.tsx').then((m) => m.SharedReplayScreen));
+const AdminDashboard = lazyScreen(() => import('./screens/admin/admin-dashboard.tsx').then((m) => m.default), 'admin');
+const AdminAgentScreen = lazyScreen(() => import('./screens/admin/admin-agent-screen.tsx').then((m) => m.default), 'admin');
+const AdminThreadScreen = lazyScreen(() => import('./screens/admin/admin-thread-screen.tsx').then((m) => m.default), 'admin');
+const OpsDashboard = lazyScreen(() => import('./screens/admin/ops-dashboard.tsx').then((m) => m.default), 'admin');
+const AuditScreen = lazyScreen(() => import('./screens/admin/audit-screen.tsx').then((m) => m.default), 'admin');
+const ReplayScreen = lazyScreen(() => import('./screens/replay/replay-screen.tsx').then((m) => m.default), 'replay');
+const SharedReplayScreen = lazyScreen(() => import('./screens/replay/replay-screen.tsx').then((m) => m.SharedReplayScreen), 'replay');
 
 const SCREENS: Partial<Record<Extract<RouteMatch, { name: string }>['name'], Preloadable>> = {
   agents: AgentsScreen,

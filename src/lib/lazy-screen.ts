@@ -1,16 +1,18 @@
 // A lazily loaded screen that can be fetched ahead of its first render. main.tsx preloads the
 // screen of the page being opened while sign-in is checked, so it renders without suspending:
-// React holds back content revealed in a Suspense boundary until 300 ms after its fallback showed.
+// React holds back content revealed in a Suspense boundary until 300 ms after its fallback showed. A screen with a
+// stylesheet of its own (`style`: its file name) renders once both arrived, never unstyled.
 import { createElement, lazy, useState, type ComponentType, type ReactElement } from 'react';
+import { loadScreenStyle } from './screen-style.ts';
 
 export type Preloadable = { preload: () => Promise<void> };
 
-export function lazyScreen<P extends object>(load: () => Promise<ComponentType<P>>): ((props: P) => ReactElement) & Preloadable {
+export function lazyScreen<P extends object>(load: () => Promise<ComponentType<P>>, style?: string): ((props: P) => ReactElement) & Preloadable {
   let loaded: ComponentType<P> | undefined;
   let loading: Promise<void> | undefined;
   const preload = () =>
-    (loading ??= load().then(
-      (component) => void (loaded = component),
+    (loading ??= Promise.all([load(), style && loadScreenStyle(style)]).then(
+      ([component]) => void (loaded = component),
       (err: unknown) => {
         loading = undefined; // a later render tries again
         throw err;

@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import { act, Suspense, useState } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { lazyScreen } from '../../src/lib/lazy-screen.ts';
+import { waitFor } from './helpers/screen-harness.tsx';
 
 const test = suite('lazyScreen');
 let root: Root | undefined;
@@ -74,6 +75,52 @@ test('a failed load is tried again by the next preload', async () => {
   await render(<Screen name="Cy" />, []);
   assert.is(container.textContent, 'Hello Cy 0');
   assert.is(attempts, 2);
+});
+
+test('a screen with a stylesheet of its own shows once that stylesheet applies; two screens sharing it load it once', async () => {
+  // happy-dom fetches the stylesheet the page links (its fetch settings answer it here, held until told).
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const asked: string[] = [];
+  const meta = Object.assign(document.createElement('meta'), { name: 'screen-styles', content: 'other-AAAA sheet-B2C3 sheets-DDDD' });
+  document.head.append(meta);
+  const settings = (window as unknown as { happyDOM: { settings: any } }).happyDOM.settings;
+  const before = { css: { ...settings }, interceptor: settings.fetch.interceptor };
+  Object.assign(settings, { enableCSSFileLoading: true, disableCSSFileLoading: false }); // happy-dom fetches none by default
+  settings.fetch.interceptor = {
+    beforeAsyncRequest: async ({ request }: { request: Request }) => {
+      asked.push(new URL(request.url).pathname);
+      await held;
+      return new Response('.hello-sheet { color: rgb(1, 2, 3); }', { headers: { 'Content-Type': 'text/css' } });
+    },
+  };
+  try {
+    const First = lazyScreen(async () => Hello, 'sheet');
+    const Second = lazyScreen(async () => Hello, 'sheet');
+    let shown = false;
+    const loading = First.preload().then(() => (shown = true));
+    const second = Second.preload();
+    await waitFor(() => asked.length === 1);
+    assert.equal(asked, ['/assets/sheet-B2C3.css'], 'its own, by its hashed name');
+    assert.is(shown, false, 'not before the stylesheet applies');
+    release();
+    await Promise.all([loading, second]);
+    assert.is(asked.length, 1, 'one stylesheet for both');
+    await act(async () => (root = createRoot(container)).render(<p className="hello-sheet"><First name="Di" /></p>));
+    assert.is(container.textContent, 'Hello Di 0');
+    assert.is(getComputedStyle(container.querySelector('.hello-sheet')!).color, 'rgb(1, 2, 3)');
+  } finally {
+    Object.assign(settings, { enableCSSFileLoading: before.css.enableCSSFileLoading, disableCSSFileLoading: before.css.disableCSSFileLoading });
+    settings.fetch.interceptor = before.interceptor;
+    meta.remove();
+    for (const link of document.head.querySelectorAll('link[rel="stylesheet"]')) link.remove();
+  }
+});
+
+test('without the build\'s list of stylesheets (development, tests) a screen loads no stylesheet', async () => {
+  const Screen = lazyScreen(async () => Hello, 'elsewhere');
+  await Screen.preload();
+  assert.is(document.head.querySelectorAll('link[rel="stylesheet"]').length, 0);
 });
 
 test.run();
