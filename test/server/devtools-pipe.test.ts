@@ -265,17 +265,15 @@ focus("an about:blank popup the page writes into has the page's origin inside, '
   await ctx.pipe.send('Target.closeTarget', { targetId: blank.targetId });
 });
 
-focus('asking takes a few milliseconds with several tabs, the focused one found among them', async () => {
+focus('with several tabs open, the focused one is found among them', async () => {
   const tabs = [];
   for (const path of ['/liar', '/framed', '/signin']) tabs.push(await ctx.pipe.send('Target.createTarget', { url: `${ctx.origin}${path}` }));
   // A tab in the background gets no autofocus: bring the first one to the front, then load it.
   await ctx.pipe.send('Target.activateTarget', { targetId: tab.targetId });
   await open('/signin', "document.activeElement.name === 'user'");
-  const started = performance.now();
+  // How long asking takes is the vault bench's (scripts/bench-vault.mjs), not a timed assertion here.
   const user = await field();
-  const ms = performance.now() - started;
   assert.equal([user.origin, user.element], [ctx.origin, 'text']);
-  assert.ok(ms < 300, `${ms.toFixed(0)} ms`);
   await user.release();
   for (const { targetId } of tabs) await ctx.pipe.send('Target.closeTarget', { targetId });
 });
