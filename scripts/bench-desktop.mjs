@@ -12,6 +12,7 @@
 //      once as the machine is and once with one core kept busy
 //   7. the window under a click (a take-over's action log names it): how long a lookup takes and how long the
 //      server's event loop stalls meanwhile, with the server's resident size (a fork stalls it in proportion)
+//   0. cold enter → first frame over 5 agents (median; budget ≤ 1.0 s): scripts/bench-desktop-start.mjs
 // A real server (PGlite in memory, temporary DATA_DIR) with one Xvnc desktop running only a terminal.
 import { register } from 'node:module';
 import { spawn } from 'node:child_process';
@@ -38,6 +39,7 @@ const { keysymsForText } = await import('../server/desktop/rfb/keysyms.ts');
 const { GuacTestClient, diffPixels } = await import('../test/server/desktop-helpers.ts');
 const { ensureBuild } = await import('./bench-build.mjs');
 const { browserBenchAvailable, compareInOwnProcess } = await import('./bench-desktop-browser.mjs');
+const { benchColdStart } = await import('./bench-desktop-start.mjs');
 
 const ADMIN = { email: 'bench-admin@example.test', password: 'bench-password-123' };
 const quiet = { info: () => {}, error: (m) => process.env.BENCH_VERBOSE && console.error(m) };
@@ -71,6 +73,8 @@ async function api(path, { token, body, method } = {}) {
 let client;
 try {
   const admin = (await api('/api/auth/sign-in', { body: ADMIN })).body.token;
+  // 0. cold enter → first frame, 5 agents (issue 48)
+  await benchColdStart({ api, base, admin, desktops: running.parts.desktops, connect: (url) => GuacTestClient.connect(url) });
   const agent = (await api('/api/agents/', { token: admin, body: { name: 'Bench' } })).body;
   const started = performance.now();
   const enter = await api('/api/agents/enter', { token: admin, body: { agent_id: agent.id } });

@@ -44,6 +44,8 @@ export interface Desktop extends EventEmitter {
   hold?(): () => void;
   /** The desktop's sound, when it has a sound server: raw PCM of `mimetype`, audible chunks only. */
   readonly sound?: DesktopSoundSource;
+  /** Resolves once its apps are up (a cold start shows its screen first); absent: nothing to wait for. */
+  readonly ready?: Promise<void>;
   /**
    * What has the keyboard in the desktop's browser, asked over the DevTools pipe the server opened when it started
    * the browser (nothing in the desktop can reach it); null when no page of it has the focus. Absent: no such browser.

@@ -1,8 +1,8 @@
 // The window under a person's click, looked up while their pointer and the screen rest before it rather than
-// at the click. A lookup asks the X server for its whole window tree (xwininfo: a new X client and a few
-// hundred requests). Made at the click, it ran while the desktop drew the click's answer and held that up:
-// xterm's Ctrl+click menu reached our viewer 1.2-1.4x as late as noVNC's in the desktop bench, ~0.9x without
-// the lookup. A person rests the pointer on what they then click, so what was under it then is the answer,
+// at the click. A lookup asks the X server about the windows under the point (a few requests on the server's own
+// X connection; it once ran xwininfo, a new X client). Made at the click, it ran while the desktop drew the click's
+// answer and held that up: xterm's Ctrl+click menu reached our viewer 1.2-1.4x as late as noVNC's in the desktop
+// bench, ~0.9x without the lookup. A person rests the pointer on what they then click, so what was under it then is the answer,
 // unless the screen changed there since: a window that comes or goes under the pointer redraws the pixels
 // around it and beyond. A change that stays within POINTER_REACH of it is the pointer itself (Xvnc paints it
 // into the picture, and its shape changes as it crosses windows), or something as small.

@@ -107,6 +107,8 @@ const COLD_SETTLE_QUIET_MS = 800;
 const COLD_SETTLE_MAX_MS = 8000;
 /** How often a run that waits for a desktop (all busy) asks again. */
 const DESKTOP_RETRY_MS = 1000;
+/** A desktop that shows its screen before its apps are up (issue 48): a run acts only once they are, or it would type into nothing. */
+const withApps = async (desktop: Desktop): Promise<Desktop> => (await desktop.ready, desktop);
 
 const STOP_NOTES: Record<StopReason, string> = {
   thread: 'Stopped.',
@@ -403,7 +405,8 @@ export class Runner {
       // A desktop started just now is still mapping its windows (a browser taking the focus on its
       // way up): let the screen settle before the first action.
       if (cold && desktop.settle) await this.bounded(desktop.settle(COLD_SETTLE_QUIET_MS, COLD_SETTLE_MAX_MS), signal);
-      const computer = { width: desktop.width, height: desktop.height, acquire: () => desktops.acquire(agentId), perform: performAction };
+      const acquire = () => desktops.acquire(agentId).then(withApps);
+      const computer = { width: desktop.width, height: desktop.height, acquire, perform: performAction };
       return { computer, release, desktop };
     } catch (err) {
       release();
@@ -421,7 +424,7 @@ export class Runner {
     let told = false;
     for (;;) {
       try {
-        return await this.bounded(desktops!.acquire(agentId), signal);
+        return await this.bounded(desktops!.acquire(agentId).then(withApps), signal);
       } catch (err) {
         if (!(err instanceof DesktopsFull) || signal.aborted) throw err;
         if (!told) this.o.log.info(`runner: agent ${agentId} waits for a desktop: ${err.message}`);

@@ -158,6 +158,7 @@ isolation('Chromium on a desktop keeps its sandbox when the machine allows user 
   const dir = mkdtempSync(join(tmpdir(), 'aw-sandbox-'));
   const provider = testXvnc({ dataDir: dir, log: quiet, apps: ['browser', 'terminal'], displayBase: 660, sound: false });
   const desktop = await provider.start(SANDBOX);
+  await desktop.ready; // its processes settled: the probes that start beside the apps come and go
   try {
     const browsers = () => processesOf(AGENT_UID_BASE + SANDBOX)
       .map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1'))

@@ -508,7 +508,7 @@ if (!HAVE_XVNC) {
     }
   });
 
-  xvnc('the window under a click: xwininfo\'s shell on the desktop answers, with no program started per lookup', async () => {
+  xvnc('the window under a click: the X server answers the server\'s own X11 client, with no program started per lookup', async () => {
     const d = (await desktop()) as RfbDesktop;
     const box = sandbox();
     const spawn = box.spawn;
@@ -518,7 +518,7 @@ if (!HAVE_XVNC) {
       assert.is(await d.windowAt(200, 300), 'Terminal');
       assert.is(await d.windowAt(1000, 400), null, 'the background');
       assert.equal(await Promise.all([d.windowAt(100, 100), d.windowAt(600, 700)]), ['Terminal', 'Terminal']);
-      assert.equal(started, [], 'the shell was started with the desktop');
+      assert.equal(started, [], 'nothing was started on the desktop');
     } finally {
       box.spawn = spawn;
     }

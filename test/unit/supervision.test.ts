@@ -7,7 +7,6 @@ import { duration, formatHandback, looksSecret, secretTyping, type HandbackActio
 import { planInstruction } from '../../server/models/offline-planner.ts';
 import { offlineReply } from '../../server/models/offline.ts';
 import type { Message } from '../../server/models/types.ts';
-import { windowsUnder } from '../../server/desktop/start/windows.ts';
 
 const settings = { repeat_limit: 5, cost_cap_cents: 200, max_calls: 200 };
 const click = { action: 'left_click', coordinate: [10, 10] };
@@ -134,23 +133,6 @@ words('masking: the line after sudo/ssh/passwd, a password window, and text that
   assert.not.ok(looksSecret('boss@example.com'));
   assert.not.ok(looksSecret('Ab1!'));
   assert.not.ok(looksSecret('echo'));
-});
-
-words('the window under a point: the topmost named window of xwininfo\'s tree that contains it', () => {
-  const tree = [
-    'xwininfo: Window id: 0x519 (the root window) (has no name)',
-    '     3 children:',
-    '     0x20000d (has no name): ()  628x786+4+4  +4+4',
-    '        1 child:',
-    '        0x40000c "Terminal": ("xterm" "XTerm")  628x786+0+0  +5+5',
-    '     0x30000a (has no name): ()  640x798+640+0  +640+0',
-    '        1 child:',
-    '        0x600004 "New Tab - \\"Chromium\\"": ("chromium" "Chromium")  638x796+1+1  +641+1',
-    '     0x20000c (has no name): ()  1x1+0+0  +0+0',
-  ].join('\n');
-  assert.equal(windowsUnder(tree, 320, 400).map((w) => w.name), ['Terminal']);
-  assert.equal(windowsUnder(tree, 1000, 400).map((w) => w.name), ['New Tab - "Chromium"']);
-  assert.equal(windowsUnder(tree, 636, 400), [], 'between the windows: the background');
 });
 
 words.run();

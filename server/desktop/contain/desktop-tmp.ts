@@ -8,12 +8,14 @@
 //
 // A socket the desktop makes in its /tmp is a name the agent can replace (with a link to another desktop's
 // socket, say), and root follows links and ignores socket modes. So the server connects to none there: it
-// moves the socket into server/ before any program of the agent's runs, checks there that it is a socket
-// the desktop's uid made, and connects only to that name (`keepSocket`).
+// moves the socket into server/ (or links it there: the X display's, which the desktop's programs use too) before
+// any program of the agent's runs, checks there that it is a socket the desktop's uid made, and connects only to
+// that name (`keepSocket`).
 import { spawnSync } from 'node:child_process';
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { run } from './run.ts';
 
 /** The tmpfs mounts of this process's desktops: never a leftover, even while an older desktop of a uid still stops. */
 const HELD = new Set<string>();
@@ -31,16 +33,18 @@ export class DesktopTmp {
   }
 
   /** Mounts a tmpfs of `sizeMb` for the desktop of `uid` (what a killed server left of that uid's goes first). */
-  static open(uid: number, sizeMb: number): DesktopTmp {
+  static async open(uid: number, sizeMb: number): Promise<DesktopTmp> {
     DesktopTmp.removeLeftover(uid);
     const base = mkdtempSync(join(tmpdir(), 'aw-desktop-'));
-    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeMb}m,mode=0711,nosuid,nodev`, source(uid), base], { encoding: 'utf8' });
-    if (mounted.status !== 0) {
+    HELD.add(base); // before it is mounted: another start of the uid must not take it for a leftover
+    try {
+      await run('mount', ['-t', 'tmpfs', '-o', `size=${sizeMb}m,mode=0711,nosuid,nodev`, source(uid), base]);
+    } catch (err) {
+      HELD.delete(base);
       rmSync(base, { recursive: true, force: true });
-      throw new Error(`its /tmp could not be mounted: ${(mounted.stderr || mounted.error?.message || '').trim()}`);
+      throw new Error(`its /tmp could not be mounted: ${(err as Error).message}`);
     }
     const made = new DesktopTmp(base, uid);
-    HELD.add(base);
     try {
       mkdirSync(made.tmp);
       chmodSync(made.tmp, 0o1777); // the mode after the umask, explicitly
@@ -55,11 +59,12 @@ export class DesktopTmp {
   /**
    * Moves the socket `name` the desktop made in its /tmp to where only the server reaches it, and returns that
    * path. A rename moves the name itself and follows no link; what arrives must be a socket of the desktop's
-   * uid, or the desktop does not start.
+   * uid, or the desktop does not start. A socket the desktop's programs still connect to by its name (the X
+   * display's, `shared`) keeps its name, and the server keeps a hard link to it instead (link(2) follows no link).
    */
-  keepSocket(name: string): string {
-    const path = join(this.kept, name);
-    renameSync(join(this.tmp, name), path);
+  keepSocket(name: string, shared = false): string {
+    const path = join(this.kept, basename(name));
+    (shared ? linkSync : renameSync)(join(this.tmp, name), path);
     const st = lstatSync(path);
     if (!st.isSocket() || st.uid !== this.uid) {
       rmSync(path, { force: true });

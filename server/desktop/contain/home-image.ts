@@ -9,10 +9,15 @@
 // A home from before images is moved into its image once.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import type { Account } from './sandbox.ts';
+import { run } from './run.ts';
 
 const MOUNTED = new Set<string>();
+/** What an image's commands may take (a copy of a home from before images). */
+const SLOW = { timeoutMs: 60_000 };
 process.once('exit', () => {
   for (const home of MOUNTED) spawnSync('umount', ['-l', home]);
 });
@@ -21,8 +26,43 @@ export class HomeImages {
   private mounting = new Map<string, Promise<void>>();
   /** The homes this instance mounted (MOUNTED: every instance's in this process). */
   private mine = new Set<string>();
+  /** A blank image made ahead for the next new home (its path), or null when making it failed. */
+  private blank: Promise<string | null> | null = null;
 
-  constructor(private sizeMb: number) {}
+  /** `dir`: where the images are (DATA_DIR/desktops), and a blank one made ahead. */
+  constructor(private sizeMb: number, private dir: string | null = null) {}
+
+  /**
+   * Starts making a blank image for the next new home (issue 48: mkfs was most of a new home's making). It is
+   * root's and empty, never mounted before it becomes one home's image, so it carries nothing of anyone.
+   */
+  prepareBlank(): void {
+    const { dir } = this;
+    if (!dir || this.blank) return;
+    this.blank = (async () => {
+      await mkdir(dir, { recursive: true, mode: 0o711 });
+      // A killed server's blank may be half made.
+      for (const old of readdirSync(dir)) if (BLANK.test(old)) rmSync(join(dir, old), { force: true });
+      const path = join(dir, `.blank-${randomBytes(4).toString('hex')}.img`);
+      await makeImage(path, this.sizeMb, '0:0');
+      return path;
+    })().catch(() => null);
+  }
+
+  /** Makes the blank image made ahead the home's image; false when there is none. */
+  private async takeBlank(image: string): Promise<boolean> {
+    const pending = this.blank; // taken at once: a start beside this one makes its own
+    this.blank = null;
+    const path = await pending;
+    if (!path) return false;
+    try {
+      renameSync(path, image);
+      return true;
+    } catch {
+      rmSync(path, { force: true });
+      return false;
+    }
+  }
 
   /** Whether `mkfs.ext4`, `mount` and loop devices are there (Debian: e2fsprogs, mount). */
   static available(): boolean {
@@ -62,17 +102,8 @@ export class HomeImages {
     if (mountedAt(home)) return void MOUNTED.add(home); // left by a killed server: still this home's image
     const image = imageOf(home);
     const fresh = !existsSync(image);
-    if (fresh) {
-      run('truncate', ['-s', `${this.sizeMb}M`, image]);
-      try {
-        // Sparse from the start: a small journal, inode tables left unwritten (nor zeroed later: noinit_itable).
-        const options = `root_owner=${account.uid}:${account.gid},nodiscard,lazy_itable_init=1`;
-        run('mkfs.ext4', ['-q', '-F', '-m', '0', '-J', 'size=8', '-i', '16384', '-E', options, image]);
-      } catch (err) {
-        rmSync(image, { force: true });
-        throw err;
-      }
-    }
+    // Its root is the agent's: from mkfs, or for the blank made ahead (root's) once mounted (DesktopHomes.prepare).
+    if (fresh && !(await this.takeBlank(image))) await makeImage(image, this.sizeMb, `${account.uid}:${account.gid}`);
     await mkdir(home, { recursive: true, mode: 0o700 });
     // A home from before images: set aside, then copied into the image once it is mounted.
     const before = fresh && readdirSync(home).length ? `${home}.before-image` : null;
@@ -80,14 +111,14 @@ export class HomeImages {
       renameSync(home, before);
       await mkdir(home, { mode: 0o700 });
     }
-    run('mount', ['-o', 'loop,nosuid,nodev,discard,noinit_itable', image, home]);
+    await run('mount', ['-o', 'loop,nosuid,nodev,discard,noinit_itable', image, home], SLOW);
     MOUNTED.add(home);
     try {
       rmdirSync(`${home}/lost+found`);
     } catch {} // e2fsck makes it again should it need it
     if (!before) return;
     try {
-      run('cp', ['-a', '--', `${before}/.`, `${home}/`]);
+      await run('cp', ['-a', '--', `${before}/.`, `${home}/`], SLOW);
     } catch (err) {
       // Too big for its image, say: back as it was, and the reason goes to whoever starts the desktop.
       this.remove(home);
@@ -100,6 +131,22 @@ export class HomeImages {
 }
 
 const imageOf = (home: string) => `${home}.img`;
+const BLANK = /^\.blank-[0-9a-f]{8}\.img$/;
+
+/** A sparse ext4 image of `sizeMb` whose root belongs to `owner` ("uid:gid"); nothing is left of a failed one. */
+async function makeImage(image: string, sizeMb: number, owner: string): Promise<void> {
+  // Sparse: the file takes no space yet (no program spawned for it).
+  const file = await open(image, 'wx', 0o600);
+  try {
+    await file.truncate(sizeMb * 1024 * 1024).finally(() => file.close());
+    // Sparse from the start: a small journal, inode tables left unwritten (nor zeroed later: noinit_itable).
+    const options = `root_owner=${owner},nodiscard,lazy_itable_init=1`;
+    await run('mkfs.ext4', ['-q', '-F', '-m', '0', '-J', 'size=8', '-i', '16384', '-E', options, image], SLOW);
+  } catch (err) {
+    rmSync(image, { force: true });
+    throw err;
+  }
+}
 
 function unmount(home: string): void {
   if (MOUNTED.delete(home) || mountedAt(home)) spawnSync('umount', ['-l', home]);
@@ -119,11 +166,4 @@ function mountPoints(): string[] {
     return [];
   }
   return info.split('\n').filter(Boolean).map((line) => line.split(' ')[4].replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8))));
-}
-
-function run(command: string, args: string[]): void {
-  const result = spawnSync(command, args, { encoding: 'utf8', timeout: 60_000 });
-  if (result.status !== 0) {
-    throw new Error(`${command} failed: ${(result.stderr || result.error?.message || `exit ${result.status}`).trim().split('\n').at(-1)}`);
-  }
 }

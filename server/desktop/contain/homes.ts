@@ -32,7 +32,7 @@ export class DesktopHomes {
   constructor(private dataDir: string, private log: Log, private uidBase: number, isolate = process.getuid?.() === 0, homeMb = 0) {
     this.dataDir = resolve(dataDir);
     this.isolated = isolate;
-    this.images = isolate && homeMb > 0 ? new HomeImages(homeMb) : null;
+    this.images = isolate && homeMb > 0 ? new HomeImages(homeMb, join(this.dataDir, 'desktops')) : null;
   }
 
   /** The first folder above DATA_DIR that other users cannot pass through (uncontained agents must), or null. */

@@ -17,7 +17,8 @@ import { HomeImages } from './home-image.ts';
 import { DesktopTmp } from './desktop-tmp.ts';
 import { DesktopLimits } from './limits.ts';
 import { DesktopNetwork } from './network.ts';
-import { Sandbox, type Account, type HostSettings } from './sandbox.ts';
+import { NetworkPool } from './network-pool.ts';
+import { Sandbox, type Account, type HostSettings, type Jail } from './sandbox.ts';
 
 export type { Account, Sandbox };
 
@@ -39,6 +40,8 @@ export class Containment {
   /** Why desktops cannot be contained here (they then do not start), or null. */
   readonly problem: string | null;
   private host: HostSettings;
+  /** Contained: the next desktop's network, made ahead. */
+  private networks: NetworkPool | null = null;
 
   constructor(private options: ContainmentOptions) {
     const { config, log } = options;
@@ -50,6 +53,18 @@ export class Containment {
     if (!contained) {
       log.error('DESKTOP_SANDBOX=off: agent desktops run UNCONTAINED (host network, no limits, the host\'s file system). Development only.');
     } else if (this.problem) log.error(`desktops: ${this.problem}`);
+    if (contained && !this.problem) this.networks = new NetworkPool(config.uidBase, config.network, log);
+  }
+
+  /** Makes ahead what the next desktop needs and no agent decides (its network, a blank home); call when the machine is quiet. */
+  prepare(): void {
+    this.networks?.fill();
+    if (this.networks) this.homes.images?.prepareBlank();
+  }
+
+  /** Removes what was made ahead (the server stops). */
+  close(): void {
+    this.networks?.close();
   }
 
   /**
@@ -106,33 +121,49 @@ export class Containment {
    */
   async open(agentId: number): Promise<Sandbox> {
     if (this.problem) throw new DesktopUnavailable(this.problem);
-    await this.homes.prepare(agentId, ['Desktop', '.run']);
-    await this.homes.ensureShellProfile(agentId);
-    if (this.options.config.sandbox === 'off') return this.sandbox(agentId);
-
+    // The home and what contains the desktop need nothing of each other: made side by side (issue 48).
+    const home = this.homes.prepare(agentId, ['Desktop', '.run']).then(() => this.homes.ensureShellProfile(agentId));
+    if (this.options.config.sandbox === 'off') return home.then(() => this.sandbox(agentId));
     const account = this.account(agentId)!;
+    const [made, prepared] = await Promise.allSettled([this.jail(account), home]);
+    if (made.status === 'rejected') throw made.reason;
+    const { jail, release } = made.value;
+    if (prepared.status === 'rejected') {
+      release();
+      throw prepared.reason;
+    }
+    try {
+      return new Sandbox(agentId, this.homeOf(agentId), account, this.host, jail, release);
+    } catch (err) {
+      release();
+      throw new DesktopUnavailable(`The desktop could not be contained: ${(err as Error).message}`);
+    }
+  }
+
+  /** A contained desktop's network, limits and /tmp, made side by side; `release` removes them. */
+  private async jail(account: Account): Promise<{ jail: Jail; release: () => void }> {
     const name = DesktopNetwork.nameFor(account.uid); // its own per start: an old desktop's cleanup never removes it
-    const { log, config } = this.options;
-    let network: DesktopNetwork | null = null;
-    let limits: DesktopLimits | null = null;
-    let tmp: DesktopTmp | null = null;
+    const { config } = this.options;
+    const pieces = await Promise.allSettled([
+      this.networks!.take(account.uid),
+      Promise.resolve().then(() => DesktopLimits.open(name, config.limits)),
+      // Its /tmp: a tmpfs of its own, made by root (a fresh name nobody could plant), sticky like any /tmp.
+      DesktopTmp.open(account.uid, config.tmpMb),
+    ]);
     const release = () => {
-      network?.close();
-      limits?.close();
-      tmp?.close();
+      for (const piece of pieces) if (piece.status === 'fulfilled') piece.value.close();
     };
     try {
-      network = await DesktopNetwork.open(name, config.network, log);
-      limits = DesktopLimits.open(name, config.limits);
-      // Its /tmp: a tmpfs of its own, made by root (a fresh name nobody could plant), sticky like any /tmp.
-      tmp = DesktopTmp.open(account.uid, config.tmpMb);
+      const [network, limits, tmp] = pieces.map((piece) => {
+        if (piece.status === 'rejected') throw piece.reason;
+        return piece.value;
+      }) as [DesktopNetwork, DesktopLimits, DesktopTmp];
       // Readable by the agent's resolver whatever the server's umask (077): chmod, not the mode of the write.
       const resolvConf = join(tmp.tmp, '.resolv.conf');
       writeFileSync(resolvConf, network.resolvConf, { mode: 0o644 });
       chmodSync(resolvConf, 0o644);
-      const kept = tmp;
-      const jail = { netns: network.path, limits: limits.enforcement, tmp: tmp.tmp, keepSocket: (n: string) => kept.keepSocket(n) };
-      return new Sandbox(agentId, this.homeOf(agentId), account, this.host, jail, release);
+      const jail = { netns: network.path, limits: limits.enforcement, tmp: tmp.tmp, keepSocket: (n: string, shared?: boolean) => tmp.keepSocket(n, shared) };
+      return { jail, release };
     } catch (err) {
       release();
       throw new DesktopUnavailable(`The desktop could not be contained: ${(err as Error).message}`);
@@ -151,7 +182,7 @@ export class Containment {
   putFile(agentId: number, sourcePath: string, name: string): Promise<string> {
     if (this.options.config.sandbox === 'off') return this.homes.putFile(this.sandbox(agentId), sourcePath, name);
     if (this.problem) return Promise.reject(new DesktopUnavailable(this.problem));
-    const noLimits = { cgroupProcs: [], rlimits: [], how: 'none' };
+    const noLimits = { cgroupProcs: [], rlimits: [], how: 'none', freezer: null };
     const jail = { netns: null, limits: noLimits, tmp: null };
     return this.homes.putFile(new Sandbox(agentId, this.homeOf(agentId), this.account(agentId), this.host, jail), sourcePath, name);
   }

@@ -11,8 +11,11 @@ const ROOT = '/sys/fs/cgroup';
 const PARENT = 'agent-workspace';
 const PERIOD_US = 100_000;
 
-/** The files a process writes its pid into to join the group, or the prlimit arguments that stand in. */
-export type Enforcement = { cgroupProcs: string[]; rlimits: string[]; how: string };
+/**
+ * The files a process writes its pid into to join the group, or the prlimit arguments that stand in; `freezer`
+ * stops and resumes every process of the group at once (null: no freezer here, the desktop stays awake).
+ */
+export type Enforcement = { cgroupProcs: string[]; rlimits: string[]; how: string; freezer: Freezer | null };
 
 export class DesktopLimits {
   private constructor(private dirs: string[], readonly enforcement: Enforcement) {}
@@ -32,29 +35,77 @@ export class DesktopLimits {
       writeFileSync(join(dir, 'memory.max'), String(memory));
       writeFileSync(join(dir, 'memory.swap.max'), '0');
       writeFileSync(join(dir, 'cpu.max'), `${quota} ${PERIOD_US}`);
-      return new DesktopLimits([dir], { cgroupProcs: [join(dir, 'cgroup.procs')], rlimits: [], how: 'cgroup v2' });
+      const freezer = existsSync(join(dir, 'cgroup.freeze')) ? new Freezer(dir, 'v2') : null;
+      return new DesktopLimits([dir], { cgroupProcs: [join(dir, 'cgroup.procs')], rlimits: [], how: 'cgroup v2', freezer });
     }
     const v1 = ['pids', 'memory', 'cpu'].filter((c) => writable(join(ROOT, c)));
     if (v1.length === 3) {
+      // The v1 freezer is a controller of its own, mounted or not: without it the desktop only stays awake.
+      if (writable(join(ROOT, 'freezer'))) v1.push('freezer');
       const dirs = v1.map((c) => fresh(join(ROOT, c, PARENT, name)));
-      const [pids, mem, cpu] = dirs;
+      const [pids, mem, cpu, frozen] = dirs;
       writeFileSync(join(pids, 'pids.max'), String(limits.pids));
       writeFileSync(join(mem, 'memory.limit_in_bytes'), String(memory));
       // Swap counts too where the kernel accounts it; a hog must not spill into swap instead.
       if (existsSync(join(mem, 'memory.memsw.limit_in_bytes'))) writeFileSync(join(mem, 'memory.memsw.limit_in_bytes'), String(memory));
       writeFileSync(join(cpu, 'cpu.cfs_period_us'), String(PERIOD_US));
       writeFileSync(join(cpu, 'cpu.cfs_quota_us'), String(quota));
-      return new DesktopLimits(dirs, { cgroupProcs: dirs.map((d) => join(d, 'cgroup.procs')), rlimits: [], how: 'cgroup v1' });
+      const freezer = frozen ? new Freezer(frozen, 'v1') : null;
+      return new DesktopLimits(dirs, { cgroupProcs: dirs.map((d) => join(d, 'cgroup.procs')), rlimits: [], how: 'cgroup v1', freezer });
     }
-    return new DesktopLimits([], { cgroupProcs: [], rlimits: [`--nproc=${limits.pids}`], how: 'RLIMIT_NPROC only (no control groups)' });
+    const how = 'RLIMIT_NPROC only (no control groups)';
+    return new DesktopLimits([], { cgroupProcs: [], rlimits: [`--nproc=${limits.pids}`], how, freezer: null });
   }
 
   /** Removes the groups once their processes are gone (the kernel refuses while any is left). */
   close(): void {
+    this.enforcement.freezer?.thaw(); // a frozen process cannot end
     for (const dir of this.dirs) {
       try {
         rmdirSync(dir);
       } catch {}
+    }
+  }
+}
+
+/** How long a group may take to stop every process before freezing is given up (a task stuck in the kernel). */
+const FREEZE_MS = 2000;
+
+/**
+ * The cgroup freezer of one desktop's group: every process keeps its memory and gets no CPU until thawed. Thawing
+ * is one write, so a viewer or a run can wake the desktop without waiting; freezing settles (FREEZING, then
+ * FROZEN) and is undone when it does not within FREEZE_MS.
+ */
+export class Freezer {
+  constructor(private dir: string, private version: 'v1' | 'v2') {}
+
+  /** Freezes the group; false (and thawed again) when the kernel did not finish in time or refused. */
+  async freeze(): Promise<boolean> {
+    try {
+      if (this.version === 'v2') writeFileSync(join(this.dir, 'cgroup.freeze'), '1');
+      else writeFileSync(join(this.dir, 'freezer.state'), 'FROZEN');
+      for (const end = Date.now() + FREEZE_MS; Date.now() < end; await new Promise((r) => setTimeout(r, 10))) {
+        if (this.frozen()) return true;
+      }
+    } catch {}
+    this.thaw();
+    return false;
+  }
+
+  /** Lets the group run again (idempotent, synchronous). */
+  thaw(): void {
+    try {
+      if (this.version === 'v2') writeFileSync(join(this.dir, 'cgroup.freeze'), '0');
+      else writeFileSync(join(this.dir, 'freezer.state'), 'THAWED');
+    } catch {} // the group is gone: nothing left to thaw
+  }
+
+  frozen(): boolean {
+    try {
+      if (this.version === 'v2') return /^frozen 1$/m.test(readFileSync(join(this.dir, 'cgroup.events'), 'utf8'));
+      return readFileSync(join(this.dir, 'freezer.state'), 'utf8').trim() === 'FROZEN';
+    } catch {
+      return false;
     }
   }
 }

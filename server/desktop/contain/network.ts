@@ -17,6 +17,7 @@ import { readdirSync } from 'node:fs';
 import type { Log } from '../../ops/log.ts';
 import { hostAddresses, watchHostAddresses } from './host-addresses.ts';
 import { processesWithArgument } from './processes.ts';
+import { run } from './run.ts';
 
 /** What a desktop may not reach (besides the host's own addresses, a set kept current per desktop). */
 const BLOCKED_V4 = [
@@ -39,12 +40,25 @@ export class DesktopNetwork {
   private refused = '';
   /** Why its table may have gone stale (it had no way out yet, so none was cut). */
   private stale: Error | null = null;
+  /** Its table being made: a change of the host's addresses meanwhile is applied after it. */
+  private table: Promise<void> | null = null;
 
   private constructor(readonly name: string, readonly mode: NetworkMode, private log: Log) {}
 
   /** A fresh name for a namespace of the desktop of `uid`. */
   static nameFor(uid: number): string {
     return `aw-${uid}-${randomBytes(4).toString('hex')}`;
+  }
+
+  /** What a killed server left of the desktops of `uid` (their namespaces, their slirp4netns), removed. */
+  static removeLeftovers(uid: number): void {
+    removeLeftovers(DesktopNetwork.nameFor(uid));
+  }
+
+  /** Whether it still works as made: its way out running (internet) and its table current. */
+  get whole(): boolean {
+    const { slirp } = this;
+    return !this.stale && OPEN.has(this.name) && (this.mode !== 'internet' || (!!slirp && slirp.exitCode === null && slirp.signalCode === null));
   }
 
   /** Where programs join the namespace (nsenter --net=…). */
@@ -61,18 +75,20 @@ export class DesktopNetwork {
    * Makes the namespace `name` (from nameFor) and, for `internet`, its way out; first removes what a killed
    * server left of the same uid's desktops.
    */
-  static async open(name: string, mode: NetworkMode, log: Log): Promise<DesktopNetwork> {
+  static async open(name: string, mode: NetworkMode, log: Log, track?: Set<DesktopNetwork>): Promise<DesktopNetwork> {
     const network = new DesktopNetwork(name, mode, log);
+    track?.add(network); // `track`: a set whose networks are closed should the process exit while one is being made
     removeLeftovers(name);
-    run('ip', ['netns', 'add', name]);
-    OPEN.add(name);
+    OPEN.add(name); // before it exists: another start of the uid must not take it for a leftover
     try {
-      run('ip', ['-n', name, 'link', 'set', 'lo', 'up']);
+      await run('ip', ['netns', 'add', name]);
+      await run('ip', ['-n', name, 'link', 'set', 'lo', 'up']);
       if (mode === 'internet') {
         // Watched before they are read: a change in between still reaches the table.
         network.unwatch = watchHostAddresses((addresses) => network.refuse(addresses), (err) => network.cutOff(err));
         const addresses = hostAddresses();
-        run('nsenter', [`--net=${network.path}`, 'nft', '-f', '-'], firewall(addresses));
+        network.table = run('nsenter', [`--net=${network.path}`, 'nft', '-f', '-'], { input: firewall(addresses) });
+        await network.table;
         network.refused = hostAddressUpdate(addresses);
         await network.startSlirp();
         if (network.stale) throw network.stale;
@@ -115,10 +131,11 @@ export class DesktopNetwork {
 
   /** The host's addresses changed: its table refuses the new set. If that fails, the desktop goes offline. */
   private refuse(addresses: string[]): void {
+    if (this.table && !this.refused) return void this.table.then(() => this.refuse(addresses), () => {});
     const update = hostAddressUpdate(addresses);
     if (update === this.refused) return;
     try {
-      run('nsenter', [`--net=${this.path}`, 'nft', '-f', '-'], update);
+      runNow('nsenter', [`--net=${this.path}`, 'nft', '-f', '-'], update);
       this.refused = update;
     } catch (err) {
       this.cutOff(err as Error);
@@ -205,7 +222,8 @@ function byFamily(addresses: string[]): { v4: string[]; v6: string[] } {
   return { v4: unique.filter((a) => !a.includes(':')), v6: unique.filter((a) => a.includes(':')) };
 }
 
-function run(command: string, args: string[], input?: string): void {
+/** As run.ts, waited for: a change of the host's addresses is applied in order. */
+function runNow(command: string, args: string[], input?: string): void {
   const r = spawnSync(command, args, { input, encoding: 'utf8', stdio: [input ? 'pipe' : 'ignore', 'ignore', 'pipe'], timeout: 10_000 });
   if (r.error) throw new Error(`${command} failed: ${r.error.message}`);
   if (r.status !== 0) throw new Error(`${command} ${args.slice(0, 3).join(' ')} failed: ${(r.stderr || '').trim().split('\n').at(-1)}`);

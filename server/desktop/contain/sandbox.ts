@@ -39,7 +39,7 @@ export type Jail = {
   limits: Enforcement;
   tmp: string | null;
   /** Moves a socket the desktop made in its /tmp out of the agent's reach; returns where the server connects. */
-  keepSocket?: (name: string) => string;
+  keepSocket?: (name: string, shared?: boolean) => string;
 };
 
 export type SpawnOptions = {
@@ -154,8 +154,8 @@ export class Sandbox {
    * Where the server connects to the socket `name` the desktop made in its /tmp. Contained, the socket is first
    * moved where only root reaches it (a name in the agent's /tmp could be replaced by a link to anywhere).
    */
-  keepSocket(name: string): string {
-    return this.jail?.keepSocket ? this.jail.keepSocket(name) : this.hostPath(this.socket(name));
+  keepSocket(name: string, shared = false): string {
+    return this.jail?.keepSocket ? this.jail.keepSocket(name, shared) : this.hostPath(this.socket(name));
   }
 
   /** Where the server finds a path of the desktop's (its home, its /tmp) on the host. */

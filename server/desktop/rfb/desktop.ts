@@ -28,7 +28,13 @@ export type RfbDesktopHooks<S extends DesktopSoundSource = DesktopSound> = {
   /** The focused field of the browser the server started (its DevTools pipe), and the focused window. */
   focusedField?: () => Promise<FocusedField | null>;
   focusedWindow?: () => Promise<FocusedWindow | null>;
+  /** Resolves once the desktop's apps are up (or failed to start, which is logged); absent: it has none to wait for. */
+  ready?: Promise<void>;
+  /** Stops and resumes every process of the desktop (its cgroup's freezer); absent or null: it never sleeps. */
+  freezer?: DesktopFreezer | null;
 };
+
+export type DesktopFreezer = { freeze(): Promise<boolean>; thaw(): void };
 
 /** S: the sound's type, a local sound server's (the default) or one relayed from another instance. */
 export class RfbDesktop<S extends DesktopSoundSource = DesktopSound> extends EventEmitter implements Desktop {
@@ -39,19 +45,26 @@ export class RfbDesktop<S extends DesktopSoundSource = DesktopSound> extends Eve
   private cursorPos = { x: 0, y: 0 };
   private buttons = 0;
   private stopped = false;
+  private sleeping = false;
+  private sleptAt = 0;
   private frameInterval: { watched: number; unwatched: number };
   readonly sound: S | undefined;
+  /** See RfbDesktopHooks.ready: a run's first action waits for it. */
+  readonly ready: Promise<void>;
   /** Present when the desktop can tell (an Xvnc desktop of ours), as the Desktop interface says. */
   readonly focusedField?: () => Promise<FocusedField | null>;
   readonly focusedWindow?: () => Promise<FocusedWindow | null>;
 
   constructor(readonly agentId: number, readonly rfb: RfbClient, private hooks: RfbDesktopHooks<S> = {}) {
     super();
-    if (hooks.focusedField) this.focusedField = hooks.focusedField;
-    if (hooks.focusedWindow) this.focusedWindow = hooks.focusedWindow;
+    // Asking a sleeping desktop's browser or X server wakes it first (they would not answer frozen).
+    const { focusedField, focusedWindow } = hooks;
+    if (focusedField) this.focusedField = () => (this.touch(), focusedField());
+    if (focusedWindow) this.focusedWindow = () => (this.touch(), focusedWindow());
     this.setMaxListeners(0); // one listener set per viewer session and per watcher
     this.frameInterval = hooks.frameInterval ?? { watched: 66, unwatched: 200 };
     this.sound = hooks.sound ?? undefined;
+    this.ready = hooks.ready ?? Promise.resolve();
     rfb.setFrameInterval(this.frameInterval.unwatched);
     this.cursorPos = { x: Math.floor(rfb.width / 2), y: Math.floor(rfb.height / 2) };
     rfb.on('update', (ops: RfbOp[]) => this.onOps(ops));
@@ -184,6 +197,7 @@ export class RfbDesktop<S extends DesktopSoundSource = DesktopSound> extends Eve
 
   /** The title of the window under (x, y); null when there is none or this desktop cannot tell. */
   windowAt(x: number, y: number): Promise<string | null> {
+    this.touch();
     return this.hooks.windowAt?.(x, y).catch(() => null) ?? Promise.resolve(null);
   }
 
@@ -195,6 +209,7 @@ export class RfbDesktop<S extends DesktopSoundSource = DesktopSound> extends Eve
 
   /** Keeps the desktop from stopping while held (a viewer is connected); call the result to let go. */
   hold(): () => void {
+    this.touch();
     this.holders++;
     this.rfb.setFrameInterval(this.frameInterval.watched);
     let released = false;
@@ -207,13 +222,52 @@ export class RfbDesktop<S extends DesktopSoundSource = DesktopSound> extends Eve
     };
   }
 
+  /** Marks a use: activity for the idle clock, and a sleeping desktop wakes for it. */
   touch(): void {
     this.lastActivity = Date.now();
+    if (this.sleeping) this.wake();
+  }
+
+  /** Whether it can sleep at all (its cgroup has a freezer). */
+  get canSleep(): boolean {
+    return !!this.hooks.freezer;
+  }
+
+  get asleep(): boolean {
+    return this.sleeping;
+  }
+
+  /**
+   * Freezes every process of the desktop: memory kept, no CPU. The framebuffer stays here, so viewers and
+   * screenshots see the screen as it was. Any use (touch, hold) wakes it. False when it could not freeze.
+   * Events: 'sleep', then 'wake' (ms asleep).
+   */
+  async sleep(): Promise<boolean> {
+    const freezer = this.hooks.freezer;
+    if (!freezer || this.sleeping || this.stopped || this.holders > 0) return false;
+    this.sleeping = true;
+    this.sleptAt = Date.now();
+    if (!(await freezer.freeze())) {
+      this.sleeping = false;
+      return false;
+    }
+    if (!this.sleeping) return false; // woken while freezing (wake thawed it)
+    this.emit('sleep');
+    return true;
+  }
+
+  /** Thaws the desktop at once (one write to its cgroup); the next frame follows from Xvnc. */
+  wake(): void {
+    if (!this.sleeping) return;
+    this.sleeping = false;
+    this.hooks.freezer?.thaw();
+    this.emit('wake', Date.now() - this.sleptAt);
   }
 
   /** Releases pressed buttons, then ends the desktop. */
   async stop(): Promise<void> {
     if (this.stopped) return;
+    this.wake(); // a frozen program cannot end
     this.stopped = true;
     if (this.buttons && !this.rfb.closed) this.rfb.pointer(this.cursorPos.x, this.cursorPos.y, 0);
     this.rfb.close();

@@ -1,6 +1,8 @@
 // What runs on an Xvnc desktop: a window manager, then Debian's Chromium and a terminal, each as the desktop's
 // user with its environment. Apps start one at a time, each once its window is up, the terminal last: a
-// window that maps later takes the focus, and typing meant for the terminal would go to the browser.
+// window that maps later takes the focus, and typing meant for the terminal would go to the browser. They
+// start after the desktop is shown (issue 48), so every process is handed over as it starts, and a stop
+// meanwhile (the signal) starts nothing more.
 import type { ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import type { Log } from '../../ops/log.ts';
@@ -18,35 +20,41 @@ export type AppContext = {
   log: Log;
   /** The browser's DevTools pipe (what it reads, what it writes): only the server holds the other end. */
   onBrowser?: (toBrowser: Writable, fromBrowser: Readable) => void;
+  /** Each process as it starts, so that the desktop's stop ends it. */
+  onProcess: (child: ChildProcess) => void;
+  /** The desktop stops: no further app starts. */
+  signal: AbortSignal;
+  /** Awaited after the window manager is up and before the apps start (the sound server they play on). */
+  before?: Promise<unknown>;
 };
 
 const WINDOW_WAIT_MS = 30_000;
 
-/** Starts the window manager and the apps (the terminal last); returns every process started. */
-export async function startDesktopApps(apps: DesktopApp[], ctx: AppContext): Promise<ChildProcess[]> {
-  const children: ChildProcess[] = [];
-  const wm = await startWindowManager(ctx);
-  if (wm) children.push(wm);
+/** Starts the window manager and the apps (the terminal last); resolves once their windows show, or the signal stops it. */
+export async function startDesktopApps(apps: DesktopApp[], ctx: AppContext): Promise<void> {
+  await startWindowManager(ctx);
+  await ctx.before;
   const xprop = ctx.sandbox.which('xprop');
   const ordered = [...apps].sort((a, b) => Number(a === 'terminal') - Number(b === 'terminal'));
   let windows = 0;
   for (const app of ordered) {
+    if (ctx.signal.aborted) return;
     const child = app === 'terminal' ? startTerminal(ctx) : await startBrowser(ctx);
     if (!child) continue;
-    children.push(child);
     windows++;
-    if (xprop && !(await untilOnDesktop(ctx, `${countClients(xprop)} -ge ${windows}`, child, WINDOW_WAIT_MS))) {
-      ctx.log.error(`desktop: the ${app}'s window did not show within ${WINDOW_WAIT_MS / 1000} s`);
+    if (xprop && !(await untilOnDesktop(ctx, `${countClients(xprop)} -ge ${windows}`, child, WINDOW_WAIT_MS)) && !ctx.signal.aborted) {
+      const ended = child.exitCode !== null || child.signalCode !== null;
+      const why = ended ? `(it ended: ${child.signalCode ?? child.exitCode})` : `within ${WINDOW_WAIT_MS / 1000} s`;
+      ctx.log.error(`desktop: the ${app}'s window did not show ${why}`);
     }
   }
-  return children;
 }
 
 /**
  * Starts the first window manager found and waits until it owns the screen: an xterm mapped at the same
  * moment as the WM stayed invisible in 4 of 4 trials. Readiness is the WM's _NET_SUPPORTING_WM_CHECK.
  */
-async function startWindowManager(ctx: AppContext): Promise<ChildProcess | null> {
+async function startWindowManager(ctx: AppContext): Promise<void> {
   const half = Math.floor(ctx.width / 2);
   const wm = [
     // evilwm places windows without a user-given position under the pointer; pin Chromium's.
@@ -54,17 +62,16 @@ async function startWindowManager(ctx: AppContext): Promise<ChildProcess | null>
     { bin: 'openbox', args: [] },
   ].find((w) => ctx.sandbox.which(w.bin));
   if (!wm) {
-    ctx.log.info('desktop: no window manager found (install evilwm); windows get no focus handling');
-    return null;
+    return ctx.log.info('desktop: no window manager found (install evilwm); windows get no focus handling');
   }
-  const child = ctx.sandbox.spawn(wm.bin, wm.args, { env: ctx.env });
-  child.on('error', () => {});
+  const child = spawnApp(ctx, wm.bin, wm.args);
+  if (!child) return;
   const xprop = ctx.sandbox.which('xprop');
   if (!xprop) ctx.log.error('desktop: xprop is missing (Debian: x11-utils), so apps may start before the window manager is up');
-  else if (!(await untilOnDesktop(ctx, `-n "$(${xprop} -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -i 'window id')"`, child, 5000))) {
+  else if (!(await untilOnDesktop(ctx, `-n "$(${xprop} -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -i 'window id')"`, child, 5000))
+    && !ctx.signal.aborted) {
     ctx.log.error(`desktop: ${wm.bin} did not announce itself within 5 s`);
   }
-  return child;
 }
 
 function startTerminal(ctx: AppContext): ChildProcess | null {
@@ -73,10 +80,15 @@ function startTerminal(ctx: AppContext): ChildProcess | null {
   const half = Math.floor(ctx.width / 2);
   const cols = Math.max(40, Math.floor((half - 12) / 8));
   const rows = Math.max(10, Math.floor((ctx.height - 12) / 17));
-  const child = ctx.sandbox.spawn('xterm', ['-fa', 'Monospace', '-fs', '10', '-title', 'Terminal', '-geometry', `${cols}x${rows}+4+4`], {
-    env: ctx.env,
-  });
+  return spawnApp(ctx, 'xterm', ['-fa', 'Monospace', '-fs', '10', '-title', 'Terminal', '-geometry', `${cols}x${rows}+4+4`]);
+}
+
+/** Starts a program of the desktop and hands it over; none once the desktop stops. */
+function spawnApp(ctx: AppContext, bin: string, args: string[], pipes = 0): ChildProcess | null {
+  if (ctx.signal.aborted) return null;
+  const child = ctx.sandbox.spawn(bin, args, { env: ctx.env, pipes });
   child.on('error', () => {});
+  ctx.onProcess(child);
   return child;
 }
 
@@ -96,8 +108,8 @@ async function startBrowser(ctx: AppContext): Promise<ChildProcess | null> {
   ];
   // (--test-type hides the infobar that warns about --no-sandbox.)
   if (!(await sandboxWorks(ctx))) args.unshift('--no-sandbox', '--test-type');
-  const child = ctx.sandbox.spawn(bin, args, { env: ctx.env, pipes: 2 });
-  child.on('error', () => {});
+  const child = spawnApp(ctx, bin, args, 2);
+  if (!child) return null;
   const [toBrowser, fromBrowser] = [child.stdio[3] as Writable, child.stdio[4] as Readable];
   toBrowser.on('error', () => {});
   fromBrowser.on('error', () => {});
@@ -139,7 +151,8 @@ async function untilOnDesktop(ctx: AppContext, test: string, child: ChildProcess
     probe.once('exit', (code) => resolve(code === 0));
   });
   const died = new Promise<boolean>((resolve) => child.once('exit', () => resolve(false)));
-  const ok = await Promise.race([ended, died]);
+  const stopped = new Promise<boolean>((resolve) => ctx.signal.addEventListener('abort', () => resolve(false), { once: true }));
+  const ok = await Promise.race([ended, died, stopped]);
   if (probe.exitCode === null) probe.kill('SIGKILL');
   return ok;
 }

@@ -60,12 +60,17 @@ export class DesktopSound {
   private capture: ChildProcess | null = null;
   private retry: NodeJS.Timeout | null = null;
   private closed = false;
+  /** Its socket is there: capture may start. */
+  private up = false;
+  /** Whether the server came up (false: it failed, logged, or the desktop stopped first). */
+  readonly ready: Promise<boolean>;
 
   private constructor(readonly server: ChildProcess, readonly socket: string, private fifo: string, private log: Log, private sandbox: Sandbox) {
     server.once('exit', (code, signal) => {
-      if (!this.closed) log.error(`desktop sound: PulseAudio exited (${signal ?? code}); the desktop is silent now`);
-      this.close();
+      if (!this.closed && this.up) log.error(`desktop sound: PulseAudio exited (${signal ?? code}); the desktop is silent now`);
+      if (this.up) this.close();
     });
+    this.ready = this.started();
   }
 
   /** Whether PulseAudio is installed (Debian: pulseaudio), and `cat` to read its FIFO. */
@@ -73,13 +78,15 @@ export class DesktopSound {
     return !!sandbox.which('pulseaudio') && !!sandbox.which('cat');
   }
 
-  /** Starts the desktop's sound server, or resolves null when it does not come up: no sound then. */
-  static async start({ sandbox, log }: SoundOptions): Promise<DesktopSound | null> {
+  /**
+   * Starts the desktop's sound server and returns at once: listeners may subscribe before it is up (capture starts
+   * then). `ready` tells whether it came up; when it does not, the reason is logged and the desktop stays silent.
+   */
+  static start({ sandbox, log }: SoundOptions): DesktopSound {
     // Where the desktop's programs reach it, and where the server sees it appear.
     const socket = sandbox.socket('.pulse.sock');
     const fifo = sandbox.socket('.sound.fifo');
-    const hostSocket = sandbox.hostPath(socket);
-    rmSync(hostSocket, { force: true });
+    rmSync(sandbox.hostPath(socket), { force: true });
     rmSync(sandbox.hostPath(fifo), { force: true });
     const args = [
       '-n', '--daemonize=no', '--exit-idle-time=-1', '--use-pid-file=no', '--disable-shm=yes',
@@ -89,20 +96,29 @@ export class DesktopSound {
       '-L', 'module-suspend-on-idle timeout=1',
       '-L', `module-native-protocol-unix socket=${socket} auth-anonymous=1`,
     ];
-    const server = sandbox.spawn('pulseaudio', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    return new DesktopSound(sandbox.spawn('pulseaudio', args, { stdio: ['ignore', 'ignore', 'pipe'] }), socket, fifo, log, sandbox);
+  }
+
+  /** Resolves once the server's socket is there (true), or it failed or was closed first (false). */
+  private async started(): Promise<boolean> {
+    const { server } = this;
     let stderr = '';
     server.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-2000)));
     const failed = new Promise<false>((resolve) => {
       server.on('error', () => resolve(false));
       server.once('exit', () => resolve(false));
     });
-    const ready = await Promise.race([failed, waitForFile(hostSocket, 5000)]);
-    if (!ready) {
-      if (server.exitCode === null && server.pid) server.kill('SIGKILL');
-      log.error(`desktop sound: PulseAudio did not start: ${stderr.trim().split('\n').at(-1) || 'no socket within 5 s'}`);
-      return null;
+    const up = await Promise.race([failed, waitForFile(this.sandbox.hostPath(this.socket), 5000, () => this.closed)]);
+    if (up && !this.closed) {
+      this.up = true;
+      if (this.listeners.size) this.startCapture();
+      return true;
     }
-    return new DesktopSound(server, socket, fifo, log, sandbox);
+    if (!this.closed) {
+      this.log.error(`desktop sound: PulseAudio did not start: ${stderr.trim().split('\n').at(-1) || 'no socket within 5 s'}`);
+      this.close();
+    }
+    return false;
   }
 
   /** What the desktop's programs need in their environment to play here. */
@@ -125,7 +141,7 @@ export class DesktopSound {
   }
 
   private startCapture(): void {
-    if (this.closed || this.capture) return;
+    if (this.closed || this.capture || !this.up) return;
     this.endStrayReaders();
     // What the FIFO holds now was written while nobody read it (after that, the sink dropped what it played):
     // old sound, which the non-blocking dd drains before cat streams what plays from now on.
@@ -191,14 +207,15 @@ export class DesktopSound {
     this.closed = true;
     this.listeners.clear();
     this.stopCapture();
-    if (this.server.exitCode === null && this.server.signalCode === null) this.server.kill('SIGTERM');
+    // Not yet up: SIGKILL, as a start that fails (it has nothing to save).
+    if (this.server.exitCode === null && this.server.signalCode === null) this.server.kill(this.up ? 'SIGTERM' : 'SIGKILL');
     rmSync(this.sandbox.hostPath(this.socket), { force: true });
   }
 }
 
-async function waitForFile(path: string, ms: number): Promise<boolean> {
+async function waitForFile(path: string, ms: number, cancelled: () => boolean): Promise<boolean> {
   const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
+  while (Date.now() < deadline && !cancelled()) {
     if (existsSync(path)) return true;
     await new Promise((r) => setTimeout(r, 25));
   }

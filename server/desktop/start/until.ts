@@ -7,7 +7,7 @@ export async function until(test: () => boolean | Promise<boolean>, child: Child
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) return false;
     if (await test()) return true;
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 20));
   }
   return false;
 }

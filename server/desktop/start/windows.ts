@@ -1,170 +1,151 @@
-// Which window is under a point of an Xvnc desktop (a take-over's action log names it, issue 19): the window
-// tree as `xwininfo -root -tree` prints it (x11-utils), run on the desktop as its apps run. Children are
-// listed bottom to top, so of the named windows that contain the point the last one listed is on top; an
-// unmapped one (a hidden browser window) is skipped by asking `xwininfo -id` for its map state.
-//
-// A lookup comes with every click of a person in control, so xwininfo runs from one shell kept on the desktop
-// (WindowLookup), not as a program started per lookup: each start passes through the sandbox (namespaces, the
-// agent's uid, bwrap: 60-100 ms of a click's lookup), and each fork of the server copies its page tables while
-// its event loop waits (12-16 ms at 530-575 MB resident, a server like the desktop bench's), which held up the
-// very picture of the click. The shell's answers are the desktop's, so untrusted: length-framed, bounded, timed.
-import type { ChildProcess } from 'node:child_process';
-import type { Sandbox } from '../contain/sandbox.ts';
+// Which window is under a point of an Xvnc desktop (a take-over's action log names it, issue 19) and which one has
+// the focus (a vault fill checks it), asked of the desktop's X server by the server itself over one X11 connection
+// (x11-client.ts): no program per lookup and none per desktop. A lookup walks down from the root through the viewable
+// windows that contain the point, topmost first (16 requests, 1-2 ms on a desktop with a terminal); no events are
+// watched, so nothing is cached between lookups. xwininfo run per click cost 60-100 ms through the sandbox and
+// stalled the event loop 12-16 ms per fork. The connection goes to the socket the server kept out of the agent's
+// reach (Sandbox.keepSocket); the names that come back are the agent's programs', so bounded, cleaned and timed.
+import { ANY_TYPE, ATOM, getGeometry, getProperty, getWindowAttributes, internAtom, parseGeometry, parseInternAtom, parseMapState, parseProperty,
+  parseQueryTree, queryTree, VIEWABLE, X11Connection, X11Error, type X11Options } from './x11-client.ts';
 import type { FocusedWindow } from '../types.ts';
 
-export type WindowBox = { id: string; name: string; x: number; y: number; width: number; height: number };
-
-const LINE = /^\s*(0x[0-9a-f]+) "((?:[^"\\]|\\.)*)": \(.*?\)\s+(\d+)x(\d+)[+-]-?\d+[+-]-?\d+\s+([+-]-?\d+)([+-]-?\d+)\s*$/;
-const coordinate = (s: string) => Number(s.replace('+-', '-').replace('+', ''));
-
-/** The named windows of the tree that contain (x, y), the topmost first. */
-export function windowsUnder(tree: string, x: number, y: number): WindowBox[] {
-  const found: WindowBox[] = [];
-  for (const line of tree.split('\n')) {
-    const m = LINE.exec(line);
-    if (!m || !m[2]) continue;
-    const box = { id: m[1], name: m[2].replace(/\\(.)/g, '$1'), width: Number(m[3]), height: Number(m[4]), x: coordinate(m[5]), y: coordinate(m[6]) };
-    if (x >= box.x && y >= box.y && x < box.x + box.width && y < box.y + box.height) found.push(box);
-  }
-  return found.reverse();
-}
+export type WindowLookupOptions = Pick<X11Options, 'path' | 'cookie' | 'timeoutMs'>;
 
 const MAX_TITLE = 80;
-/** A tree of ten thousand windows: an answer past it is not xwininfo's. */
-const MAX_ANSWER = 1024 * 1024;
-const WINDOW_ID = /^0x[0-9a-f]{1,8}$/;
+/** Windows looked at in one lookup (the children of every window on the way down). */
+const MAX_WINDOWS = 10_000;
+/** Windows nested deeper than this are not looked into (a toolkit nests a few). */
+const MAX_DEPTH = 64;
+/** Bytes read of a name or a WM_CLASS: past any title kept (500 characters of at most 4 bytes). */
+const NAME_BYTES = 2048;
 
-// One request per line ("tree" or a window id); each answer is its length in bytes, a newline, then itself.
-const SHELL = `while read -r request; do
-  case $request in
-    tree) out=$(xwininfo -root -tree 2>/dev/null) ;;
-    0x*) out=$(xwininfo -id "$request" 2>/dev/null) ;;
-    focus) id=$(xprop -root _NET_ACTIVE_WINDOW 2>/dev/null | grep -o '0x[0-9a-f]*' | head -n 1)
-      out=$([ -n "$id" ] && echo "id $id" && xprop -id "$id" WM_CLASS _NET_WM_NAME WM_NAME 2>/dev/null) ;;
-    *) out= ;;
-  esac
-  printf '%s\\n%s' "$(printf %s "$out" | wc -c)" "$out"
-done`;
+type Atoms = { netWmName: number; utf8: number; activeWindow: number };
 
-/** The desktop's windows, asked of one xwininfo shell on it (started by open or the first lookup, again if it dies). */
+/** The desktop's windows, asked of its X server (connected by open or the first lookup, again once dropped). */
 export class WindowLookup {
-  private shell: ChildProcess | null = null;
-  private received = Buffer.alloc(0);
-  private answer: ((text: string | null) => void) | null = null;
+  private connection: Promise<{ x: X11Connection; atoms: Atoms }> | null = null;
   private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
 
-  constructor(
-    private sandbox: Pick<Sandbox, 'spawn' | 'which'>,
-    private env: NodeJS.ProcessEnv,
-    /** How long an answer may take before the shell is replaced. */
-    private answerMs = 3000,
-  ) {}
+  constructor(private options: WindowLookupOptions) {}
 
-  /** Starts the shell now, so that the first click does not wait for it (nothing without xwininfo). */
+  /** Connects now, so that the first click does not wait for it. */
   open(): void {
-    if (!this.shell && this.sandbox.which('xwininfo')) this.start();
+    void this.serial(() => this.connect());
   }
 
-  /** The title of the topmost viewable window under (x, y), or null (the background, no xwininfo, no answer). */
-  async at(x: number, y: number): Promise<string | null> {
-    if (!this.sandbox.which('xwininfo')) return null;
-    const tree = await this.ask('tree');
-    for (const w of windowsUnder(tree ?? '', x, y).slice(0, 3)) {
-      if (/Map State:\s+IsViewable/.test((await this.ask(w.id)) ?? '')) {
-        return w.name.length > MAX_TITLE ? w.name.slice(0, MAX_TITLE - 1) + '…' : w.name;
-      }
-    }
-    return null;
+  /** The title of the topmost viewable named window under (x, y), or null (the background, no answer). */
+  at(x: number, y: number): Promise<string | null> {
+    return this.serial(async () => {
+      const { x: conn, atoms } = await this.connect();
+      const name = await this.under(conn, atoms, conn.setup.root, x, y, { left: MAX_WINDOWS }, 0);
+      return name ? cut(name, MAX_TITLE) : null;
+    });
   }
 
   /**
    * The window the window manager made active (_NET_ACTIVE_WINDOW: evilwm keeps it), with its WM_CLASS and title.
    * Every one of these names is the desktop's to set, so a fill into it is "not verified" (server/vault).
    */
-  async focused(): Promise<FocusedWindow | null> {
-    if (!this.sandbox.which('xprop')) return null;
-    return parseFocus((await this.ask('focus')) ?? '');
+  focused(): Promise<FocusedWindow | null> {
+    return this.serial(async () => {
+      const { x: conn, atoms } = await this.connect();
+      const active = await conn.ask(getProperty(conn.setup.root, atoms.activeWindow, ATOM.WINDOW, 4));
+      const value = active && parseProperty(active);
+      const id = value?.format === 32 && value.value.length >= 4 ? value.value.readUInt32LE(0) : 0;
+      if (!id) return null;
+      const [wmClass, title] = await Promise.all([conn.ask(getProperty(id, ATOM.WM_CLASS, ANY_TYPE, NAME_BYTES)), this.nameOf(conn, atoms, id)]);
+      const [instance = '', className = ''] = (wmClass ? text(parseProperty(wmClass), atoms) : '').split('\0');
+      return { id: `0x${id.toString(16)}`, instance: cut(instance, 200, ''), className: cut(className, 200, ''), title: cut(title, 500, '') };
+    });
   }
 
-  /** Ends the shell (the desktop stops). */
+  /** Closes the connection; lookups after it answer null. */
   close(): void {
-    this.end();
+    this.closed = true;
+    void this.connection?.then(({ x }) => x.close(), () => {});
+    this.connection = null;
   }
 
-  /** One request at a time: answers come back in order on the one pipe. */
-  private ask(request: string): Promise<string | null> {
-    if (request !== 'tree' && request !== 'focus' && !WINDOW_ID.test(request)) return Promise.resolve(null);
-    const next = this.queue.then(() => this.exchange(request)).catch(() => null);
+  /** One lookup at a time, each answered null when anything goes wrong (a timeout, a malformed reply, no X server). */
+  private serial<T>(lookup: () => Promise<T | null>): Promise<T | null> {
+    const next = this.queue.then(lookup).catch(() => null);
     this.queue = next;
     return next;
   }
 
-  private exchange(request: string): Promise<string | null> {
-    const shell = this.shell ?? this.start();
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => this.end(), this.answerMs); // a shell that hangs is replaced
-      this.answer = (text) => {
-        clearTimeout(timer);
-        this.answer = null;
-        resolve(text);
-      };
-      shell.stdin!.write(`${request}\n`);
-    });
+  private async connect(): Promise<{ x: X11Connection; atoms: Atoms }> {
+    if (this.closed) throw new X11Error('window lookup closed');
+    const current = await this.connection?.catch(() => null);
+    if (current && !current.x.closed) return current;
+    this.connection = (async () => {
+      const x = await X11Connection.open(this.options);
+      try {
+        const [netWmName, utf8, activeWindow] = await Promise.all(['_NET_WM_NAME', 'UTF8_STRING', '_NET_ACTIVE_WINDOW'].map(async (name) => {
+          const reply = await x.ask(internAtom(name));
+          if (!reply) throw new X11Error(`InternAtom ${name} failed`);
+          return parseInternAtom(reply);
+        }));
+        return { x, atoms: { netWmName, utf8, activeWindow } };
+      } catch (err) {
+        x.close();
+        throw err;
+      }
+    })();
+    return this.connection;
   }
 
-  private start(): ChildProcess {
-    const shell = this.sandbox.spawn('/bin/sh', ['-c', SHELL], { env: this.env, stdio: ['pipe', 'pipe', 'ignore'] });
-    this.shell = shell;
-    this.received = Buffer.alloc(0);
-    // What a replaced shell still had on its way is not an answer to the next one's requests.
-    shell.stdout!.on('data', (chunk: Buffer) => shell === this.shell && this.receive(chunk));
-    shell.stdin!.on('error', () => this.end(shell));
-    shell.once('error', () => this.end(shell));
-    shell.once('exit', () => this.end(shell));
-    return shell;
-  }
-
-  /** Bytes from the shell: the answer once all of it is here; anything malformed ends the shell. */
-  private receive(chunk: Buffer): void {
-    this.received = Buffer.concat([this.received, chunk]);
-    const newline = this.received.indexOf(10);
-    if (newline < 0) {
-      if (this.received.length > 16) this.end();
-      return;
+  /**
+   * The name of the topmost named window under (x, y) (relative to `parent`) among the parent's descendants: its
+   * viewable children that contain the point, top first, each one's own descendants before itself.
+   */
+  private async under(conn: X11Connection, atoms: Atoms, parent: number, x: number, y: number, budget: { left: number }, depth: number): Promise<string> {
+    const tree = await conn.ask(queryTree(parent));
+    const children = tree ? parseQueryTree(tree).reverse() : [];
+    budget.left -= children.length;
+    if (budget.left < 0) throw new X11Error(`more than ${MAX_WINDOWS} windows`);
+    const [states, boxes] = await Promise.all([
+      Promise.all(children.map(async (w) => mapState(await conn.ask(getWindowAttributes(w))))),
+      Promise.all(children.map(async (w) => {
+        const reply = await conn.ask(getGeometry(w));
+        return reply && parseGeometry(reply);
+      })),
+    ]);
+    for (const [i, child] of children.entries()) {
+      const box = boxes[i];
+      if (states[i] !== VIEWABLE || !box) continue;
+      // Geometry is the border's outer corner in the parent; the point must be inside the border, as xwininfo counted.
+      const [cx, cy] = [x - box.x - box.border, y - box.y - box.border];
+      if (cx < 0 || cy < 0 || cx >= box.width || cy >= box.height) continue;
+      const below = depth < MAX_DEPTH ? await this.under(conn, atoms, child, cx, cy, budget, depth + 1) : '';
+      if (below) return below;
+      const name = await this.nameOf(conn, atoms, child);
+      if (name) return name;
     }
-    const head = this.received.subarray(0, newline).toString('latin1').trim();
-    const length = /^\d{1,8}$/.test(head) ? Number(head) : NaN;
-    if (!(length <= MAX_ANSWER) || !this.answer) return this.end(); // not a length, too long, or unasked
-    const end = newline + 1 + length;
-    if (this.received.length < end) return;
-    if (this.received.length > end) return this.end(); // more than the answer: out of step
-    const text = this.received.subarray(newline + 1, end).toString('utf8');
-    this.received = Buffer.alloc(0);
-    this.answer(text);
+    return '';
   }
 
-  /** Kills the shell (when it is still `shell`) and answers a pending request with nothing. */
-  private end(shell: ChildProcess | null = this.shell): void {
-    if (!shell || shell !== this.shell) return;
-    this.shell = null;
-    this.received = Buffer.alloc(0);
-    shell.stdin!.destroy();
-    shell.stdout!.destroy();
-    shell.kill('SIGKILL');
-    this.answer?.(null);
+  /** _NET_WM_NAME (UTF-8) when the window has one, else WM_NAME; '' for none. */
+  private async nameOf(conn: X11Connection, atoms: Atoms, window: number): Promise<string> {
+    const [net, wm] = await Promise.all([
+      conn.ask(getProperty(window, atoms.netWmName, atoms.utf8, NAME_BYTES)),
+      conn.ask(getProperty(window, ATOM.WM_NAME, ANY_TYPE, NAME_BYTES)),
+    ]);
+    return (net && text(parseProperty(net), atoms)) || (wm && text(parseProperty(wm), atoms)) || '';
   }
 }
 
-const QUOTED = /"((?:[^"\\]|\\.)*)"/g;
-const unquote = (s: string) => s.replace(/\\(.)/g, '$1');
+const mapState = (reply: Buffer | null) => (reply ? parseMapState(reply) : 0);
 
-/** xprop's answer about the active window: `id 0x…`, then WM_CLASS(STRING) = "instance", "Class" and the names. */
-export function parseFocus(text: string): FocusedWindow | null {
-  const id = /^id (0x[0-9a-f]{1,8})$/m.exec(text)?.[1];
-  if (!id) return null;
-  const line = (name: string) => text.split('\n').find((l) => l.startsWith(`${name}(`)) ?? '';
-  const [instance = '', className = ''] = [...line('WM_CLASS').matchAll(QUOTED)].map((m) => unquote(m[1]));
-  const title = [...line('_NET_WM_NAME').matchAll(QUOTED)].map((m) => unquote(m[1]))[0]
-    ?? [...line('WM_NAME').matchAll(QUOTED)].map((m) => unquote(m[1]))[0] ?? '';
-  return { id, instance: instance.slice(0, 200), className: className.slice(0, 200), title: title.slice(0, 500) };
+/** A text property: UTF8_STRING as UTF-8, anything else of 8-bit format (STRING, COMPOUND_TEXT) as Latin-1. */
+function text(p: { type: number; format: number; value: Buffer }, atoms: Atoms): string {
+  if (p.format !== 8) return '';
+  return p.value.toString(p.type === atoms.utf8 ? 'utf8' : 'latin1');
+}
+
+/** At most `max` characters (the last one `ellipsis` when cut), control characters as spaces: it goes into logs. */
+function cut(name: string, max: number, ellipsis = '…'): string {
+  const clean = name.replace(/[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu, ' ');
+  const chars = Array.from(clean.length > 4 * max ? clean.slice(0, 4 * max) : clean);
+  return chars.length > max ? chars.slice(0, max - ellipsis.length).join('') + ellipsis : clean;
 }

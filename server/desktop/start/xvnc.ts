@@ -10,6 +10,7 @@ import type { Log } from '../../ops/log.ts';
 import type { Containment, Sandbox } from '../contain/index.ts';
 import { JAIL_DISPLAY } from '../contain/sandbox.ts';
 import { WindowLookup } from './windows.ts';
+import { xauthorityCookie } from './x11-client.ts';
 import { DevtoolsPipe } from './devtools-pipe.ts';
 import { focusedField } from './browser-focus.ts';
 import { startDesktopApps, type DesktopApp } from './apps.ts';
@@ -20,6 +21,7 @@ import { readUntrustedFile } from '../contain/untrusted-file.ts';
 import { readProc } from '../../system/processes.ts';
 import { claimDisplay, ensureSocketDir, xauthority, X_SOCKET } from './displays.ts';
 import { until } from './until.ts';
+import { endProgram, signal, stopProcess } from './end-program.ts';
 
 export type { DesktopApp };
 
@@ -55,6 +57,9 @@ process.once('exit', () => {
 
 const DISPLAY_RANGE = 1000;
 
+/** A started Xvnc: its display, and the sockets of RFB and of X where the server connects, with the display's cookie. */
+type Launched = { xvnc: ChildProcess; display: number; hostSock: string; xSock: string; cookie: Buffer };
+
 /** Where the server notes the pid and display of an agent's Xvnc (its own directory, not the agent's home). */
 export const xvncPidFile = (dataDir: string, agentId: number) => join(dataDir, 'run', `xvnc-agent-${agentId}.pid`);
 
@@ -79,6 +84,7 @@ export class XvncProvider {
     this.height = options.height ?? 800;
     this.apps = options.apps ?? ['terminal', 'browser'];
     this.base = options.displayBase ?? 20;
+    if (this.binary) this.containment.prepare(); // the first desktop's network, before anyone asks
   }
 
   homeOf(agentId: number): string {
@@ -99,9 +105,10 @@ export class XvncProvider {
     return parts;
   }
 
-  /** Unmounts the homes' images this server mounted (it stops). */
+  /** Unmounts the homes' images this server mounted and removes what it made ahead (it stops). */
   unmountHomes(): void {
     this.containment.homes.images?.unmountAll();
+    this.containment.close();
   }
 
   /** Removes the agent's home (and its image) for good; its desktop is stopped. */
@@ -119,37 +126,45 @@ export class XvncProvider {
     return this.sandboxes.get(agentId) ?? null;
   }
 
+  /**
+   * Starts the agent's desktop and resolves once its screen can be shown (Xvnc up, RFB connected); the window
+   * manager, the sound and the apps follow, and the desktop's `ready` resolves once they are up (issue 48).
+   */
   async start(agentId: number): Promise<RfbDesktop> {
     if (!this.binary) throw new Error('Xvnc is not installed');
     await this.stopping.get(agentId);
-    const sandbox = await this.containment.open(agentId);
-    try {
-      await this.endLeftover(sandbox);
-    } catch (err) {
+    // What a killed server left ends while the sandbox is made: neither needs the other, and no program of the agent's runs yet.
+    const [opened, ended] = await Promise.allSettled([this.containment.open(agentId), this.endLeftover(this.containment.sandbox(agentId))]);
+    if (opened.status === 'rejected') throw opened.reason;
+    const sandbox = opened.value;
+    if (ended.status === 'rejected') {
       await sandbox.close();
-      throw err;
+      throw ended.reason;
     }
     // The RFB socket as the desktop makes it; where the server connects to it comes once it is made.
     const sock = sandbox.socket('.rfb.sock');
     rmSync(sandbox.hostPath(sock), { force: true });
 
-    let launched: { xvnc: ChildProcess; display: number; hostSock: string };
+    let launched: Launched;
     try {
       launched = await this.launchXvnc(sandbox, sock);
     } catch (err) {
       await sandbox.close();
       throw err;
     }
-    const { xvnc, display, hostSock } = launched;
+    const { xvnc, display, hostSock, xSock, cookie } = launched;
     const children: ChildProcess[] = [xvnc];
     LIVE.add(xvnc);
     let sound: DesktopSound | null = null;
     let desktop: RfbDesktop | null = null;
     const env: NodeJS.ProcessEnv = { DISPLAY: `:${display}` };
-    const windows = new WindowLookup(sandbox, env);
+    const windows = new WindowLookup({ path: xSock, cookie });
     let devtools: DevtoolsPipe | null = null;
     let stopped: Promise<void> | null = null;
+    // Aborted by the stop: apps still starting start nothing more.
+    const starting = new AbortController();
     const stopAll = () => (stopped ??= this.track(agentId, (async () => {
+      starting.abort();
       sound?.close();
       windows.close();
       // The programs end while their display is still there, as at a logout; then the display. The DevTools pipe
@@ -173,21 +188,20 @@ export class XvncProvider {
       // The RFB socket closes too, so the desktop reports 'closed'; make sure the rest goes as well.
       void stopAll();
     });
+    const adopt = (child: ChildProcess) => (children.push(child), LIVE.add(child));
     try {
-      if (this.options.sound ?? DesktopSound.installed(sandbox)) {
-        sound = await DesktopSound.start({ sandbox, log: this.options.log });
-        if (sound) {
-          children.push(sound.server);
-          Object.assign(env, sound.env);
-        }
-      }
-      const apps = await startDesktopApps(this.apps, {
-        sandbox, env, width: this.width, height: this.height, log: this.options.log,
-        onBrowser: (toBrowser, fromBrowser) => (devtools = new DevtoolsPipe(toBrowser, fromBrowser)),
-      });
-      for (const child of apps) (children.push(child), LIVE.add(child));
       windows.open();
       const rfb = await RfbClient.connect({ path: hostSock }, { timeout: 5000, maxPixels: this.options.maxPixels });
+      // Its socket is known before it is up, so viewers may listen at once; the apps wait for it.
+      if (this.options.sound ?? DesktopSound.installed(sandbox)) {
+        sound = DesktopSound.start({ sandbox, log: this.options.log });
+        adopt(sound.server);
+        Object.assign(env, sound.env);
+      }
+      const apps = startDesktopApps(this.apps, {
+        sandbox, env, width: this.width, height: this.height, log: this.options.log, signal: starting.signal, onProcess: adopt, before: sound?.ready,
+        onBrowser: (toBrowser, fromBrowser) => (devtools = new DevtoolsPipe(toBrowser, fromBrowser)),
+      }).catch((err) => this.options.log.error(`desktop ${agentId}: its apps did not start: ${(err as Error).message}`));
       this.sandboxes.set(agentId, sandbox);
       desktop = new RfbDesktop(agentId, rfb, {
         putFile: (src, name) => this.putFile(agentId, src, name),
@@ -195,19 +209,32 @@ export class XvncProvider {
         frameInterval: this.options.frameInterval,
         sound,
         windowAt: (x, y) => windows.at(x, y),
-        // The browser the server started; once it is gone (closed, or replaced by one started on the desktop), no page of it has the focus.
+        // The browser the server started; until it is there, and once it is gone (closed, or replaced by one started on
+        // the desktop), no page of it has the focus.
         focusedField: async () => (devtools && !devtools.closed ? focusedField(devtools) : null),
         focusedWindow: () => windows.focused(),
         target: { path: hostSock },
+        freezer: sandbox.jail?.limits.freezer ?? null,
+        ready: apps.then(() => this.pointerToTerminal(desktop!, starting.signal)),
       });
-      // The pointer starts over the terminal: evilwm's focus follows it, so typing goes there first.
-      if (this.apps.includes('terminal') && this.options.pointerToTerminal !== false) {
-        desktop.pointer(Math.floor(this.width / 4), Math.floor(this.height / 2), 0);
-      }
+      // The next desktop's network, made once this one no longer needs the machine's cores.
+      void desktop.ready.then(() => this.containment.prepare());
       return desktop;
     } catch (err) {
       await stopAll();
       throw err;
+    }
+  }
+
+  /**
+   * The pointer goes over the terminal once it is there: evilwm's focus follows it, so typing goes there first.
+   * Not when someone moved it meanwhile, nor after a stop.
+   */
+  private pointerToTerminal(desktop: RfbDesktop, stopped: AbortSignal): void {
+    if (!this.apps.includes('terminal') || this.options.pointerToTerminal === false || stopped.aborted || desktop.closed) return;
+    const { x, y } = desktop.cursor();
+    if (x === Math.floor(desktop.width / 2) && y === Math.floor(desktop.height / 2)) {
+      desktop.pointer(Math.floor(this.width / 4), Math.floor(this.height / 2), 0);
     }
   }
 
@@ -217,7 +244,7 @@ export class XvncProvider {
     return stop;
   }
 
-  private async launchXvnc(sandbox: Sandbox, sock: string): Promise<{ xvnc: ChildProcess; display: number; hostSock: string }> {
+  private async launchXvnc(sandbox: Sandbox, sock: string): Promise<Launched> {
     const { agentId } = sandbox;
     let lastError = '';
     if (!sandbox.jail) ensureSocketDir();
@@ -225,7 +252,8 @@ export class XvncProvider {
       // Contained, the desktop's display is alone in its own /tmp and network namespace.
       const display = sandbox.jail ? JAIL_DISPLAY : this.pickDisplay(agentId);
       // A cookie, so that other local users cannot open the X display (its socket is world-writable).
-      await this.containment.homes.writeFile(agentId, '.Xauthority', xauthority(display));
+      const auth = xauthority(display);
+      await this.containment.homes.writeFile(agentId, '.Xauthority', auth);
       const args = [
         `:${display}`,
         '-geometry', `${this.width}x${this.height}`, '-depth', '24',
@@ -246,9 +274,13 @@ export class XvncProvider {
       if (ready) {
         // Out of the agent's reach before any program of the agent's runs: from here on, no name the agent can
         // write decides where the server connects. A socket that is not the desktop's own ends the start.
+        // The X display's socket stays where the desktop's programs connect; the server keeps a link of its own
+        // (windows.ts). Uncontained (DESKTOP_SANDBOX=off), nothing is kept: the server connects to the name in the shared /tmp.
         let hostSock: string;
+        let xSock: string;
         try {
           hostSock = sandbox.keepSocket('.rfb.sock');
+          xSock = sandbox.jail ? sandbox.keepSocket(`.X11-unix/X${display}`, true) : xSocket;
         } catch (err) {
           await stopProcess(xvnc);
           throw err;
@@ -257,7 +289,7 @@ export class XvncProvider {
         const pidFile = xvncPidFile(this.options.dataDir, agentId);
         mkdirSync(join(this.options.dataDir, 'run'), { recursive: true, mode: 0o700 });
         writeFileSync(pidFile, `${xvnc.pid}\n${display}\n`, { mode: 0o600 });
-        return { xvnc, display, hostSock };
+        return { xvnc, display, hostSock, xSock, cookie: xauthorityCookie(auth)! };
       }
       await stopProcess(xvnc);
       this.reserved.delete(display);
@@ -303,44 +335,4 @@ export class XvncProvider {
     }
     rmSync(file, { force: true });
   }
-}
-
-
-function signal(child: ChildProcess, sig: NodeJS.Signals): void {
-  if (child.exitCode !== null || child.signalCode !== null || !child.pid) return;
-  try {
-    child.kill(sig);
-  } catch {}
-}
-
-/** How long a desktop's program has to end on its own (a browser saves its session) before it is ended. */
-const PROGRAM_GRACE_MS = 5000;
-
-/**
- * Asks a program of the desktop to end (a SIGTERM to the program itself, not to its sandbox's wrapper) and waits
- * for it; one that is still there after PROGRAM_GRACE_MS is ended with its wrapper.
- */
-async function endProgram(sandbox: Sandbox, child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<boolean>((resolve) => child.once('exit', () => resolve(true)));
-  for (const pid of sandbox.programOf(child)) {
-    try {
-      process.kill(pid, 'SIGTERM');
-    } catch {} // gone meanwhile
-  }
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), PROGRAM_GRACE_MS)));
-  const ended = await Promise.race([exited, late]);
-  clearTimeout(timer);
-  if (!ended) await stopProcess(child);
-}
-
-/** SIGTERM, then SIGKILL after 3 s; resolves when the process is gone. */
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  signal(child, 'SIGTERM');
-  const timer = setTimeout(() => signal(child, 'SIGKILL'), 3000);
-  await exited;
-  clearTimeout(timer);
 }
