@@ -25,6 +25,7 @@ const SCRIPTS = [
   'bench-vault.mjs',
   'bench-webhooks.mjs',
   'bench-push.mjs',
+  'bench-sleep.mjs',
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -7,6 +7,7 @@ import {
 } from './admin.ts';
 import type { Bus } from '../realtime/bus.ts';
 import type { AgentStorage } from '../agents/storage.ts';
+import { SLEEPING } from '../agents/agents.ts';
 import type { Desktops, FleetDesktops } from '../desktop/index.ts';
 
 type Deps = { bus: Bus; storage: Pick<AgentStorage, 'disk'>; desktops: Desktops; fleet?: FleetDesktops | null };
@@ -40,11 +41,12 @@ export function registerAdminRoutes(api: Api, deps: Deps) {
   api.get('/admin/desktops', async (ctx) => {
     const { fleet, desktops } = deps;
     const placed = fleet ? await fleet.placements() : (desktops.list?.() ?? []).map((d) => ({ agent_id: d.agentId, instance_id: null, stale: false }));
-    // Each agent by name, as the Ops Dashboard lists it.
+    // Each agent by name, as the Ops Dashboard lists it, and whether its desktop sleeps (on whichever instance).
     const ids = placed.map((p) => p.agent_id);
-    const rows = ids.length ? await ctx.db.query<{ id: number; name: string }>('SELECT id, name FROM agents WHERE id = ANY($1::int[])', [ids]) : [];
-    const names = new Map(rows.map((r) => [r.id, r.name]));
-    const placements = placed.map((p) => ({ ...p, agent_name: names.get(p.agent_id) ?? null }));
+    const rows = ids.length ? await ctx.db.query<{ id: number; name: string; sleeping: boolean }>(
+      `SELECT a.id, a.name, ${SLEEPING} AS sleeping FROM agents a WHERE a.id = ANY($1::int[])`, [ids]) : [];
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const placements = placed.map((p) => ({ ...p, agent_name: byId.get(p.agent_id)?.name ?? null, sleeping: byId.get(p.agent_id)?.sleeping ?? false }));
     return { instance_id: fleet?.instanceId ?? null, instances: fleet ? await fleet.instances() : [], placements };
   }, 'admin');
 

@@ -17,11 +17,16 @@ export const AGENT_TEXTS = { 'system-prompt': 'system_prompt', notes: 'notes', i
 const WAITING = `(t.needs_help IS NOT NULL
   OR EXISTS (SELECT 1 FROM credential_approvals ap WHERE ap.thread_id = t.id AND ap.state = 'pending'))`;
 
+/** The agent's desktop is frozen on a live instance (server/desktop/place/sleep-records.ts writes the rows). */
+export const SLEEPING = `EXISTS (SELECT 1 FROM desktop_sleep s JOIN instances i ON i.id = s.instance_id
+  WHERE s.agent_id = a.id AND i.heartbeat_at > now() - interval '60 seconds')`;
+
 const SUMMARY = `a.id, a.owner_id, a.name, a.file_path, a.agent_running, a.target_run_state, a.cua_client_connected,
   a.running_state, a.updated_at, a.created_at, a.email_prefix, a.email_accept_from_addresses, a.screenshot_at,
   (SELECT count(*)::int FROM threads t WHERE t.agent_id = a.id AND t.schedule_sequence IS NOT NULL) AS number_scheduled_threads,
   (SELECT count(*)::int FROM threads t WHERE t.agent_id = a.id AND t.approval_required) AS number_threads_requiring_approval,
-  (SELECT count(*)::int FROM threads t WHERE t.agent_id = a.id AND ${WAITING}) AS number_threads_needing_help`;
+  (SELECT count(*)::int FROM threads t WHERE t.agent_id = a.id AND ${WAITING}) AS number_threads_needing_help,
+  ${SLEEPING} AS desktop_sleeping`;
 
 export type AgentRow = Record<string, any> & { id: number; owner_id: number; name: string; screenshot_at: Date | null };
 
@@ -46,6 +51,7 @@ const listOf = (owner: string, search: string) => `SELECT coalesce(json_agg(json
     'number_scheduled_threads', (SELECT count(*)::int FROM threads t WHERE t.agent_id = a.id AND t.schedule_sequence IS NOT NULL),
     'number_threads_requiring_approval', (SELECT count(*)::int FROM threads t WHERE t.agent_id = a.id AND t.approval_required),
     'number_threads_needing_help', (SELECT count(*)::int FROM threads t WHERE t.agent_id = a.id AND ${WAITING}),
+    'desktop_sleeping', ${SLEEPING},
     'screenshot_url', CASE WHEN a.screenshot_at IS NULL THEN NULL
       ELSE '/api/agents/' || a.id || '/screenshot?v=' || floor(extract(epoch FROM a.screenshot_at) * 1000)::bigint END
   ) ORDER BY a.created_at, a.id), '[]')::text AS agents

@@ -7,7 +7,9 @@ export type DesktopApp = 'terminal' | 'browser';
 export type DesktopConfig = {
   /** DESKTOP_PROVIDER: one Xvnc per agent here, existing VNC servers, or none. */
   provider: 'xvnc' | 'vnc' | 'none';
-  /** DESKTOP_IDLE_MINUTES: stop a desktop nobody watched or used for this long. */
+  /** DESKTOP_IDLE_SLEEP_S: freeze a desktop nobody watched or used for this long (where the cgroup freezer is). */
+  sleepMs: number;
+  /** DESKTOP_IDLE_STOP_S: stop a desktop nobody watched or used for this long (asleep or not); its home stays. */
   idleMs: number;
   /** DESKTOP_MAX: desktops running at once. */
   max: number;
@@ -62,7 +64,8 @@ export function loadDesktopConfig(env: Env = {}): DesktopConfig {
   const network = oneOf(env, 'AGENT_NETWORK', ['internet', 'none']);
   return {
     provider,
-    idleMs: positive(env, 'DESKTOP_IDLE_MINUTES', 10, false) * 60_000,
+    sleepMs: positive(env, 'DESKTOP_IDLE_SLEEP_S', 120, false) * 1000,
+    idleMs: positive(env, 'DESKTOP_IDLE_STOP_S', 3600, false) * 1000,
     max: positive(env, 'DESKTOP_MAX', 8),
     apps: apps as DesktopApp[],
     width: Number(geometry[1]),

@@ -16,6 +16,7 @@ import type { Bus } from '../realtime/bus.ts';
 import type { Instance } from '../db/instance.ts';
 import { FleetDesktops } from './place/fleet-desktops.ts';
 import { LocalDesktops } from './place/local-desktops.ts';
+import { recordSleep } from './place/sleep-records.ts';
 import type { Desktops } from './types.ts';
 import { GuacGateway } from './view/gateway.ts';
 import { ScreenshotStore } from './view/screenshots.ts';
@@ -44,6 +45,7 @@ export function startDesktops(config: Config, db: Db, log: Log, instance: Instan
   desktops: Desktops; fleet: FleetDesktops | null; screenshots: ScreenshotStore; local: LocalDesktops;
 } {
   const local = new LocalDesktops({ dataDir: config.dataDir, log, config: config.desktop });
+  recordSleep(local, db, instance.id, log);
   const screenshots = new ScreenshotStore(db, config.dataDir, log);
   screenshots.watch(local);
   local.once('closing', () => screenshots.close());

@@ -76,7 +76,7 @@ export const adminDesktopsPath = '/admin/desktops';
 export type DesktopPlacements = {
   instance_id: string | null;
   instances: { id: string; address: string; desktop_host: boolean; desktops: number; heartbeat_at: string }[];
-  placements: { agent_id: number; agent_name?: string | null; instance_id: string | null; stale: boolean }[];
+  placements: { agent_id: number; agent_name?: string | null; instance_id: string | null; stale: boolean; sleeping?: boolean }[];
 };
 
 export const deleteAdminThread = (threadId: number) => request<null>(adminThreadPath(threadId), { method: 'DELETE' });

@@ -39,6 +39,8 @@ export type AgentSummary = {
   number_threads_requiring_approval: number;
   /** Threads waiting for a person (issue 19). */
   number_threads_needing_help?: number;
+  /** Its desktop is frozen while idle (issue 48); a viewer, a run or a file wakes it. */
+  desktop_sleeping?: boolean;
   email_prefix: string | null;
   email_accept_from_addresses: string[] | null;
   updated_at: string;

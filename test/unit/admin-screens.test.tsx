@@ -437,15 +437,15 @@ ops('shows which instance runs each agent\'s desktop, the live instances and the
       { id: 'host-w:7:cc', address: 'http://10.0.0.9:8080', desktop_host: false, desktops: 0, heartbeat_at: recent(1000) },
     ],
     placements: [
-      { agent_id: 7, agent_name: 'Sales', instance_id: 'host-a:101:aa', stale: false },
-      { agent_id: 9, agent_name: null, instance_id: 'host-b:5:bb', stale: true },
+      { agent_id: 7, agent_name: 'Sales', instance_id: 'host-a:101:aa', stale: false, sleeping: true },
+      { agent_id: 9, agent_name: null, instance_id: 'host-b:5:bb', stale: true, sleeping: false },
     ],
   };
   await renderScreen(opsApi().on('GET /api/admin/threads-requiring-approval', () => []).on('GET /api/admin/desktops', () => fleet), <OpsDashboard />);
   await waitFor(() => rows('Desktop placements').length === 2);
   assert.equal(headers('Desktop placements'), ['Agent', 'Instance']);
-  // Agents by name; one deleted meanwhile by its id.
-  assert.equal(rows('Desktop placements').map(cells), [['Sales', 'host-a:101:aa'], ['Agent 9', 'host-b:5:bb stale']]);
+  // Agents by name; one deleted meanwhile by its id. A desktop frozen while idle says it sleeps.
+  assert.equal(rows('Desktop placements').map(cells), [['SalesSleeping', 'host-a:101:aa'], ['Agent 9', 'host-b:5:bb stale']]);
   assert.ok(text().includes('host-a:101:aa (this one) · http://10.0.0.1:8080 · 1 desktop'));
   assert.ok(text().includes('host-w:7:cc · http://10.0.0.9:8080 · web tier'));
 });

@@ -72,6 +72,13 @@ states('renders one card per agent, each linking to its agent screen, with a pla
   ]);
 });
 
+states('a card whose desktop sleeps says Sleeping; an awake one does not', async () => {
+  const { api } = withAgents(USER, [agent(1, 'Alice', { desktop_sleeping: true }), agent(2, 'Bob', { desktop_sleeping: false })]);
+  await renderScreen(api, <AgentsScreen />);
+  const cards = [...document.querySelectorAll('.agent-card')];
+  assert.equal(cards.map((c) => c.textContent), ['AliceSleeping', 'Bob']);
+});
+
 states("a card shows the first line of its agent's latest message; none without messages", async () => {
   const message = (id: number, text: string, role = 'assistant') => ({
     id, agent_id: 1, thread_id: 1, role, created_at: '2025-01-01T00:00:00Z',

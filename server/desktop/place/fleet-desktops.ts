@@ -148,7 +148,10 @@ export class FleetDesktops extends EventEmitter implements Desktops {
   acquire(agentId: number): Promise<Desktop> {
     if (this.closing) return Promise.reject(new DesktopUnavailable('The server is shutting down'));
     const here = this.running(agentId);
-    if (here) return Promise.resolve(here);
+    if (here) {
+      here.touch(); // whoever asks needs it: a sleeping desktop wakes
+      return Promise.resolve(here);
+    }
     let placing = this.placing.get(agentId);
     if (!placing) {
       placing = this.place(agentId).finally(() => this.placing.delete(agentId));

@@ -1,6 +1,7 @@
 // The desktops of this server: started on demand by the provider config.desktop names (xvnc by default
-// when the Xvnc binary exists, vnc, or none), shared by concurrent callers, stopped after an idle time
-// without viewers or a run, restarted after a crash, capped in number (the least recently used idle one makes room).
+// when the Xvnc binary exists, vnc, or none), shared by concurrent callers, put to sleep (frozen) and later
+// stopped after idle times without viewers or a run, restarted after a crash, capped in number (the least
+// recently used idle one makes room).
 import { EventEmitter } from 'node:events';
 import { loadDesktopConfig, type DesktopConfig } from '../../config/index.ts';
 import type { Log } from '../../ops/log.ts';
@@ -26,7 +27,8 @@ const RESTART_WINDOW_MS = 60_000;
 const MAX_RESTARTS = 3;
 
 /**
- * Events: 'started' (desktop), 'stopped' (agentId), 'crashed' (agentId, error); 'storage-full' (agentId, part: 'home' | '/tmp', sizeMb).
+ * Events: 'started' (desktop), 'stopped' (agentId), 'crashed' (agentId, error); 'storage-full' (agentId, part: 'home' | '/tmp', sizeMb);
+ * 'sleeping' (agentId), 'awake' (agentId, ms asleep).
  * `onStopping` runs before a desktop stops on purpose (the last screenshot is stored there).
  */
 /** How often the running desktops' homes and /tmp are looked at for having filled up. */
@@ -46,6 +48,9 @@ export class LocalDesktops extends EventEmitter implements Desktops {
   private inRuns = new Map<number, number>();
   private crashes = new Map<number, number[]>();
   private idleMs: number;
+  private sleepMs: number;
+  /** Said once: why desktops here never sleep. */
+  private sleeplessSaid = false;
   private maxDesktops: number;
   private timer: NodeJS.Timeout;
   private storageTimer: NodeJS.Timeout;
@@ -57,6 +62,7 @@ export class LocalDesktops extends EventEmitter implements Desktops {
     super();
     const config = options.config;
     this.idleMs = config.idleMs;
+    this.sleepMs = config.sleepMs;
     this.maxDesktops = config.max;
     const frameInterval = { watched: Math.round(1000 / config.fps), unwatched: 200 };
     const unavailable = (reason: string): Provider => ({ start: async () => { throw new DesktopUnavailable(reason); } });
@@ -101,7 +107,7 @@ export class LocalDesktops extends EventEmitter implements Desktops {
     }
     if (this.reason) options.log.info(`desktops: ${this.reason}`);
 
-    this.timer = setInterval(() => void this.stopIdle(), Math.min(30_000, Math.max(1000, this.idleMs / 4)));
+    this.timer = setInterval(() => void this.restIdle(), Math.min(30_000, Math.max(250, Math.min(this.sleepMs, this.idleMs) / 4)));
     this.timer.unref();
     this.storageTimer = setInterval(() => this.checkStorage(), STORAGE_CHECK_MS);
     this.storageTimer.unref();
@@ -124,7 +130,10 @@ export class LocalDesktops extends EventEmitter implements Desktops {
   acquire(agentId: number): Promise<RfbDesktop> {
     if (this.closing) return Promise.reject(new DesktopUnavailable('The server is shutting down'));
     const entry = this.entries.get(agentId);
-    if (entry?.desktop && !entry.desktop.closed) return Promise.resolve(entry.desktop);
+    if (entry?.desktop && !entry.desktop.closed) {
+      entry.desktop.touch(); // whoever asks needs it: a sleeping desktop wakes
+      return Promise.resolve(entry.desktop);
+    }
     if (entry?.starting) return entry.starting;
     const starting = this.start(agentId);
     this.entries.set(agentId, { starting });
@@ -138,6 +147,14 @@ export class LocalDesktops extends EventEmitter implements Desktops {
   private async start(agentId: number): Promise<RfbDesktop> {
     await this.makeRoom(agentId);
     const desktop = await this.provider.start(agentId);
+    desktop.on('sleep', () => {
+      this.options.log.info(`desktop ${agentId}: asleep`);
+      this.emit('sleeping', agentId);
+    });
+    desktop.on('wake', (ms: number) => {
+      this.options.log.info(`desktop ${agentId}: awake after ${(ms / 1000).toFixed(1)} s asleep`);
+      this.emit('awake', agentId, ms);
+    });
     desktop.on('closed', (error?: Error) => {
       if (this.entries.get(agentId)?.desktop === desktop) this.entries.delete(agentId);
       if (error && !this.closing) this.onCrash(agentId, desktop, error);
@@ -220,14 +237,29 @@ export class LocalDesktops extends EventEmitter implements Desktops {
     this.full = now;
   }
 
-  private async stopIdle(): Promise<void> {
+  /** Freezes desktops idle for sleepMs, and stops those idle for idleMs (asleep or not). */
+  private async restIdle(): Promise<void> {
     const now = Date.now();
     for (const desktop of this.list()) {
-      if (!this.busy(desktop) && now - desktop.lastActivity > this.idleMs) {
+      if (this.busy(desktop)) continue;
+      const idle = now - desktop.lastActivity;
+      if (idle > this.idleMs) {
         this.options.log.info(`desktop ${desktop.agentId}: idle, stopping`);
         await this.stop(desktop.agentId).catch((err) => this.options.log.error(`desktop ${desktop.agentId}: stop failed: ${err.message}`));
+      } else if (idle > this.sleepMs && !desktop.asleep) {
+        if (!desktop.canSleep) this.sayWhySleepless();
+        else if (!(await desktop.sleep())) this.options.log.error(`desktop ${desktop.agentId}: could not freeze it; it stays awake`);
       }
     }
+  }
+
+  private sayWhySleepless(): void {
+    if (this.sleeplessSaid) return;
+    this.sleeplessSaid = true;
+    const why = this.kind !== 'xvnc' ? 'they are not started here'
+      : this.options.config.sandbox === 'off' ? 'DESKTOP_SANDBOX=off gives them no control group'
+      : 'the cgroup freezer is not available (cgroup v2 with cgroup.freeze, or the v1 freezer controller, writable by the server)';
+    this.options.log.info(`desktops: idle desktops stay awake until stopped: ${why}`);
   }
 
   async remove(agentId: number): Promise<void> {
@@ -236,6 +268,7 @@ export class LocalDesktops extends EventEmitter implements Desktops {
   }
 
   async putFile(agentId: number, sourcePath: string, name: string): Promise<string | null> {
+    this.running(agentId)?.touch(); // a file for the desktop wakes it
     if (this.xvnc) return this.xvnc.putFile(agentId, sourcePath, name);
     return null; // remote VNC desktops have no file transfer
   }

@@ -54,6 +54,7 @@ export const ADMIN: WingTable = {
           instances: arr(obj({ id: str(), address: str(), desktop_host: bool(), desktops: int(), heartbeat_at: time() })),
           placements: arr(obj({
             agent_id: id(), agent_name: nullable(str()), instance_id: nullable(str()), stale: bool(),
+            sleeping: bool({ description: 'The desktop is asleep (frozen while idle)' }),
             heartbeat_at: time({ description: 'Several servers only' }),
           }, ['heartbeat_at'])),
         })),

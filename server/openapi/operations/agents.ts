@@ -13,6 +13,7 @@ const SUMMARY = obj({
   email_prefix: nullable(str()), email_accept_from_addresses: nullable(arr(str())),
   number_scheduled_threads: int({ minimum: 0 }), number_threads_requiring_approval: int({ minimum: 0 }),
   number_threads_needing_help: int({ minimum: 0, description: 'Threads waiting for a person (a help request or a fill to approve)' }),
+  desktop_sleeping: bool({ description: 'Its desktop is asleep (frozen while idle); anything that needs it wakes it' }),
   screenshot_url: nullable(str({ description: '/api/agents/{id}/screenshot?v=<ms>, or null before the first screenshot' })),
 });
 

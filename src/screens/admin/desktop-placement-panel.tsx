@@ -1,6 +1,7 @@
 // The agents' desktops on the Ops Dashboard: with several servers on one PostgreSQL, the live instances (web or
 // desktop tier, and how many desktops each runs) and which instance holds each agent's desktop; on one server,
-// the desktops running on it. A lease whose holder stopped renewing it is marked stale (it is taken over next).
+// the desktops running on it. A lease whose holder stopped renewing it is marked stale (it is taken over next). A
+// desktop frozen while idle says Sleeping.
 import { adminDesktopsPath, type DesktopPlacements } from '../../lib/admin-api.ts';
 import { Link } from '../../lib/router.ts';
 import { useResource } from '../../lib/use-resource.ts';
@@ -34,7 +35,10 @@ export function DesktopPlacementPanel() {
           <tbody>
             {data.placements.map((p) => (
               <tr key={p.agent_id}>
-                <td><Link href={`/admin/agents/${p.agent_id}`}>{p.agent_name ?? `Agent ${p.agent_id}`}</Link></td>
+                <td>
+                  <Link href={`/admin/agents/${p.agent_id}`}>{p.agent_name ?? `Agent ${p.agent_id}`}</Link>
+                  {p.sleeping && <span className="badge sleeping-badge">Sleeping</span>}
+                </td>
                 <td>{p.instance_id ?? 'this server'}{p.stale && <span className="badge"> stale</span>}</td>
               </tr>
             ))}

@@ -1,6 +1,6 @@
-// One card of the Your Agents grid: the latest screenshot (or a drawn placeholder), the name and the
-// latest message's first line, linking to the agent screen; admins get a delete button that shows on
-// hover and keyboard focus.
+// One card of the Your Agents grid: the latest screenshot (or a drawn placeholder), the name, whether its desktop
+// sleeps and the latest message's first line, linking to the agent screen; admins get a delete button that shows
+// on hover and keyboard focus.
 import { agentMessagesPath, MESSAGE_PAGE_SIZE_LIST } from '../../lib/api.ts';
 import type { AgentSummary, ChatMessage, MessagePage } from '../../lib/types.ts';
 import { Link } from '../../lib/router.ts';
@@ -40,6 +40,7 @@ export function AgentCard({ agent, onDelete, deleting = false }: AgentCardProps)
         </span>
         <span className="agent-card-name">{agent.name}</span>
         {(agent.number_threads_needing_help ?? 0) > 0 && <span className="badge waiting-badge">Waiting for a person</span>}
+        {agent.desktop_sleeping && <span className="badge sleeping-badge">Sleeping</span>}
         {latest && <span className="agent-card-latest">{latest}</span>}
       </Link>
       {onDelete && (

@@ -133,7 +133,8 @@ export function LiveDesktop({ agent, threadId = null, controlMode, onControlMode
             <div className="live-connecting">
               <Spinner label="Connecting" />
               <span>Connecting</span>
-              {slow && <span className="live-connecting-detail">Starting the desktop…</span>}
+              {agent.desktop_sleeping ? <span className="live-connecting-detail">Sleeping: waking it…</span>
+                : slow && <span className="live-connecting-detail">Starting the desktop…</span>}
             </div>
           )}
           {problem && !connected && (
