@@ -29,6 +29,8 @@ export interface Desktop extends EventEmitter {
   setClipboard(text: string): Promise<void>;
   /** PNG of the current framebuffer. */
   screenshot(): Promise<Buffer>;
+  /** The PNG of the whole current picture when one is encoded already, else null (then the caller encodes). */
+  encodedScreen?(): Promise<Buffer> | null;
   /** Copies a file into the desktop user's ~/Desktop; returns the path inside the desktop. */
   putFile(sourcePath: string, name: string): Promise<string>;
   /** Where the pointer is, in screen pixels. */

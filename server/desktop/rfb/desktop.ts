@@ -181,6 +181,11 @@ export class RfbDesktop<S extends DesktopSoundSource = DesktopSound> extends Eve
     return this.pngCache.png;
   }
 
+  /** The PNG of the whole current picture when it is encoded already (a sleeping desktop's is), else null. */
+  encodedScreen(): Promise<Buffer> | null {
+    return this.pngCache?.version === this.version ? this.pngCache.png : null;
+  }
+
   /** Resolves once no update arrived for `quietMs` (and at least `quietMs` passed), or after `maxMs`. */
   async settle(quietMs = 150, maxMs = 1500, afterInput = true): Promise<void> {
     const start = Date.now();
@@ -252,6 +257,7 @@ export class RfbDesktop<S extends DesktopSoundSource = DesktopSound> extends Eve
       return false;
     }
     if (!this.sleeping) return false; // woken while freezing (wake thawed it)
+    void this.screenshot().catch(() => {}); // the picture the viewer who wakes it gets first, encoded now
     this.emit('sleep');
     return true;
   }

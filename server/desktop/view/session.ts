@@ -97,7 +97,12 @@ export class DesktopSession<V extends ViewerPort = ViewerPort> implements Sessio
     let p = this.pngs.get(key);
     if (!p) {
       const level = Date.now() < this.answeringUntil ? 1 : 6;
-      p = encodePngAsync(this.desktop.framebuffer(), rect, { level }).then((b) => b.toString('base64'));
+      const { desktop } = this;
+      // The whole screen already encoded (a desktop going to sleep encodes it then): the first frame of the viewer
+      // who wakes it needs no encode.
+      const whole = rect.x === 0 && rect.y === 0 && rect.w === desktop.width && rect.h === desktop.height;
+      const kept = whole ? desktop.encodedScreen?.() : null;
+      p = (kept ?? encodePngAsync(desktop.framebuffer(), rect, { level })).then((b) => b.toString('base64'));
       this.pngs.set(key, p);
       p.catch(() => this.pngs.delete(key));
     }
