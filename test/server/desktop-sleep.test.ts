@@ -3,7 +3,7 @@
 // the same process runs on after), and wakes for a viewer with its screen as it was, for a run, a mail and a
 // schedule. With several instances (PostgreSQL), one asleep on A is woken through B, and B's list says it slept.
 // Where the freezer is missing (an uncontained desktop has no control group), desktops stay awake and the log says
-// why once.
+// why once. A desktop a dead server left frozen is ended by the next start of its agent.
 import { readdirSync, readFileSync, rmSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -178,6 +178,29 @@ test('without a freezer (an uncontained desktop) a desktop stays awake, and the 
     assert.is((desktop as any).asleep, false);
   } finally {
     await desktops.stopAll();
+    removeDataDir(dir);
+  }
+});
+
+test('a desktop left asleep by a server that died is ended by the next start of its agent, frozen or not', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-sleep-left-'));
+  const config = { provider: 'xvnc' as const, apps: ['terminal' as const], displayBase: 590, sleepMs: 60_000 };
+  const log = { info: () => {}, error: () => {} };
+  const dead = testDesktops({ dataDir: dir, log, config });
+  const next = testDesktops({ dataDir: dir, log, config });
+  try {
+    const left = await dead.acquire(7);
+    await (left as any).ready;
+    assert.ok(await (left as any).sleep(), 'frozen');
+    const uid = loadDesktopConfig(testEnv()).uidBase + 7;
+    const before = [...cpuOf(uid).keys()];
+    assert.ok(before.length > 0);
+    // `dead` is never stopped, as a killed server never stops its desktops: the next start of agent 7 ends them.
+    await next.acquire(7);
+    await until(() => before.every((pid) => !cpuOf(uid).has(pid)) || null, 10_000, 'the frozen leftovers to end');
+  } finally {
+    await next.stopAll();
+    await dead.stopAll(); // what else it holds (the network it made ahead)
     removeDataDir(dir);
   }
 });

@@ -119,12 +119,15 @@ function fresh(dir: string): string {
   const stem = /^(aw-\d+-)[0-9a-f]+$/.exec(basename(dir))?.[1];
   for (const sibling of stem && existsSync(dirname(dir)) ? readdirSync(dirname(dir)) : []) {
     if (sibling.startsWith(stem!) && sibling !== basename(dir)) {
+      // A killed server's desktop may have been asleep: frozen, its processes could not even be killed.
+      thawGroup(join(dirname(dir), sibling));
       try {
         rmdirSync(join(dirname(dir), sibling));
       } catch {} // still in use, or not a group
     }
   }
   if (existsSync(dir)) {
+    thawGroup(dir);
     for (const pid of readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) {
       try {
         process.kill(Number(pid), 'SIGKILL');
@@ -136,6 +139,15 @@ function fresh(dir: string): string {
   }
   mkdirSync(dir, { recursive: true });
   return dir;
+}
+
+/** Lets a group's processes run again, whichever freezer it has (none: nothing to do). */
+function thawGroup(dir: string): void {
+  for (const [file, value] of [['freezer.state', 'THAWED'], ['cgroup.freeze', '0']]) {
+    try {
+      if (existsSync(join(dir, file))) writeFileSync(join(dir, file), value);
+    } catch {} // gone meanwhile
+  }
 }
 
 function writable(dir: string): boolean {
