@@ -189,7 +189,8 @@ push('a help request reaches the phone within a second: its title, the question 
   const [link] = await parts.db.query<{ token_hash: string; token: string }>('SELECT token_hash, token FROM help_links WHERE thread_id = $1', [thread.id]);
   assert.not.ok(JSON.stringify(link).includes(token));
   // The sender notes the send once the push service answered, which is after the push arrived there.
-  await waitFor(async () => (await call('/api/push/subscriptions', { token: user.token })).body[0].last_sent_at !== null || null, 5000, 'the device to note it');
+  const noted = async () => (await call('/api/push/subscriptions', { token: user.token })).body[0].last_sent_at !== null || null;
+  await waitFor(noted, 5000, 'the device to note it');
 
   // The link: someone else gets the one 404 and does not use it up; the owner opens it once.
   const gone = { status: 404, detail: 'This link has expired or was already used' };
