@@ -1,0 +1,44 @@
+// One interface for every blob the server keeps (uploads, screenshots, recordings and their audio, hand-back
+// screenshots, home checkpoints): the local folder DATA_DIR/files, or an S3-compatible bucket. Keys are
+// relative paths with '/' between parts ("agent-3/<uuid>/report.pdf"); a key never starts with '/' and never
+// holds '.' or '..' parts, so it cannot leave its store.
+import type { Readable } from 'node:stream';
+
+export type BlobInfo = { key: string; bytes: number; modifiedAt: Date };
+
+export type BlobRange = { start: number; end?: number }; // end is inclusive, as in an HTTP Range header
+
+export type BlobRead = {
+  body: Readable;
+  /** Bytes in `body` (the range's length when a range was asked). */
+  bytes: number;
+  /** The whole object's size. */
+  totalBytes: number;
+  modifiedAt: Date;
+};
+
+export type BlobStore = {
+  /** Local disk or S3: what the log and the health page say. */
+  readonly kind: 'local' | 's3';
+  /**
+   * Stores a whole object, or nothing: a failed put leaves no object under `key` (a multipart upload is
+   * aborted). A full local disk is OutOfSpace (507); a store that fails or times out is StorageUnavailable (503).
+   * `maxBytes` ends the put with TooLarge once more arrives.
+   */
+  put(key: string, body: Readable | Uint8Array, options?: { contentType?: string; maxBytes?: number }): Promise<BlobInfo>;
+  /** The object's bytes (a range of them when asked), or null when there is none. */
+  get(key: string, range?: BlobRange): Promise<BlobRead | null>;
+  head(key: string): Promise<BlobInfo | null>;
+  /** Removes the object; one that is not there is not an error. */
+  delete(key: string): Promise<void>;
+  /** Removes every object whose key starts with `prefix` (an agent's folder when the agent is deleted). */
+  deletePrefix(prefix: string): Promise<void>;
+  /** Every object whose key starts with `prefix`, in key order. */
+  list(prefix: string): AsyncIterable<BlobInfo>;
+};
+
+/** Whether `key` is a store key: relative, '/'-separated, no empty, '.' or '..' parts, no NUL or backslash. */
+export function isBlobKey(key: string): boolean {
+  if (!key || key.length > 1024 || /[\u0000\\]/.test(key)) return false;
+  return key.split('/').every((part) => part !== '' && part !== '.' && part !== '..');
+}
