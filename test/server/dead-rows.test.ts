@@ -33,6 +33,28 @@ test('on PGlite, a vacuum round clears the dead rows of the tables over the thre
   }
 });
 
+test('on PGlite, a table that only grows is analyzed once enough rows came, so its statistics are not those of its first rows', async () => {
+  const db = await openDb({ dataDir: null });
+  try {
+    await migrate(db);
+    await vacuumRound(db); // what the migrations wrote
+    const [user] = await db.query(`INSERT INTO users (email) VALUES ('growth@example.test') RETURNING id`);
+    const [agent] = await db.query(`INSERT INTO agents (owner_id, name) VALUES ($1, 'Growth') RETURNING id`, [user.id]);
+    await db.query(`INSERT INTO chat_messages (agent_id, role) SELECT $1, 'user' FROM generate_series(1, 2000)`, [agent.id]);
+    const analyzed = async () => (await db.query(
+      `SELECT analyze_count::int AS n FROM pg_stat_user_tables WHERE relname = 'chat_messages' AND schemaname = current_schema()`))[0].n;
+    const before = await analyzed();
+    assert.equal(await tablesToVacuum(db), [], 'no dead rows: nothing to vacuum');
+    assert.ok((await vacuumRound(db)).includes('chat_messages'), 'analyzed without a dead row');
+    assert.is(await analyzed(), before + 1);
+    const [{ estimate }] = await db.query(`SELECT reltuples::int AS estimate FROM pg_class WHERE oid = 'chat_messages'::regclass`);
+    assert.is(estimate, 2000, "the planner's row count");
+    assert.not.ok((await vacuumRound(db)).includes('chat_messages'), 'not again while nothing changed');
+  } finally {
+    await db.close();
+  }
+});
+
 test('refreshing an agent\'s running state that is already right does not rewrite its row', async () => {
   const { db, drop } = await emptyDb('dead');
   try {
