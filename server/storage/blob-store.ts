@@ -46,6 +46,8 @@ export type BlobStore = {
   delete(key: string): Promise<void>;
   /** Removes every object whose key starts with `prefix` (an agent's folder when the agent is deleted). */
   deletePrefix(prefix: string): Promise<void>;
+  /** Where the object is on this machine's disk, for a store that keeps it there (local); S3 has none. */
+  localPath?(key: string): string;
   /** Every object whose key starts with `prefix`, in key order. */
   list(prefix: string): AsyncIterable<BlobInfo>;
 };

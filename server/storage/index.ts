@@ -36,3 +36,5 @@ export async function openBlobStore(config: { dataDir: string; storage: S3Config
   log(`storage: blobs are kept in ${store.description}`);
   return store;
 }
+export { withLocalCopy } from './local-copy.ts';
+export { BlobSink } from './blob-sink.ts';

@@ -221,7 +221,7 @@ intake('when the message cannot be stored the answer is 451 (try again), not 250
   // The same intake over a database whose transactions fail, as when PostgreSQL is down.
   const down = { ...parts.db, tx: async () => { throw new Error('database is down'); } };
   const broken = new SmtpIntake({
-    db: down, bus: parts.bus, log: { info: () => {}, error: () => {} }, dataDir: parts.config.dataDir,
+    db: down, bus: parts.bus, log: { info: () => {}, error: () => {} }, blobs: parts.blobs,
     storageQuota: () => parts.config.agentStorageBytes, port: 0, mailDomain: 'localhost', maxBytes: 1024 * 1024,
     auth: () => 'off', limits: parts.config.mailLimits });
   const port = await broken.listen();

@@ -66,7 +66,7 @@ mail('below the disk reserve a mail with attachments gets 452 and nothing is sto
   });
   const storage = new AgentStorage({ db: parts.db, config: parts.config, disk });
   const intake = new SmtpIntake({
-    db: parts.db, bus: parts.bus, log: quiet, dataDir: parts.config.dataDir, storage,
+    db: parts.db, bus: parts.bus, log: quiet, blobs: parts.blobs, storage,
     storageQuota: () => parts.config.agentStorageBytes,
     port: 0, mailDomain: 'localhost', maxBytes: 1024 * 1024, auth: () => 'off', limits: parts.config.mailLimits,
   });
