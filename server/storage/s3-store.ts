@@ -9,6 +9,7 @@ import { isBlobKey, type BlobInfo, type BlobPutOptions, type BlobRange, type Blo
 import { signRequest, uriEncode, EMPTY_HASH, type Credentials } from './sigv4.ts';
 import { parseError, parseListPage, tagText } from './s3-xml.ts';
 import { StorageUnavailable } from './storage-unavailable.ts';
+import { exchange, type S3Answer } from './s3-http.ts';
 
 export type S3Options = {
   bucket: string;
@@ -47,9 +48,12 @@ export class S3Store implements BlobStore {
   async check(): Promise<string | null> {
     try {
       const res = await this.request('GET', null, { query: { 'list-type': '2', 'max-keys': '1', prefix: this.o.prefix } }, true);
-      if (res.ok) return null;
+      if (res.ok) {
+        res.body.resume();
+        return null;
+      }
       const error = parseError(await res.text());
-      return `${res.status} ${error ? `${error.code}: ${error.message}` : res.statusText}`;
+      return `${res.status}${error ? ` ${error.code}: ${error.message}` : ''}`;
     } catch (err) {
       return (err as Error).message;
     }
@@ -59,12 +63,13 @@ export class S3Store implements BlobStore {
     const name = this.objectKey(key);
     const headers: Record<string, string> = { 'content-type': options.contentType ?? 'application/octet-stream' };
     if (options.sha256) headers['x-amz-meta-sha256'] = options.sha256;
-    const chunks = partsOf(body instanceof Readable ? body : Readable.from([Buffer.from(body)]), this.o.partBytes, options.maxBytes);
+    const spare: Buffer[] = [];
+    const chunks = partsOf(body instanceof Readable ? body : Readable.from([Buffer.from(body)]), this.o.partBytes, options.maxBytes, spare);
     const first = await chunks.next();
     const second = first.done ? first : await chunks.next();
     if (second.done) {
       const part = first.done ? Buffer.alloc(0) : first.value;
-      await this.send('PUT', name, { headers, body: part });
+      (await this.send('PUT', name, { headers, body: part })).body.resume();
       return { key, bytes: part.length, modifiedAt: new Date() };
     }
     const created = await this.send('POST', name, { query: { uploads: '' }, headers });
@@ -79,8 +84,10 @@ export class S3Store implements BlobStore {
       while (!part.done) {
         const sending = this.send('PUT', name, { query: { partNumber: String(etags.length + 1), uploadId }, body: part.value });
         const [res, following] = await Promise.all([sending, next ?? chunks.next()]);
+        res.body.resume();
         etags.push(res.headers.get('etag') ?? '');
         bytes += part.value.length;
+        if (part.value.length === this.o.partBytes) spare.push(part.value); // sent: its buffer may take a later part
         part = following;
         next = null;
       }
@@ -92,7 +99,7 @@ export class S3Store implements BlobStore {
       if (answer) throw new StorageUnavailable(`CompleteMultipartUpload: ${answer.code}: ${answer.message}`);
       return { key, bytes, modifiedAt: new Date() };
     } catch (err) {
-      await this.send('DELETE', name, { query: { uploadId }, expect: [200, 204, 404] }).catch(() => {});
+      await this.send('DELETE', name, { query: { uploadId }, expect: [200, 204, 404] }).then((res) => res.body.resume(), () => {});
       throw err;
     } finally {
       await chunks.return(undefined);
@@ -103,27 +110,30 @@ export class S3Store implements BlobStore {
     const headers: Record<string, string> = {};
     if (range) headers.range = `bytes=${range.start}-${range.end ?? ''}`;
     const res = await this.send('GET', this.objectKey(key), { headers, expect: [200, 206, 404, 416] });
-    if (res.status === 404) return null;
+    if (res.status === 404) {
+      res.body.resume();
+      return null;
+    }
     if (res.status === 416) { // a range past the end: no bytes, as the local store answers
-      await res.body?.cancel();
+      res.body.resume();
       const info = await this.head(key);
       return info && { body: Readable.from([]), bytes: 0, totalBytes: info.bytes, modifiedAt: info.modifiedAt };
     }
     const bytes = Number(res.headers.get('content-length') ?? 0);
     const total = /\/(\d+)$/.exec(res.headers.get('content-range') ?? '')?.[1];
-    const body = res.body ? Readable.fromWeb(res.body as import('node:stream/web').ReadableStream) : Readable.from([]);
-    return { body, bytes, totalBytes: total ? Number(total) : bytes, modifiedAt: lastModified(res) };
+    return { body: res.body, bytes, totalBytes: total ? Number(total) : bytes, modifiedAt: lastModified(res) };
   }
 
   async head(key: string): Promise<BlobInfo | null> {
     const res = await this.send('HEAD', this.objectKey(key), { expect: [200, 404] });
+    res.body.resume();
     if (res.status === 404) return null;
     const sha256 = res.headers.get('x-amz-meta-sha256') ?? undefined;
     return { key, bytes: Number(res.headers.get('content-length') ?? 0), modifiedAt: lastModified(res), sha256 };
   }
 
   async delete(key: string): Promise<void> {
-    await this.send('DELETE', this.objectKey(key), { expect: [200, 204, 404] });
+    (await this.send('DELETE', this.objectKey(key), { expect: [200, 204, 404] })).body.resume();
   }
 
   async deletePrefix(prefix: string): Promise<void> {
@@ -153,7 +163,7 @@ export class S3Store implements BlobStore {
   }
 
   /** One request whose status must be in `expect` (2xx by default); anything else is StorageUnavailable. */
-  private async send(method: string, name: string | null, options: Send = {}): Promise<Response> {
+  private async send(method: string, name: string | null, options: Send = {}): Promise<S3Answer> {
     const res = await this.request(method, name, options);
     const expected = options.expect ? options.expect.includes(res.status) : res.ok;
     if (expected) return res;
@@ -161,21 +171,16 @@ export class S3Store implements BlobStore {
     throw new StorageUnavailable(`${method} ${name ?? this.o.bucket}: ${res.status}${error ? ` ${error.code}: ${error.message}` : ''}`);
   }
 
-  private async request(method: string, name: string | null, options: Send, quiet = false): Promise<Response> {
+  private async request(method: string, name: string | null, options: Send, quiet = false): Promise<S3Answer> {
     const url = this.url(name, options.query ?? {});
     const body = options.body;
     const payloadHash = body ? createHash('sha256').update(body).digest('hex') : EMPTY_HASH;
     const headers = signRequest({ method, url, headers: options.headers, region: this.o.region, credentials: this.o.credentials, payloadHash });
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Error(`no answer within ${this.o.timeoutMs} ms`)), this.o.timeoutMs);
     try {
-      return await fetch(url, { method, headers, body: (body ?? null) as Uint8Array<ArrayBuffer> | null, signal: controller.signal });
+      return await exchange(url, { method, headers, body, timeoutMs: this.o.timeoutMs });
     } catch (err) {
-      const reason = controller.signal.aborted ? (controller.signal.reason as Error).message : (err as Error).cause ?? (err as Error).message;
-      if (quiet) throw new Error(`${this.o.endpoint} cannot be reached: ${String(reason)}`);
-      throw new StorageUnavailable(`${method} ${name ?? this.o.bucket}: ${String(reason)}`, err);
-    } finally {
-      clearTimeout(timer);
+      if (quiet) throw new Error(`${this.o.endpoint} cannot be reached: ${(err as Error).message}`);
+      throw new StorageUnavailable(`${method} ${name ?? this.o.bucket}: ${(err as Error).message}`, err);
     }
   }
 
@@ -191,29 +196,34 @@ export class S3Store implements BlobStore {
 }
 
 /** The source cut into parts of `size` bytes (the last one shorter); past `maxBytes`, TooLarge (413). */
-async function* partsOf(source: Readable, size: number, maxBytes?: number): AsyncGenerator<Buffer> {
-  let held: Buffer[] = [];
-  let heldBytes = 0;
+async function* partsOf(source: Readable, size: number, maxBytes: number | undefined, spare: Buffer[]): AsyncGenerator<Buffer> {
+  // Each part is copied into a buffer of its own (slices of the chunks would keep them all alive), taken from
+  // `spare` where the put gives back the buffers of parts sent: a large upload turns over two or three buffers.
+  let part = spare.pop() ?? Buffer.allocUnsafe(size);
+  let filled = 0;
   let total = 0;
   let any = false;
   for await (const chunk of source) {
-    const data = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+    const data: Buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
     total += data.length;
     if (maxBytes !== undefined && total > maxBytes) throw new StatusError(413, 'File too large');
-    held.push(data);
-    heldBytes += data.length;
-    while (heldBytes >= size) {
-      const all = Buffer.concat(held);
-      yield all.subarray(0, size);
-      any = true;
-      held = [all.subarray(size)];
-      heldBytes = held[0].length;
+    let at = 0;
+    while (at < data.length) {
+      const n = data.copy(part, filled, at);
+      filled += n;
+      at += n;
+      if (filled === size) {
+        yield part;
+        any = true;
+        part = spare.pop() ?? Buffer.allocUnsafe(size);
+        filled = 0;
+      }
     }
   }
-  if (heldBytes > 0 || !any) yield Buffer.concat(held);
+  if (filled > 0 || !any) yield part.subarray(0, filled);
 }
 
-function lastModified(res: Response): Date {
+function lastModified(res: S3Answer): Date {
   const value = res.headers.get('last-modified');
   return value ? new Date(value) : new Date();
 }

@@ -6,6 +6,10 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { S3Config } from '../../server/config/index.ts';
 
 export type S3Object = { body: Buffer; modified: Date; meta: Record<string, string>; etag: string };
@@ -15,7 +19,8 @@ export type S3Server = {
   url: string;
   buckets: Map<string, Map<string, S3Object>>;
   /** Multipart uploads begun and neither completed nor aborted. */
-  uploads: Map<string, { bucket: string; key: string; parts: Map<number, Buffer> }>;
+  /** (Parts are kept on disk: a test that measures the process's memory must not count the stand-in's.) */
+  uploads: Map<string, { bucket: string; key: string; parts: Map<number, string> }>;
   fault: Fault | null;
   requests: { method: string; path: string }[];
   /** A config for STORAGE_URL=s3://<bucket>/<prefix> at this server (the bucket is made). */
@@ -23,12 +28,14 @@ export type S3Server = {
   close(): Promise<void>;
 };
 
+let partsDir = '';
 const ACCESS_KEY = 'test-access-key';
 const SECRET_KEY = 'test-secret-key';
 const REGION = 'us-east-1';
 
 export async function startS3Server(): Promise<S3Server> {
   const sockets = new Set<Socket>();
+  partsDir = mkdtempSync(join(tmpdir(), 'aw-s3-parts-'));
   const s3: S3Server = {
     url: '', buckets: new Map(), uploads: new Map(), fault: null, requests: [],
     config(bucket = 'test-bucket', prefix = '', secret = SECRET_KEY) {
@@ -40,6 +47,7 @@ export async function startS3Server(): Promise<S3Server> {
     },
     close: () => new Promise<void>((resolve) => {
       for (const socket of sockets) socket.destroy();
+      rmSync(partsDir, { recursive: true, force: true });
       server.close(() => resolve());
     }),
   };
@@ -59,13 +67,14 @@ export async function startS3Server(): Promise<S3Server> {
 async function handle(s3: S3Server, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://s3.test');
   const method = req.method ?? 'GET';
-  const body = await readAll(req);
+  const partFile = method === 'PUT' && url.searchParams.has('uploadId') ? join(partsDir, randomUUID()) : null;
+  const { body, hash } = await readAll(req, partFile);
   s3.requests.push({ method, path: url.pathname + url.search });
   if (s3.fault && (!s3.fault.when || s3.fault.when(method, url))) {
     if (s3.fault.mode === 'hang') return; // never answered: the client's deadline must end it
     return answerError(res, 500, 'InternalError', 'We encountered an internal error. Please try again.');
   }
-  const refused = checkSignature(req, url, body);
+  const refused = checkSignature(req, url, hash);
   if (refused) return answerError(res, 403, refused.code, refused.message);
   const [, bucketName, ...rest] = url.pathname.split('/');
   const key = rest.map(decodeURIComponent).join('/');
@@ -87,16 +96,18 @@ async function handle(s3: S3Server, req: IncomingMessage, res: ServerResponse): 
     const upload = s3.uploads.get(uploadId);
     if (!upload) return answerError(res, 404, 'NoSuchUpload', 'The specified upload does not exist');
     if (method === 'PUT') {
-      upload.parts.set(Number(q.get('partNumber')), body);
-      return void res.writeHead(200, { ETag: `"${md5(body)}"` }).end();
+      upload.parts.set(Number(q.get('partNumber')), partFile!);
+      return void res.writeHead(200, { ETag: `"${hash.slice(0, 32)}"` }).end();
     }
     if (method === 'DELETE') {
+      for (const file of upload.parts.values()) rmSync(file, { force: true });
       s3.uploads.delete(uploadId);
       return void res.writeHead(204).end();
     }
     const numbers = [...body.toString().matchAll(/<PartNumber>(\d+)<\/PartNumber>/g)].map((m) => Number(m[1]));
     if (!numbers.length || numbers.some((n) => !upload.parts.has(n))) return answerError(res, 400, 'InvalidPart', 'A part is missing');
-    const whole = Buffer.concat(numbers.map((n) => upload.parts.get(n)!));
+    const whole = Buffer.concat(numbers.map((n) => readFileSync(upload.parts.get(n)!)));
+    for (const file of upload.parts.values()) rmSync(file, { force: true });
     s3.uploads.delete(uploadId);
     bucket.set(key, { body: whole, modified: new Date(), meta: {}, etag: `"${md5(whole)}-${numbers.length}"` });
     return xml(res, 200, `<CompleteMultipartUploadResult><Key>${esc(key)}</Key></CompleteMultipartUploadResult>`);
@@ -144,14 +155,14 @@ function list(res: ServerResponse, bucket: Map<string, S3Object>, q: URLSearchPa
 }
 
 /** SigV4 from the request as it arrived: its path, query and the headers it says it signed. */
-function checkSignature(req: IncomingMessage, url: URL, body: Buffer): { code: string; message: string } | null {
+function checkSignature(req: IncomingMessage, url: URL, bodyHash: string): { code: string; message: string } | null {
   const auth = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/
     .exec(req.headers.authorization ?? '');
   if (!auth) return { code: 'AccessDenied', message: 'Missing or malformed Authorization' };
   const [, accessKey, day, region, signed, signature] = auth;
   if (accessKey !== ACCESS_KEY) return { code: 'InvalidAccessKeyId', message: 'The AWS Access Key Id you provided does not exist in our records.' };
   const payload = String(req.headers['x-amz-content-sha256'] ?? '');
-  if (payload !== 'UNSIGNED-PAYLOAD' && payload !== sha256(body)) return { code: 'XAmzContentSHA256Mismatch', message: 'The body does not match' };
+  if (payload !== 'UNSIGNED-PAYLOAD' && payload !== bodyHash) return { code: 'XAmzContentSHA256Mismatch', message: 'The body does not match' };
   const amzDate = String(req.headers['x-amz-date'] ?? '');
   const sent = Date.parse(amzDate.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z'));
   if (!amzDate.startsWith(day) || !(Math.abs(Date.now() - sent) <= 900_000)) {
@@ -187,8 +198,16 @@ const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-async function readAll(req: IncomingMessage): Promise<Buffer> {
+/** The body and its SHA-256; a part's body goes to `file` as it arrives instead (then `body` is empty). */
+async function readAll(req: IncomingMessage, file: string | null): Promise<{ body: Buffer; hash: string }> {
+  const hash = createHash('sha256');
   const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+  const out = file ? createWriteStream(file) : null;
+  for await (const chunk of req) {
+    hash.update(chunk as Buffer);
+    if (!out) chunks.push(chunk as Buffer);
+    else if (!out.write(chunk)) await once(out, 'drain');
+  }
+  if (out) await new Promise((resolve) => out.end(resolve));
+  return { body: Buffer.concat(chunks), hash: hash.digest('hex') };
 }
