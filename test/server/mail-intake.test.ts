@@ -1,6 +1,5 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import nodemailer from 'nodemailer';
 import { SmtpIntake } from '../../server/mail/smtp-intake.ts';
 import { join } from 'node:path';

@@ -3,7 +3,7 @@
 // below the disk's reserve the intake takes no attachment (452, the sending server tries again later).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { AgentStorage } from '../../server/agents/storage.ts';
