@@ -2,7 +2,6 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import nodemailer from 'nodemailer';
 import { SmtpIntake } from '../../server/mail/smtp-intake.ts';
-import { join } from 'node:path';
 import { call, storedBytes, storedKeys, testServer } from './helpers.ts';
 import { commMessages, mailAgent, refusal, sendMail, stepsOf, threadsOf } from './mail-helpers.ts';
 import { TOPICS } from '../../server/realtime/topics.ts';
