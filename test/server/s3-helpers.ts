@@ -13,14 +13,15 @@ import { join } from 'node:path';
 import type { S3Config } from '../../server/config/index.ts';
 
 export type S3Object = { body: Buffer; modified: Date; meta: Record<string, string>; etag: string };
-type Fault = { mode: 'error' | 'hang'; when?: (method: string, url: URL) => boolean };
+/** error: 500; hang: no answer; corrupt: a PUT is answered 200 but its last byte is stored flipped. */
+type Fault = { mode: 'error' | 'hang' | 'corrupt'; when?: (method: string, url: URL) => boolean };
 
 export type S3Server = {
   url: string;
   buckets: Map<string, Map<string, S3Object>>;
   /** Multipart uploads begun and neither completed nor aborted. */
   /** (Parts are kept on disk: a test that measures the process's memory must not count the stand-in's.) */
-  uploads: Map<string, { bucket: string; key: string; parts: Map<number, string> }>;
+  uploads: Map<string, { bucket: string; key: string; parts: Map<number, string>; meta: Record<string, string> }>;
   fault: Fault | null;
   requests: { method: string; path: string }[];
   /** A config for STORAGE_URL=s3://<bucket>/<prefix> at this server (the bucket is made). */
@@ -70,7 +71,8 @@ async function handle(s3: S3Server, req: IncomingMessage, res: ServerResponse): 
   const partFile = method === 'PUT' && url.searchParams.has('uploadId') ? join(partsDir, randomUUID()) : null;
   const { body, hash } = await readAll(req, partFile);
   s3.requests.push({ method, path: url.pathname + url.search });
-  if (s3.fault && (!s3.fault.when || s3.fault.when(method, url))) {
+  const corrupt = s3.fault?.mode === 'corrupt' && (!s3.fault.when || s3.fault.when(method, url));
+  if (s3.fault && s3.fault.mode !== 'corrupt' && (!s3.fault.when || s3.fault.when(method, url))) {
     if (s3.fault.mode === 'hang') return; // never answered: the client's deadline must end it
     return answerError(res, 500, 'InternalError', 'We encountered an internal error. Please try again.');
   }
@@ -88,7 +90,7 @@ async function handle(s3: S3Server, req: IncomingMessage, res: ServerResponse): 
   }
   if (method === 'POST' && q.has('uploads')) {
     const id = randomUUID();
-    s3.uploads.set(id, { bucket: bucketName, key, parts: new Map() });
+    s3.uploads.set(id, { bucket: bucketName, key, parts: new Map(), meta: metaOf(req) });
     return xml(res, 200, `<InitiateMultipartUploadResult><Key>${esc(key)}</Key><UploadId>${id}</UploadId></InitiateMultipartUploadResult>`);
   }
   const uploadId = q.get('uploadId');
@@ -109,12 +111,13 @@ async function handle(s3: S3Server, req: IncomingMessage, res: ServerResponse): 
     const whole = Buffer.concat(numbers.map((n) => readFileSync(upload.parts.get(n)!)));
     for (const file of upload.parts.values()) rmSync(file, { force: true });
     s3.uploads.delete(uploadId);
-    bucket.set(key, { body: whole, modified: new Date(), meta: {}, etag: `"${md5(whole)}-${numbers.length}"` });
+    bucket.set(key, { body: whole, modified: new Date(), meta: upload.meta, etag: `"${md5(whole)}-${numbers.length}"` });
     return xml(res, 200, `<CompleteMultipartUploadResult><Key>${esc(key)}</Key></CompleteMultipartUploadResult>`);
   }
   if (method === 'PUT') {
-    const meta = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k.startsWith('x-amz-meta-')).map(([k, v]) => [k, String(v)]));
+    const meta = metaOf(req);
     const etag = `"${md5(body)}"`;
+    if (corrupt && body.length) body[body.length - 1] ^= 0xff;
     bucket.set(key, { body, modified: new Date(), meta, etag });
     return void res.writeHead(200, { ETag: etag }).end();
   }
@@ -135,6 +138,10 @@ async function handle(s3: S3Server, req: IncomingMessage, res: ServerResponse): 
   }
   res.writeHead(200, { ...headers, 'Content-Length': object.body.length });
   res.end(method === 'HEAD' ? undefined : object.body);
+}
+
+function metaOf(req: IncomingMessage): Record<string, string> {
+  return Object.fromEntries(Object.entries(req.headers).filter(([k]) => k.startsWith('x-amz-meta-')).map(([k, v]) => [k, String(v)]));
 }
 
 function list(res: ServerResponse, bucket: Map<string, S3Object>, q: URLSearchParams): void {
