@@ -23,13 +23,16 @@ export type S3Options = {
   credentials: Credentials;
   /** How long one request may take before its answer starts. @default 30000 */
   timeoutMs?: number;
-  /** Size of a multipart upload's parts; a put up to this size is one PUT. S3 wants ≥ 5 MiB. @default 8 MiB */
+  /**
+   * Size of a multipart upload's parts; a put up to this size is one PUT. S3 wants ≥ 5 MiB. @default 5 MiB: an 8 MB
+   * upload is two parts, the first sent while the rest arrives (bench-storage: 1.6× local instead of 2.1× as one PUT).
+   */
   partBytes?: number;
 };
 
 type Send = { query?: Record<string, string>; headers?: Record<string, string>; body?: Buffer; expect?: number[] };
 
-const DEFAULTS = { timeoutMs: 30_000, partBytes: 8 * 1024 * 1024 };
+const DEFAULTS = { timeoutMs: 30_000, partBytes: 5 * 1024 * 1024 };
 
 export class S3Store implements BlobStore {
   readonly kind = 's3' as const;
