@@ -9,7 +9,7 @@ import { openDb, type Db } from '../../server/db/db.ts';
 import { createUser } from '../../server/auth/users.ts';
 import { start, type Running } from '../../server/start.ts';
 import { fakeResolve } from './fake-dns.ts';
-import { startS3Server } from './s3-helpers.ts';
+import { startS3Server, type S3Server } from './s3-helpers.ts';
 
 /**
  * What a test server takes from this process's environment: the agent uid range run.mjs gave this test
@@ -31,6 +31,8 @@ export const ADMIN = { email: 'admin@test.local', password: 'admin-password-123'
 const quiet = { info: () => {}, error: (m: string) => process.env.TEST_VERBOSE && console.error(m) };
 
 let running: Promise<Running> | null = null;
+/** The S3 stand-in the test server keeps its blobs in (TEST_STORAGE=s3), for tests that make it fail; else null. */
+export let testS3: S3Server | null = null;
 
 export function testServer(): Promise<Running> {
   return (running ??= boot());
@@ -65,7 +67,7 @@ async function boot(): Promise<Running> {
     staticDir: null,
     logRequests: false,
     // TEST_STORAGE=s3 (scripts/test.mjs sets it for the file tests' second pass): blobs go to a local S3 stand-in.
-    storage: process.env.TEST_STORAGE === 's3' ? (await startS3Server()).config('test-files', 'aw') : null,
+    storage: process.env.TEST_STORAGE === 's3' ? (testS3 = await startS3Server()).config('test-files', 'aw') : null,
   };
   const r = await start(config, db, quiet);
   if (r.parts.smtp) r.parts.smtp.resolver = fakeResolve; // the sender checks ask test/server/fake-dns.ts, never the internet

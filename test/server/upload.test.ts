@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, newAgent, newUser, storedBytes, storedKeys, testServer } from './helpers.ts';
+import { call, newAgent, newUser, storedBytes, storedKeys, testS3, testServer } from './helpers.ts';
 
 const upload = suite('agent file upload');
 
@@ -37,6 +37,30 @@ upload('stores the file under a safe name and returns file_path', async () => {
   assert.ok((await storedBytes(res.body.file_path))?.equals(content), 'stored bytes equal the upload');
   const detail = await call(`/api/agents/${agent.id}`, { token: user.token });
   assert.is(detail.body.file_path, res.body.file_path);
+});
+
+upload('a bucket that answers 500 (S3 pass only): 503 with {detail}, nothing listed, nothing recorded', async () => {
+  const { parts } = await testServer();
+  if (!testS3) return; // the local store's failures are write-errors.test.ts's
+  const user = await newUser();
+  const agent = await newAgent(user.id);
+  const s3 = testS3;
+  const big = Buffer.alloc(7 * 1024 * 1024, 3); // two parts: the second one fails, after the first was stored
+  for (const when of [undefined, (method: string, url: URL) => method === 'PUT' && url.searchParams.get('partNumber') === '2']) {
+    s3.fault = { mode: 'error', when };
+    try {
+      const res = await multipart(`/api/agents/${agent.id}/upload_file`, user.token, [{ name: 'file', filename: 'big.bin', body: big }]);
+      assert.is(res.status, 503);
+      assert.is(res.body.detail, 'File storage is not available right now; try again in a moment');
+    } finally {
+      s3.fault = null;
+    }
+    assert.equal(await storedKeys(`agent-${agent.id}/`), []);
+    assert.is(s3.uploads.size, 0, 'the multipart upload was aborted');
+    assert.equal(await parts.db.query('SELECT id FROM uploaded_files WHERE agent_id = $1', [agent.id]), []);
+  }
+  const res = await multipart(`/api/agents/${agent.id}/upload_file`, user.token, [{ name: 'file', filename: 'after.txt', body: 'fine again' }]);
+  assert.is(res.status, 200);
 });
 
 upload('a body without a file part is 422; a non-multipart body is 400', async () => {
