@@ -6,7 +6,7 @@ import {
 } from './agents.ts';
 import { recordUpload } from './uploads.ts';
 import { receiveFile } from '../files/multipart.ts';
-import { MAX_UPLOAD_BYTES, safeFileName, storableName } from '../files/storage.ts';
+import { filesDir, MAX_UPLOAD_BYTES, safeFileName, storableName } from '../files/storage.ts';
 import { BlobSink, withLocalCopy, type BlobStore } from '../storage/index.ts';
 import { uploadSlot } from './stored-files.ts';
 import { agentIdParam } from './params.ts';
@@ -53,7 +53,7 @@ export function registerAgentRoutes(api: Api, deps: Deps) {
 
   api.delete('/agents/:id', async (ctx) => {
     const id = await agentIdParam(ctx);
-    await deleteAgent(ctx.db, id, deps.blobs);
+    await deleteAgent(ctx.db, id, deps.blobs, filesDir(deps.config.dataDir));
     await deps.desktops.remove?.(id);
     return null;
   }, 'admin');

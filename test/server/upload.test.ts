@@ -1,13 +1,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, newAgent, newUser, storedBytes, storedKeys, testS3, testServer } from './helpers.ts';
+import { adminToken, call, newAgent, newUser, storedBytes, storedKeys, testS3, testServer } from './helpers.ts';
 
 const upload = suite('agent file upload');
 
@@ -61,6 +61,21 @@ upload('a bucket that answers 500 (S3 pass only): 503 with {detail}, nothing lis
   }
   const res = await multipart(`/api/agents/${agent.id}/upload_file`, user.token, [{ name: 'file', filename: 'after.txt', body: 'fine again' }]);
   assert.is(res.status, 200);
+});
+
+upload('deleting the agent deletes its files from the store and what this instance keeps on its disk for it', async () => {
+  const { parts } = await testServer();
+  const user = await newUser();
+  const agent = await newAgent(user.id);
+  const res = await multipart(`/api/agents/${agent.id}/upload_file`, user.token, [{ name: 'file', filename: 'gone.txt', body: 'soon gone' }]);
+  assert.is(res.status, 200);
+  const local = join(parts.config.dataDir, 'files', `agent-${agent.id}`, 'recordings', '1');
+  mkdirSync(local, { recursive: true });
+  writeFileSync(join(local, 'audio.webm'), 'audio');
+  const deleted = await call(`/api/agents/${agent.id}`, { method: 'DELETE', token: await adminToken() });
+  assert.is(deleted.status, 204);
+  assert.equal(await storedKeys(`agent-${agent.id}/`), []);
+  assert.not.ok(existsSync(join(parts.config.dataDir, 'files', `agent-${agent.id}`)));
 });
 
 upload('a body without a file part is 422; a non-multipart body is 400', async () => {
