@@ -108,7 +108,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     fleet: fleet && { instanceId: fleet.instanceId, call: (...args) => fleet.call(...args) },
   });
   parts.handbacks = new Handbacks({
-    db, bus: parts.bus, log, filesDir: filesDir(config.dataDir), desktop: (agentId) => parts.desktops.running(agentId),
+    db, bus: parts.bus, log, blobs, desktop: (agentId) => parts.desktops.running(agentId),
     recording: (agentId) => parts.recordings?.isRecording(agentId) ?? false,
   });
   // Looked up per event: tests swap parts.recordings.
@@ -180,7 +180,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   }
   const runner = (parts.runner = new Runner({
     db, bus: parts.bus, log, provider: parts.models!, mailDomain: config.mailDomain, smtpUtf8: config.mailSmtpUtf8, instance,
-    desktops: parts.desktops, performAction, testCreditsCents: config.testCreditsCents, filesDir: filesDir(config.dataDir),
+    desktops: parts.desktops, performAction, testCreditsCents: config.testCreditsCents, filesDir: filesDir(config.dataDir), blobs,
     onNeedsHelp: helpNotifier({
       db, bus: parts.bus, mailDomain: config.mailDomain, publicUrl: config.publicUrl, port: () => parts.port, sending: () => !!parts.mailSender,
     }),
