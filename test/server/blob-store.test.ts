@@ -112,6 +112,20 @@ s3only('a bucket that answers 500 makes a put StorageUnavailable (503, {detail})
   assert.equal(await keys(store, 'agent-3/'), []);
 });
 
+s3only('a listing over several pages (continuation tokens) has every key once, in order, and deletePrefix takes them all', async () => {
+  const store = await stores.s3();
+  s3.pageSize = 3;
+  try {
+    const names = ['a&b', 'c<d>', 'e "f"', 'g', 'h', 'i', 'j'].map((n) => `agent-5/${n}.txt`);
+    for (const key of [...names].reverse()) await store.put(key, Buffer.from(key));
+    assert.equal(await keys(store, 'agent-5/'), names.map((k) => `${k}:${k.length}`));
+    await store.deletePrefix('agent-5/');
+    assert.equal(await keys(store, 'agent-5/'), []);
+  } finally {
+    s3.pageSize = 1000;
+  }
+});
+
 s3only('a bucket that never answers makes a put StorageUnavailable once its deadline passes', async () => {
   const store = s3Store((s3 ??= await startS3Server()).config('contract'), { timeoutMs: 300 });
   s3.fault = { mode: 'hang' };

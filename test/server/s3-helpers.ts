@@ -23,6 +23,8 @@ export type S3Server = {
   /** (Parts are kept on disk: a test that measures the process's memory must not count the stand-in's.) */
   uploads: Map<string, { bucket: string; key: string; parts: Map<number, string>; meta: Record<string, string> }>;
   fault: Fault | null;
+  /** Keys per ListObjectsV2 page when the request does not ask for fewer (S3's is 1000): small, it tests paging. */
+  pageSize: number;
   requests: { method: string; path: string }[];
   /** A config for STORAGE_URL=s3://<bucket>/<prefix> at this server (the bucket is made). */
   config(bucket?: string, prefix?: string, secret?: string): S3Config;
@@ -38,7 +40,7 @@ export async function startS3Server(): Promise<S3Server> {
   const sockets = new Set<Socket>();
   partsDir = mkdtempSync(join(tmpdir(), 'aw-s3-parts-'));
   const s3: S3Server = {
-    url: '', buckets: new Map(), uploads: new Map(), fault: null, requests: [],
+    url: '', buckets: new Map(), uploads: new Map(), fault: null, pageSize: 1000, requests: [],
     config(bucket = 'test-bucket', prefix = '', secret = SECRET_KEY) {
       if (!s3.buckets.has(bucket)) s3.buckets.set(bucket, new Map());
       return {
@@ -84,7 +86,7 @@ async function handle(s3: S3Server, req: IncomingMessage, res: ServerResponse): 
   if (!bucket) return answerError(res, 404, 'NoSuchBucket', 'The specified bucket does not exist');
   const q = url.searchParams;
   if (!key) {
-    if (method === 'GET' && q.get('list-type') === '2') return list(res, bucket, q);
+    if (method === 'GET' && q.get('list-type') === '2') return list(res, bucket, q, s3.pageSize);
     if (method === 'HEAD') return void res.writeHead(200).end();
     return answerError(res, 405, 'MethodNotAllowed', 'Not supported here');
   }
@@ -144,9 +146,9 @@ function metaOf(req: IncomingMessage): Record<string, string> {
   return Object.fromEntries(Object.entries(req.headers).filter(([k]) => k.startsWith('x-amz-meta-')).map(([k, v]) => [k, String(v)]));
 }
 
-function list(res: ServerResponse, bucket: Map<string, S3Object>, q: URLSearchParams): void {
+function list(res: ServerResponse, bucket: Map<string, S3Object>, q: URLSearchParams, pageSize: number): void {
   const prefix = q.get('prefix') ?? '';
-  const max = Number(q.get('max-keys') ?? 1000);
+  const max = Math.min(Number(q.get('max-keys') ?? 1000), pageSize);
   const after = q.get('continuation-token') ?? '';
   const keys = [...bucket.keys()].filter((k) => k.startsWith(prefix) && k > after).sort();
   const page = keys.slice(0, max);
