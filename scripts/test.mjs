@@ -43,9 +43,11 @@ function unmountUnder(dir) {
 
 const wanted = (stage) => only.length === 0 || only.includes(stage);
 const UVU = ['--import', './test/setup/register.mjs', 'test/setup/run.mjs'];
+/** The server tests that store files (uploads, mail attachments): run on both kinds of storage. */
+const S3_FILE_TESTS = '^(upload|mail-storage|mail-intake|agents)\\.test';
 
-async function uvu(name, dir, env) {
-  const { code, out } = await run(process.execPath, [...UVU, dir], env);
+async function uvu(name, dir, env, pattern) {
+  const { code, out } = await run(process.execPath, [...UVU, dir, ...(pattern ? [pattern] : [])], env);
   const num = (label) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(out)?.[1] ?? NaN);
   const [total, passed, skipped] = [num('Total'), num('Passed'), num('Skipped')];
   if (Number.isNaN(total)) return record(name, 0, 1); // crashed before its summary
@@ -84,6 +86,8 @@ if (wanted('server')) {
   const url = await postgresUrl();
   if (url) await uvu('server (PostgreSQL)', 'test/server', { TEST_DATABASE_URL: url });
   else lines.push('server (PostgreSQL)    not reachable: skipped');
+  // The tests of stored files once more with the blobs in an S3 bucket (a local stand-in, test/server/s3-helpers.ts).
+  await uvu('server (S3 storage)', 'test/server', { TEST_DATABASE_URL: '', TEST_STORAGE: 's3' }, S3_FILE_TESTS);
 }
 if (wanted('e2e')) {
   const build = await run(process.execPath, ['build.mjs']);

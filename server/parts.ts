@@ -26,6 +26,7 @@ import type { Deliverer } from './webhooks/index.ts';
 import type { PushSender, Vapid } from './push/index.ts';
 import type { SecretBox } from './system/secret-box.ts';
 import type { Sso } from './sso/index.ts';
+import type { BlobStore } from './storage/index.ts';
 
 
 export type Parts = {
@@ -44,6 +45,8 @@ export type Parts = {
   screenshots: ScreenshotStore;
   /** The Guacamole gateway: tunnel tickets, viewers and control of the desktops. */
   gateway: GuacGateway;
+  /** Every blob the server keeps (uploads, attachments, …): DATA_DIR/files or the S3 bucket of STORAGE_URL. */
+  blobs: BlobStore;
   /** What each agent may still store (one quota for all it keeps), and the disk's reserve for the database. */
   storage: AgentStorage;
   /** Called after a file upload is stored (the desktop puts a copy on the agent's Desktop). */

@@ -43,12 +43,15 @@ import { Vault } from './vault/index.ts';
 import { Deliverer } from './webhooks/index.ts';
 import { createHelpLink, loadVapid, PushSender, vapidSubject } from './push/index.ts';
 import { startSso } from './sso/index.ts';
+import { openBlobStore } from './storage/index.ts';
 
 export type Running = { server: Server; url: string; parts: Parts; close: () => Promise<void> };
 
 export async function start(config: Config, db: Db, log: Log): Promise<Running> {
   // The key outside the database: it seals the secrets kept there and keys the audit chain (a wrong one stops here).
   const secrets = loadSecretBox(config.secretsKey, config.dataDir);
+  // Before anything is stored: a bucket that refuses us stops the start here, in one line naming STORAGE_URL.
+  const blobs = await openBlobStore(config, log.info);
   await migrate(db, secrets);
   useAuditKey(secrets);
   if (config.fleet && !config.fleet.internalSecret) {
@@ -77,7 +80,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   const disk = new DiskSpace({ dir: config.dataDir, reserveBytes: config.diskReserveBytes, log });
   const parts: Parts = {
     config, port: config.port, db, auth: new Auth(db, tokens), bus, log, models: chooseProvider(config.modelProvider, config.models),
-    desktops, fleet, screenshots,
+    desktops, fleet, screenshots, blobs,
     gateway: createGateway({ get desktops() { return parts.desktops; }, bus, log }, !!config.fleet),
     // The screenshot is counted from its file: server/desktop/ stores it without a size.
     storage: new AgentStorage({ db, config, disk, unrecorded: (agentId) => [parts.screenshots.path(agentId)] }),
@@ -105,7 +108,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     fleet: fleet && { instanceId: fleet.instanceId, call: (...args) => fleet.call(...args) },
   });
   parts.handbacks = new Handbacks({
-    db, bus: parts.bus, log, filesDir: filesDir(config.dataDir), desktop: (agentId) => parts.desktops.running(agentId),
+    db, bus: parts.bus, log, blobs, desktop: (agentId) => parts.desktops.running(agentId),
     recording: (agentId) => parts.recordings?.isRecording(agentId) ?? false,
   });
   // Looked up per event: tests swap parts.recordings.
@@ -177,7 +180,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   }
   const runner = (parts.runner = new Runner({
     db, bus: parts.bus, log, provider: parts.models!, mailDomain: config.mailDomain, smtpUtf8: config.mailSmtpUtf8, instance,
-    desktops: parts.desktops, performAction, testCreditsCents: config.testCreditsCents, filesDir: filesDir(config.dataDir),
+    desktops: parts.desktops, performAction, testCreditsCents: config.testCreditsCents, filesDir: filesDir(config.dataDir), blobs,
     onNeedsHelp: helpNotifier({
       db, bus: parts.bus, mailDomain: config.mailDomain, publicUrl: config.publicUrl, port: () => parts.port, sending: () => !!parts.mailSender,
     }),

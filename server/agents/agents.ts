@@ -1,6 +1,7 @@
 // Agents: the list and detail shapes of spec section 3, creation, deletion, texts, run state, what a run
 // reads of its agent, and notes.md as the notes tool changes it.
 import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { batched } from '../db/batch.ts';
 import { prepared, type Db, type Queryable } from '../db/db.ts';
 import { cachedRead } from '../db/read-cache.ts';
@@ -8,6 +9,8 @@ import { JsonText } from '../http/json-text.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { record } from '../audit/audit.ts';
 import { TOPICS } from '../realtime/topics.ts';
+import type { BlobStore } from '../storage/index.ts';
+import { agentPrefix } from './stored-files.ts';
 
 export const RUN_STATES = ['run', 'run_all', 'stop'] as const;
 export type RunState = (typeof RUN_STATES)[number];
@@ -129,13 +132,17 @@ export async function createAgent(db: Db, ownerId: number, name: string) {
   return (await getAgent(db, id))!;
 }
 
-/** Deletes the agent with its threads, steps and messages (cascade) and its stored files. */
-export async function deleteAgent(db: Db, id: number, filesDir: string): Promise<void> {
+/**
+ * Deletes the agent with its threads, steps and messages (cascade) and its stored files: those in the blob store,
+ * and those still kept in this instance's DATA_DIR/files whatever the store (recordings, screenshots).
+ */
+export async function deleteAgent(db: Db, id: number, blobs: BlobStore, filesDir: string): Promise<void> {
   await db.tx(async (q) => {
     const [row] = await q.query<{ name: string; owner_id: number }>('DELETE FROM agents WHERE id = $1 RETURNING name, owner_id', [id]);
     if (row) await record(q, { action: 'agent.delete', target: { type: 'agent', id }, detail: { name: row.name, owner_id: row.owner_id } });
   });
-  await rm(`${filesDir}/agent-${id}`, { recursive: true, force: true });
+  await blobs.deletePrefix(agentPrefix(id));
+  await rm(join(filesDir, `agent-${id}`), { recursive: true, force: true });
 }
 
 export async function touchAgent(db: Queryable, bus: Bus, id: number): Promise<void> {

@@ -1,6 +1,4 @@
 // /api/agents: list, detail, create and delete (admin), texts, email settings, uploads, run state.
-import { rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Api, Ctx } from '../http/api.ts';
 import { HttpError, invalid } from '../http/errors.ts';
 import {
@@ -8,7 +6,9 @@ import {
 } from './agents.ts';
 import { recordUpload } from './uploads.ts';
 import { receiveFile } from '../files/multipart.ts';
-import { filesDir, MAX_UPLOAD_BYTES, newUploadSlot, safeFileName, storableName } from '../files/storage.ts';
+import { filesDir, MAX_UPLOAD_BYTES, safeFileName, storableName } from '../files/storage.ts';
+import { BlobSink, withLocalCopy, type BlobStore } from '../storage/index.ts';
+import { uploadSlot } from './stored-files.ts';
 import { agentIdParam } from './params.ts';
 import { discardRest } from '../http/body.ts';
 import type { Config } from '../config/index.ts';
@@ -23,6 +23,8 @@ import type { AgentStorage } from './storage.ts';
 type Deps = {
   bus: Bus;
   config: Pick<Config, 'dataDir'>;
+  /** Where the files are kept (local folder or S3). */
+  blobs: BlobStore;
   storage: AgentStorage;
   desktops: { remove?(agentId: number): Promise<void> };
   onUpload?: UploadHook;
@@ -51,7 +53,7 @@ export function registerAgentRoutes(api: Api, deps: Deps) {
 
   api.delete('/agents/:id', async (ctx) => {
     const id = await agentIdParam(ctx);
-    await deleteAgent(ctx.db, id, filesDir(deps.config.dataDir));
+    await deleteAgent(ctx.db, id, deps.blobs, filesDir(deps.config.dataDir));
     await deps.desktops.remove?.(id);
     return null;
   }, 'admin');
@@ -74,7 +76,7 @@ export function registerAgentRoutes(api: Api, deps: Deps) {
   api.post('/agents/:id/upload_file', async (ctx) => {
     const id = await agentIdParam(ctx);
     const { db } = ctx;
-    const { config, storage } = deps;
+    const { blobs, storage } = deps;
     try {
       // Below the disk's reserve (kept for the database) nothing new is taken: 507.
       await storage.admit(Number(ctx.req.headers['content-length']) || 0);
@@ -84,22 +86,24 @@ export function registerAgentRoutes(api: Api, deps: Deps) {
     }
     // What may arrive: 100 MB, or what is left of the agent's quota (everything stored for it) when that is less.
     const limit = await storage.limit(id, MAX_UPLOAD_BYTES);
-    const { dir, relDir } = await newUploadSlot(config.dataDir, id);
-    const partial = join(dir, '.upload');
+    const slot = uploadSlot(id);
+    let name = '';
     try {
-      const file = await receiveFile(ctx.req, 'file', partial, limit);
-      const name = safeFileName(file.filename);
-      await rename(partial, join(dir, name));
-      const file_path = `${relDir}/${name}`;
+      // Streamed into the store as it arrives: a put that fails (503, 507) or a body refused (413) leaves nothing.
+      const file = await receiveFile(ctx.req, 'file', (part) => {
+        name = safeFileName(part.filename);
+        return new BlobSink(blobs, `${slot}/${name}`, { contentType: storableName(part.contentType) });
+      }, limit);
+      const file_path = `${slot}/${name}`;
       const record = { file_path, original_name: storableName(file.filename), size: file.size, content_type: storableName(file.contentType) };
       await recordUpload(db, ctx.user.id, id, record, await storage.quota(id));
-      const onDesktop = (await deps.onUpload?.(id, join(dir, name), name)) ?? null;
+      const onDesktop = deps.onUpload ? await withLocalCopy(blobs, file_path, (path) => deps.onUpload!(id, path, name)).catch(() => null) : null;
       deps.recordings?.dropped(id, name);
       deps.handbacks?.dropped(id, name);
       // desktop_file: where the copy landed on the agent's desktop (a name taken there gets a number), or null.
       return { file_path, file_name: name, size: file.size, desktop_file: onDesktop && `~/Desktop/${onDesktop}` };
     } catch (err) {
-      await rm(dir, { recursive: true, force: true });
+      await blobs.deletePrefix(`${slot}/`).catch(() => {});
       throw err;
     }
   });

@@ -9,6 +9,7 @@ import { fleetConfig, type FleetConfig } from './fleet.ts';
 import { relayUrl, smtpTls, type MailLimits, type SmtpTls } from './mail.ts';
 import { modelsConfig, type ModelsConfig } from './models.ts';
 import { loadOidcConfig, type OidcConfig } from './oidc.ts';
+import { loadStorageConfig, type S3Config } from './storage.ts';
 import { count, flag, httpUrl, oneOf, oneOrZero, portNumber, positive, wholeNumber, type Env } from './parse.ts';
 
 export { DEFAULT_ANTHROPIC_MODEL, type ModelsConfig, type Price } from './models.ts';
@@ -16,6 +17,7 @@ export { loadDesktopConfig, type DesktopApp, type DesktopConfig } from './deskto
 export type { FleetConfig } from './fleet.ts';
 export type { MailLimits } from './mail.ts';
 export type { OidcConfig } from './oidc.ts';
+export type { S3Config } from './storage.ts';
 
 export type Config = {
   port: number;
@@ -95,6 +97,8 @@ export type Config = {
   auditRetentionDays: number;
   /** Several instances on one PostgreSQL (server/desktop/place/fleet-desktops.ts); null without DATABASE_URL. */
   fleet: FleetConfig | null;
+  /** STORAGE_URL=s3://bucket/prefix (+ S3_*, AWS_*): every blob in that bucket; null: DATA_DIR/files. */
+  storage: S3Config | null;
 };
 
 export type RecordingConfig = {
@@ -162,6 +166,7 @@ export function loadConfig(env: Env = process.env): Config {
     schedulerTickMs: positive(env, 'SCHEDULER_TICK_MS', 15_000),
     auditRetentionDays: positive(env, 'AUDIT_RETENTION_DAYS', 400),
     fleet: env.DATABASE_URL ? fleetConfig(env) : null,
+    storage: loadStorageConfig(env),
   };
   if (config.smtpRequireTls && !config.smtpTls) throw new Error('SMTP_REQUIRE_TLS=1 needs a certificate: set SMTP_TLS_CERT and SMTP_TLS_KEY');
   if (config.signin === 'oidc-only' && !config.oidc) throw new Error('SIGNIN=oidc-only needs an OpenID Connect provider: set OIDC_ISSUER');

@@ -1,11 +1,16 @@
-// Streams the single file part of a multipart/form-data upload to disk without holding it
-// in memory, enforcing a byte cap while it streams. Other fields are ignored.
+// Streams the single file part of a multipart/form-data upload to disk (or to a sink: a blob store's put) without
+// holding it in memory, enforcing a byte cap while it streams. Other fields are ignored.
 import type { IncomingMessage } from 'node:http';
 import { discardRest } from '../http/body.ts';
 import { HttpError } from '../http/errors.ts';
 import { FileSink, type FileSystem } from './safe-write.ts';
 
 export type UploadedFile = { path: string; filename: string; contentType: string; size: number };
+
+/** Where a file part's bytes go when not to a path: a store's put fed chunk by chunk (storage/blob-sink.ts). */
+export type UploadSink = { write(chunk: Uint8Array): Promise<void>; end(): Promise<unknown>; discard(): Promise<void> };
+/** Makes the sink once the part's name and type are known. */
+export type SinkFor = (file: { filename: string; contentType: string }) => UploadSink;
 
 const CRLF2 = Buffer.from('\r\n\r\n');
 
@@ -28,7 +33,7 @@ export type ReceiveLimit = {
  * no such file part exists, 507 when the disk is full. A refused body is read to its end (bounded) so the
  * client sees the reply; the partial file is removed.
  */
-export async function receiveFile(req: IncomingMessage, field: string, destination: string, limit: ReceiveLimit): Promise<UploadedFile> {
+export async function receiveFile(req: IncomingMessage, field: string, destination: string | SinkFor, limit: ReceiveLimit): Promise<UploadedFile> {
   const boundary = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(req.headers['content-type'] ?? '');
   if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? '') || !boundary) {
     discardRest(req);
@@ -44,7 +49,7 @@ export async function receiveFile(req: IncomingMessage, field: string, destinati
   const delimiter = Buffer.from(`\r\n--${boundary[1] ?? boundary[2]}`);
   let buffer: Buffer = Buffer.from('\r\n'); // lets the first boundary match the same delimiter
   let state = 'preamble' as 'preamble' | 'headers' | 'body' | 'skip' | 'done';
-  let out: FileSink | null = null;
+  let out: UploadSink | null = null;
   let file: UploadedFile | null = null;
 
   const fail = async (err: unknown) => {
@@ -84,12 +89,12 @@ export async function receiveFile(req: IncomingMessage, field: string, destinati
           const filename = /\bfilename="([^"]*)"/i.exec(disposition)?.[1];
           if (name === field && filename !== undefined && !file) {
             file = {
-              path: destination,
+              path: typeof destination === 'string' ? destination : '',
               filename,
               contentType: /content-type:\s*([^\r\n]*)/i.exec(headers)?.[1].trim() || 'application/octet-stream',
               size: 0,
             };
-            out = new FileSink(destination, { fs: limit.fs });
+            out = typeof destination === 'string' ? new FileSink(destination, { fs: limit.fs }) : destination(file);
             state = 'body';
           } else state = 'skip';
         } else if (state === 'body') {

@@ -1,11 +1,7 @@
-// Where uploaded files live: $DATA_DIR/files/agent-<id>/<random>/<safe name>. The stored
-// path (relative to the files folder) is what the API returns as file_path.
-import { randomUUID } from 'node:crypto';
-import { mkdir, rm } from 'node:fs/promises';
+// What uploaded files are called: the names taken from users, agents and mails made safe, and the upload cap. Where
+// they are kept is the blob store's (server/agents/stored-files.ts: agent-<id>/<random>/<safe name>).
 import { basename, join } from 'node:path';
-import { nodeFs, writeFileOrRemove } from './safe-write.ts';
 
-/** Called after a file is stored for an agent (the desktop puts a copy on the agent's ~/Desktop). */
 /** After an upload is stored: puts a copy where the agent works; the name the copy got there, or null when none was put. */
 export type UploadHook = (agentId: number, path: string, name: string) => Promise<string | null>;
 
@@ -57,35 +53,4 @@ export function safeFileName(name: string): string {
   if (Buffer.byteLength(base) <= MAX_NAME_BYTES) return base || 'file';
   const ext = /\.[^.\s]{1,16}$/u.exec(base)?.[0] ?? '';
   return (cutUtf8(base.slice(0, base.length - ext.length), MAX_NAME_BYTES - Buffer.byteLength(ext)).trimEnd() + ext) || 'file';
-}
-
-export async function newUploadSlot(dataDir: string, agentId: number): Promise<{ dir: string; relDir: string }> {
-  const relDir = `agent-${agentId}/${randomUUID()}`;
-  const dir = join(filesDir(dataDir), relDir);
-  await mkdir(dir, { recursive: true });
-  return { dir, relDir };
-}
-
-/**
- * Stores bytes already in hand (an e-mail attachment) the way an upload is stored; returns its file_path.
- * A full disk is OutOfSpace (507) with nothing left behind.
- */
-export async function storeFile(
-  dataDir: string, agentId: number, name: string, content: Uint8Array, fs = nodeFs,
-): Promise<{ file_path: string; path: string; name: string }> {
-  const { dir, relDir } = await newUploadSlot(dataDir, agentId);
-  const safe = safeFileName(name);
-  try {
-    await writeFileOrRemove(join(dir, safe), content, {}, fs);
-  } catch (err) {
-    await rm(dir, { recursive: true, force: true });
-    throw err;
-  }
-  return { file_path: `${relDir}/${safe}`, path: join(dir, safe), name: safe };
-}
-
-/** Removes a stored file with its slot (the random folder it was written into). */
-export async function removeStoredFile(dataDir: string, filePath: string): Promise<void> {
-  const slot = filePath.split('/').slice(0, 2).join('/');
-  if (/^agent-\d+\/[0-9a-f-]{36}$/.test(slot)) await rm(join(filesDir(dataDir), slot), { recursive: true, force: true });
 }

@@ -10,13 +10,15 @@ import type { Mailbox } from './email-settings.ts';
 import { announceInput, announceScheduledInput, insertScheduledInput, insertThread, insertUserInput, lockAgents } from '../threads/threads.ts';
 import { recordFiles } from '../agents/uploads.ts';
 import type { AgentStorage } from '../agents/storage.ts';
-import { removeStoredFile, storableName, storeFile, type UploadHook } from '../files/storage.ts';
+import { storableName, type UploadHook } from '../files/storage.ts';
+import { removeStoredFile, storeFile } from '../agents/stored-files.ts';
+import { withLocalCopy, type BlobStore } from '../storage/index.ts';
 import type { Bus } from '../realtime/bus.ts';
 import { cleanLine } from './clean-text.ts';
 import { parseMail, type ParsedMail } from './parse-mail.ts';
 
 export type IngestDeps = {
-  db: Db; bus: Bus; dataDir: string; onUpload?: UploadHook;
+  db: Db; bus: Bus; blobs: BlobStore; onUpload?: UploadHook;
   /** Bytes each agent may keep (read per message), when `storage` is not given. */
   storageQuota: () => number;
   /** The agents' storage: one quota for all they keep (screenshot included), and the disk's reserve (507 below it). */
@@ -42,7 +44,7 @@ export async function ingestMail(deps: IngestDeps, delivery: Delivery, parsed?: 
   try {
     for (const { mailbox } of delivery.recipients) {
       const files = [];
-      for (const a of mail.attachments) files.push(await storeFile(deps.dataDir, mailbox.id, a.filename, a.content));
+      for (const a of mail.attachments) files.push(await storeFile(deps.blobs, mailbox.id, a.filename, a.content));
       stored.push({ agentId: mailbox.id, files, sizes: mail.attachments.map((a) => a.content.byteLength) });
     }
     const results = await deps.db.tx(async (q) => {
@@ -76,11 +78,14 @@ export async function ingestMail(deps: IngestDeps, delivery: Delivery, parsed?: 
     for (const [i, { input, held }] of results.entries()) {
       if (held) announceInput(deps.bus, input);
       else announceScheduledInput(deps.bus, input);
-      for (const f of stored[i].files) await deps.onUpload?.(input.step.agent_id, f.path, f.name);
+      const hook = deps.onUpload;
+      for (const f of hook ? stored[i].files : []) {
+        await withLocalCopy(deps.blobs, f.file_path, (path) => hook!(input.step.agent_id, path, f.name)).catch(() => null);
+      }
     }
     return results.map(({ threadId, held }) => ({ threadId, held }));
   } catch (err) {
-    for (const { files } of stored) for (const f of files) await removeStoredFile(deps.dataDir, f.file_path);
+    for (const { files } of stored) for (const f of files) await removeStoredFile(deps.blobs, f.file_path).catch(() => {});
     throw err;
   }
 }

@@ -7,16 +7,19 @@ import type { Log } from '../ops/log.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { Bus } from '../realtime/bus.ts';
 import type { AgentStorage } from '../agents/storage.ts';
+import type { BlobStore } from '../storage/index.ts';
 import { MailSender } from './sender.ts';
 import { SmtpIntake } from './smtp-intake.ts';
 
-export type MailDeps = { config: Config; db: Db; bus: Bus; log: Log; storage: AgentStorage; onUpload?: UploadHook; metrics?: Metrics };
+export type MailDeps = {
+  config: Config; db: Db; bus: Bus; log: Log; blobs: BlobStore; storage: AgentStorage; onUpload?: UploadHook; metrics?: Metrics;
+};
 export type Mail = { smtp: SmtpIntake; mailSender: MailSender; close: () => Promise<void> };
 
 export async function startMail(deps: MailDeps): Promise<Mail> {
   const { config, db, bus, log } = deps;
   const intake = new SmtpIntake({
-    db, bus, log, dataDir: config.dataDir, onUpload: deps.onUpload, storageQuota: () => config.agentStorageBytes, storage: deps.storage,
+    db, bus, log, blobs: deps.blobs, onUpload: deps.onUpload, storageQuota: () => config.agentStorageBytes, storage: deps.storage,
     port: config.smtpPort, mailDomain: config.mailDomain, maxBytes: config.mailMaxBytes,
     auth: () => config.mailAuth, limits: config.mailLimits, tls: config.smtpTls, requireTls: config.smtpRequireTls,
   });

@@ -39,10 +39,11 @@ import { loadStepImages } from './step-images.ts';
 import { StepWriter } from './steps.ts';
 import { Instance, retireInstance } from '../db/instance.ts';
 import { TOPICS } from '../realtime/topics.ts';
+import type { BlobStore } from '../storage/index.ts';
 import { endRun, failOpenRuns, openRun, type OpenRun, type RecordRun, type RunOutcome, type RunRecording } from './runs.ts';
 
 /** The options a runner may go without (none: that part is left out). */
-type Injected = 'desktops' | 'performAction' | 'filesDir' | 'onNeedsHelp' | 'helpLink' | 'held' | 'recordRun';
+type Injected = 'desktops' | 'performAction' | 'filesDir' | 'blobs' | 'onNeedsHelp' | 'helpLink' | 'held' | 'recordRun';
 
 export type RunnerOptions = {
   db: Db;
@@ -72,6 +73,8 @@ export type RunnerOptions = {
   testCreditsCents?: number;
   /** $DATA_DIR/files, where images of user input (recording keyframes) are; none: they are left out. */
   filesDir?: string | null;
+  /** The blob store, where hand-back screenshots are (read before filesDir); none: filesDir only. */
+  blobs?: BlobStore | null;
   /** A run paused to wait for a person (issue 19): tells the agent's owner (by e-mail); `link`: the pause's one-time link. */
   onNeedsHelp?: ((threadId: number, help: NeedsHelp, link: string | null) => Promise<void>) | null;
   /**
@@ -306,7 +309,7 @@ export class Runner {
     const threadName = await getThreadName(db, claim.thread_id);
     if (!agent || threadName === null) throw new RunStopped('lost');
     const steps = await stepsToReplay<StoredStep>(db, claim.thread_id);
-    const conversation = messagesFromSteps(steps, await loadStepImages(steps, claim.agent_id, this.o.filesDir ?? null));
+    const conversation = messagesFromSteps(steps, await loadStepImages(steps, claim.agent_id, { blobs: this.o.blobs, filesDir: this.o.filesDir ?? null }));
     // Scheduled again without new input: nothing to answer.
     if (!conversation.length || conversation[conversation.length - 1].role === 'assistant') return;
     seen.userSequence = Math.max(0, ...steps.filter((s) => s.user_text || s.user_files?.length).map((s) => s.sequence));

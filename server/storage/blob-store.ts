@@ -4,7 +4,20 @@
 // holds '.' or '..' parts, so it cannot leave its store.
 import type { Readable } from 'node:stream';
 
-export type BlobInfo = { key: string; bytes: number; modifiedAt: Date };
+export type BlobInfo = {
+  key: string;
+  bytes: number;
+  modifiedAt: Date;
+  /** The SHA-256 (hex) the object was put with, where the store keeps it (S3's x-amz-meta-sha256; the migration sets it). */
+  sha256?: string;
+};
+
+export type BlobPutOptions = {
+  contentType?: string;
+  maxBytes?: number;
+  /** The body's SHA-256 in hex, when the caller knows it beforehand: kept with the object (S3), for checks. */
+  sha256?: string;
+};
 
 export type BlobRange = { start: number; end?: number }; // end is inclusive, as in an HTTP Range header
 
@@ -25,7 +38,7 @@ export type BlobStore = {
    * aborted). A full local disk is OutOfSpace (507); a store that fails or times out is StorageUnavailable (503).
    * `maxBytes` ends the put with TooLarge once more arrives.
    */
-  put(key: string, body: Readable | Uint8Array, options?: { contentType?: string; maxBytes?: number }): Promise<BlobInfo>;
+  put(key: string, body: Readable | Uint8Array, options?: BlobPutOptions): Promise<BlobInfo>;
   /** The object's bytes (a range of them when asked), or null when there is none. */
   get(key: string, range?: BlobRange): Promise<BlobRead | null>;
   head(key: string): Promise<BlobInfo | null>;
@@ -33,6 +46,8 @@ export type BlobStore = {
   delete(key: string): Promise<void>;
   /** Removes every object whose key starts with `prefix` (an agent's folder when the agent is deleted). */
   deletePrefix(prefix: string): Promise<void>;
+  /** Where the object is on this machine's disk, for a store that keeps it there (local); S3 has none. */
+  localPath?(key: string): string;
   /** Every object whose key starts with `prefix`, in key order. */
   list(prefix: string): AsyncIterable<BlobInfo>;
 };

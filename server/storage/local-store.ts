@@ -6,7 +6,7 @@ import { mkdir, opendir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { FileSink, storageError } from '../files/safe-write.ts';
+import { FileSink, nodeFs, storageError, type FileSystem } from '../files/safe-write.ts';
 import { StatusError } from '../system/status-error.ts';
 import { isBlobKey, type BlobInfo, type BlobRange, type BlobRead, type BlobStore } from './blob-store.ts';
 
@@ -15,13 +15,19 @@ const PARTIAL = '.partial-';
 export class LocalStore implements BlobStore {
   readonly kind = 'local' as const;
 
-  constructor(readonly root: string) {}
+  /** `fs`: the writes' calls (tests pass a disk that fills). */
+  constructor(readonly root: string, private readonly options: { fs?: FileSystem } = {}) {}
+
+  /** Where the object's bytes are on this machine (the desktop copies an upload from there). */
+  localPath(key: string): string {
+    return this.path(key);
+  }
 
   async put(key: string, body: Readable | Uint8Array, options: { maxBytes?: number } = {}): Promise<BlobInfo> {
     const path = this.path(key);
     await mkdir(dirname(path), { recursive: true }).catch((err) => { throw storageError(err); });
     const partial = join(dirname(path), `${PARTIAL}${randomUUID()}`);
-    const sink = new FileSink(partial, { mode: 0o600 });
+    const sink = new FileSink(partial, { mode: 0o600, fs: this.options.fs ?? nodeFs });
     let bytes = 0;
     try {
       const source = body instanceof Readable ? body : Readable.from([body]);

@@ -10,8 +10,6 @@
 // screenshot), the agent is held: the runner claims none of its threads (held()), so a message sent right after
 // handing back runs with the hand-back before it, not before the hand-back is written.
 import { randomUUID } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Db } from '../db/db.ts';
 import type { ControlEvent, Desktop, DesktopInput } from '../desktop/index.ts';
 import { handBackThread } from './supervision.ts';
@@ -25,13 +23,14 @@ import { formatHandback, HANDBACK_SCREEN_CAPTION, type HandbackAction } from './
 import { HoverLookup } from '../recording/hover-lookup.ts';
 import { recordingDir } from '../recording/recordings.ts';
 import { TOPICS } from '../realtime/topics.ts';
+import type { BlobStore } from '../storage/index.ts';
 
 export type HandbacksOptions = {
   db: Db;
   bus: Bus;
   log: Log;
-  /** $DATA_DIR/files: the screenshot goes with the agent's recordings (where step images may be read from). */
-  filesDir: string;
+  /** The blob store: the screenshot goes with the agent's recordings (where step images are read from), on any instance. */
+  blobs: BlobStore;
   /** The agent's running desktop, if any. */
   desktop: (agentId: number) => Desktop | null;
   /** Whether the agent's desktop is being recorded: a demonstration's summary tells the agent, not a hand-back. */
@@ -181,8 +180,7 @@ export class Handbacks {
     try {
       const png = await desktop.screenshot();
       const path = `${recordingDir(agentId, `handback-${randomUUID()}`)}/screen.png`;
-      await mkdir(join(this.o.filesDir, path, '..'), { recursive: true, mode: 0o700 });
-      await writeFile(join(this.o.filesDir, path), png, { mode: 0o600 });
+      await this.o.blobs.put(path, png, { contentType: 'image/png' });
       return [{ path, caption: HANDBACK_SCREEN_CAPTION }];
     } catch (err) {
       this.o.log.error(`hand-back of agent ${agentId}: no screenshot: ${(err as Error).message}`);

@@ -9,6 +9,7 @@ import { openDb, type Db } from '../../server/db/db.ts';
 import { createUser } from '../../server/auth/users.ts';
 import { start, type Running } from '../../server/start.ts';
 import { fakeResolve } from './fake-dns.ts';
+import { startS3Server, type S3Server } from './s3-helpers.ts';
 
 /**
  * What a test server takes from this process's environment: the agent uid range run.mjs gave this test
@@ -30,6 +31,8 @@ export const ADMIN = { email: 'admin@test.local', password: 'admin-password-123'
 const quiet = { info: () => {}, error: (m: string) => process.env.TEST_VERBOSE && console.error(m) };
 
 let running: Promise<Running> | null = null;
+/** The S3 stand-in the test server keeps its blobs in (TEST_STORAGE=s3), for tests that make it fail; else null. */
+export let testS3: S3Server | null = null;
 
 export function testServer(): Promise<Running> {
   return (running ??= boot());
@@ -63,6 +66,8 @@ async function boot(): Promise<Running> {
     adminPassword: ADMIN.password,
     staticDir: null,
     logRequests: false,
+    // TEST_STORAGE=s3 (scripts/test.mjs sets it for the file tests' second pass): blobs go to a local S3 stand-in.
+    storage: process.env.TEST_STORAGE === 's3' ? (testS3 = await startS3Server()).config('test-files', 'aw') : null,
   };
   const r = await start(config, db, quiet);
   if (r.parts.smtp) r.parts.smtp.resolver = fakeResolve; // the sender checks ask test/server/fake-dns.ts, never the internet
@@ -73,6 +78,22 @@ async function boot(): Promise<Running> {
     rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
   });
   return r;
+}
+
+/** The bytes the server's blob store keeps under `key` (either kind of store), or null. */
+export async function storedBytes(key: string): Promise<Buffer | null> {
+  const read = await (await testServer()).parts.blobs.get(key);
+  if (!read) return null;
+  const chunks: Buffer[] = [];
+  for await (const chunk of read.body) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** The keys the server's blob store lists under `prefix`. */
+export async function storedKeys(prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const { key } of (await testServer()).parts.blobs.list(prefix)) keys.push(key);
+  return keys;
 }
 
 export type Reply<T = any> = { status: number; body: T; headers: Headers };

@@ -69,7 +69,7 @@ clean('what the database can never store is a 554, not a 451 to be retried forev
   const invalid = Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' });
   const db = { ...parts.db, tx: async () => { throw invalid; } };
   const intake = new SmtpIntake({
-    db, bus: parts.bus, log: { info: () => {}, error: () => {} }, dataDir: parts.config.dataDir, storageQuota: () => parts.config.agentStorageBytes,
+    db, bus: parts.bus, log: { info: () => {}, error: () => {} }, blobs: parts.blobs, storageQuota: () => parts.config.agentStorageBytes,
     port: 0, mailDomain: 'localhost', maxBytes: 1024 * 1024, auth: () => 'off', limits: parts.config.mailLimits,
   });
   const transport = nodemailer.createTransport({ host: '127.0.0.1', port: await intake.listen(), secure: false, ignoreTLS: true });

@@ -1,10 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import nodemailer from 'nodemailer';
 import { SmtpIntake } from '../../server/mail/smtp-intake.ts';
-import { join } from 'node:path';
-import { call, testServer } from './helpers.ts';
+import { call, storedBytes, storedKeys, testServer } from './helpers.ts';
 import { commMessages, mailAgent, refusal, sendMail, stepsOf, threadsOf } from './mail-helpers.ts';
 import { TOPICS } from '../../server/realtime/topics.ts';
 
@@ -125,9 +123,8 @@ intake('attachments become the step\'s user_files, stored like uploads and reada
   assert.is(step.user_files.length, 2);
   assert.match(step.user_files[0], new RegExp(`^agent-${agent.id}/[0-9a-f-]{36}/report\\.txt$`));
   assert.match(step.user_files[1], new RegExp(`^agent-${agent.id}/[0-9a-f-]{36}/passwd\\.bin$`));
-  const files = join(parts.config.dataDir, 'files');
-  assert.is(readFileSync(join(files, step.user_files[0]), 'utf8'), 'line one\nline two\n');
-  assert.ok(readFileSync(join(files, step.user_files[1])).equals(binary));
+  assert.is((await storedBytes(step.user_files[0]))?.toString(), 'line one\nline two\n');
+  assert.ok((await storedBytes(step.user_files[1]))?.equals(binary));
   const rows = await parts.db.query('SELECT original_name, size_bytes FROM uploaded_files WHERE agent_id = $1 ORDER BY id', [agent.id]);
   assert.equal(rows.map((r) => [r.original_name, Number(r.size_bytes)]), [['report.txt', 18], ['../../etc/passwd.bin', 3000]]);
   assert.equal((await commMessages(thread.id, admin))[0].files, ['report.txt', 'passwd.bin']);
@@ -146,8 +143,7 @@ intake('attachments that do not fit the agent\'s storage quota: 552, nothing sto
     assert.match(err.response, /^552 5\.2\.2 Mailbox full: Not enough storage left for this agent/);
     assert.is((await threadsOf(agent.id, user.token)).length, 0);
     assert.equal(await parts.db.query('SELECT id FROM uploaded_files WHERE agent_id = $1', [agent.id]), []);
-    const dir = join(parts.config.dataDir, 'files', `agent-${agent.id}`);
-    assert.equal(existsSync(dir) ? readdirSync(dir) : [], []);
+    assert.equal(await storedKeys(`agent-${agent.id}/`), []);
     await sendMail({ from: 'alice@example.test', to: address, subject: 'small', text: 'x', attachments: [{ filename: 'a.txt', content: 'fits' }] });
     assert.is((await threadsOf(agent.id, user.token)).length, 1);
   } finally {
@@ -221,7 +217,7 @@ intake('when the message cannot be stored the answer is 451 (try again), not 250
   // The same intake over a database whose transactions fail, as when PostgreSQL is down.
   const down = { ...parts.db, tx: async () => { throw new Error('database is down'); } };
   const broken = new SmtpIntake({
-    db: down, bus: parts.bus, log: { info: () => {}, error: () => {} }, dataDir: parts.config.dataDir,
+    db: down, bus: parts.bus, log: { info: () => {}, error: () => {} }, blobs: parts.blobs,
     storageQuota: () => parts.config.agentStorageBytes, port: 0, mailDomain: 'localhost', maxBytes: 1024 * 1024,
     auth: () => 'off', limits: parts.config.mailLimits });
   const port = await broken.listen();
@@ -237,8 +233,7 @@ intake('when the message cannot be stored the answer is 451 (try again), not 250
     await broken.close();
   }
   assert.is((await threadsOf(agent.id, user.token)).length, 0);
-  const dir = join(parts.config.dataDir, 'files', `agent-${agent.id}`);
-  assert.equal(existsSync(dir) ? readdirSync(dir) : [], [], 'the attachment was removed again');
+  assert.equal(await storedKeys(`agent-${agent.id}/`), [], 'the attachment was removed again');
 });
 
 intake.run();

@@ -18,7 +18,7 @@ const quiet = { info: () => {}, error: () => {} };
 async function intakeWith(limits: Partial<MailLimits>) {
   const { parts } = await testServer();
   const intake = new SmtpIntake({
-    db: parts.db, bus: parts.bus, log: quiet, dataDir: parts.config.dataDir, storageQuota: () => parts.config.agentStorageBytes,
+    db: parts.db, bus: parts.bus, log: quiet, blobs: parts.blobs, storageQuota: () => parts.config.agentStorageBytes,
     port: 0, mailDomain: 'localhost', maxBytes: 1024 * 1024, auth: () => 'hold', resolver: fakeResolve,
     limits: { ...parts.config.mailLimits, ...limits },
   });

@@ -3,13 +3,13 @@
 // below the disk's reserve the intake takes no attachment (452, the sending server tries again later).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { AgentStorage } from '../../server/agents/storage.ts';
 import { DiskSpace } from '../../server/files/disk-space.ts';
 import { SmtpIntake } from '../../server/mail/smtp-intake.ts';
-import { testServer } from './helpers.ts';
+import { storedBytes, storedKeys, testServer } from './helpers.ts';
 import { mailAgent, refusal, sendMail, stepsOf, threadsOf } from './mail-helpers.ts';
 
 const MB = 1024 * 1024;
@@ -31,7 +31,7 @@ mail('attachment names from a mail are stored without bidi or control characters
   const [step] = await stepsOf(thread.id, user.token);
   const names = step.user_files.map((p: string) => p.split('/').at(-1));
   assert.equal(names, ['invoicetxt.exe', cjk.repeat(85), cjk.repeat(85), 'tabhere.txt']);
-  for (const path of step.user_files) assert.ok(existsSync(join(parts.config.dataDir, 'files', path)), path);
+  for (const path of step.user_files) assert.ok(await storedBytes(path), path);
   const rows = await parts.db.query<{ original_name: string }>('SELECT original_name FROM uploaded_files WHERE agent_id = $1 ORDER BY id', [agent.id]);
   for (const { original_name } of rows) assert.not.match(original_name, /[\u0000-\u001f\u202a-\u202e]/);
 });
@@ -66,7 +66,7 @@ mail('below the disk reserve a mail with attachments gets 452 and nothing is sto
   });
   const storage = new AgentStorage({ db: parts.db, config: parts.config, disk });
   const intake = new SmtpIntake({
-    db: parts.db, bus: parts.bus, log: quiet, dataDir: parts.config.dataDir, storage,
+    db: parts.db, bus: parts.bus, log: quiet, blobs: parts.blobs, storage,
     storageQuota: () => parts.config.agentStorageBytes,
     port: 0, mailDomain: 'localhost', maxBytes: 1024 * 1024, auth: () => 'off', limits: parts.config.mailLimits,
   });
@@ -82,8 +82,7 @@ mail('below the disk reserve a mail with attachments gets 452 and nothing is sto
       assert.match(err.response, /^452 4\.3\.1 Insufficient system storage/);
     }
     assert.is((await threadsOf(agent.id, user.token)).length, 0);
-    const dir = join(parts.config.dataDir, 'files', `agent-${agent.id}`);
-    assert.equal(existsSync(dir) ? readdirSync(dir) : [], []);
+    assert.equal(await storedKeys(`agent-${agent.id}/`), []);
     assert.is(lines.length, 1);
     assert.match(lines[0], 'disk space low');
     const info = await transport.sendMail({ from: 'alice@example.test', to: address, subject: 'just text', text: 'fits' });

@@ -38,7 +38,7 @@ async function makeCertificate(name: string): Promise<string> {
 async function tlsIntake(requireTls: boolean) {
   const { parts } = await testServer();
   const intake = new SmtpIntake({
-    db: parts.db, bus: parts.bus, log: quiet, dataDir: parts.config.dataDir, storageQuota: () => parts.config.agentStorageBytes,
+    db: parts.db, bus: parts.bus, log: quiet, blobs: parts.blobs, storageQuota: () => parts.config.agentStorageBytes,
     port: 0, mailDomain: 'localhost', maxBytes: 1024 * 1024, auth: () => 'hold', resolver: fakeResolve, limits: parts.config.mailLimits,
     tls: files, requireTls,
   });

@@ -14,6 +14,7 @@ import type { Runner } from '../../server/runner/runner.ts';
 import { call, newAgent, newUser, testServer } from './helpers.ts';
 import { scripted, swapRunner, text, toolUse, waitFor, type FakeDesktop } from './runner-helpers.ts';
 import { TOPICS } from '../../server/realtime/topics.ts';
+import { LocalStore } from '../../server/storage/index.ts';
 
 let runner: Runner & { desktops: any };
 const filesDir = mkdtempSync(join(tmpdir(), 'aw-supervision-'));
@@ -126,7 +127,7 @@ help('handing back writes the action log with a screenshot, clears needs_help, a
   await s.play();
   await s.waiting(t.id);
   const titled = () => Object.assign(s.desktop(), { windowAt: async (x: number) => (x < 640 ? 'Terminal' : null) });
-  const handbacks = new Handbacks({ db: s.db, bus: s.bus, log: quiet, filesDir, desktop: titled });
+  const handbacks = new Handbacks({ db: s.db, bus: s.bus, log: quiet, blobs: new LocalStore(filesDir), desktop: titled });
   handbacks.control(s.agent.id, { userId: s.user.id, state: 'taken' });
   const at = Date.now();
   const key = (keysym: number) => {
@@ -164,7 +165,7 @@ async function slowTakeover(s: Awaited<ReturnType<typeof setup>>) {
   let answer = () => {};
   const looked = new Promise<string>((resolve) => (answer = () => resolve('Terminal')));
   const desktop = () => Object.assign(s.desktop(), { windowAt: () => looked });
-  const handbacks = new Handbacks({ db: s.db, bus: s.bus, log: quiet, filesDir, desktop });
+  const handbacks = new Handbacks({ db: s.db, bus: s.bus, log: quiet, blobs: new LocalStore(filesDir), desktop });
   const { parts } = await testServer();
   const serverOwn = parts.handbacks;
   parts.handbacks = handbacks; // the routes and the runner ask the server's
@@ -244,7 +245,7 @@ help('a lease that runs out writes the log but answers nothing', async () => {
   const t = await s.send('ask me for help with "Anything?"');
   await s.play();
   await s.waiting(t.id);
-  const handbacks = new Handbacks({ db: s.db, bus: s.bus, log: quiet, filesDir, desktop: () => s.desktop() });
+  const handbacks = new Handbacks({ db: s.db, bus: s.bus, log: quiet, blobs: new LocalStore(filesDir), desktop: () => s.desktop() });
   handbacks.control(s.agent.id, { userId: s.user.id, state: 'taken' });
   handbacks.control(s.agent.id, { userId: s.user.id, state: 'taken' }); // a reload: the same take-over
   handbacks.control(s.agent.id, { userId: s.user.id, state: 'expired' });
@@ -262,7 +263,7 @@ help('a take-over that recorded a demonstration hands back nothing: the demonstr
   await s.play();
   await s.finished(t.id);
   const before = (await s.steps(t.id)).length;
-  const handbacks = new Handbacks({ db: s.db, bus: s.bus, log: quiet, filesDir, desktop: () => s.desktop(), recording: () => true });
+  const handbacks = new Handbacks({ db: s.db, bus: s.bus, log: quiet, blobs: new LocalStore(filesDir), desktop: () => s.desktop(), recording: () => true });
   handbacks.control(s.agent.id, { userId: s.user.id, state: 'taken' });
   handbacks.input(s.agent.id, { kind: 'key', keysym: 0x61, down: true, at: Date.now(), userId: s.user.id });
   handbacks.control(s.agent.id, { userId: s.user.id, state: 'released' });

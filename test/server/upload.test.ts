@@ -1,13 +1,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, newAgent, newUser, testServer } from './helpers.ts';
+import { adminToken, call, newAgent, newUser, storedBytes, storedKeys, testS3, testServer } from './helpers.ts';
 
 const upload = suite('agent file upload');
 
@@ -34,10 +34,48 @@ upload('stores the file under a safe name and returns file_path', async () => {
   assert.is(res.status, 200);
   assert.match(res.body.file_path, new RegExp(`^agent-${agent.id}/[0-9a-f-]{36}/passwd$`));
   assert.is(res.body.size, content.length);
-  const stored = join(parts.config.dataDir, 'files', res.body.file_path);
-  assert.ok(readFileSync(stored).equals(content), 'stored bytes equal the upload');
+  assert.ok((await storedBytes(res.body.file_path))?.equals(content), 'stored bytes equal the upload');
   const detail = await call(`/api/agents/${agent.id}`, { token: user.token });
   assert.is(detail.body.file_path, res.body.file_path);
+});
+
+upload('a bucket that answers 500 (S3 pass only): 503 with {detail}, nothing listed, nothing recorded', async () => {
+  const { parts } = await testServer();
+  if (!testS3) return; // the local store's failures are write-errors.test.ts's
+  const user = await newUser();
+  const agent = await newAgent(user.id);
+  const s3 = testS3;
+  const big = Buffer.alloc(7 * 1024 * 1024, 3); // two parts: the second one fails, after the first was stored
+  for (const when of [undefined, (method: string, url: URL) => method === 'PUT' && url.searchParams.get('partNumber') === '2']) {
+    s3.fault = { mode: 'error', when };
+    try {
+      const res = await multipart(`/api/agents/${agent.id}/upload_file`, user.token, [{ name: 'file', filename: 'big.bin', body: big }]);
+      assert.is(res.status, 503);
+      assert.is(res.body.detail, 'File storage is not available right now; try again in a moment');
+    } finally {
+      s3.fault = null;
+    }
+    assert.equal(await storedKeys(`agent-${agent.id}/`), []);
+    assert.is(s3.uploads.size, 0, 'the multipart upload was aborted');
+    assert.equal(await parts.db.query('SELECT id FROM uploaded_files WHERE agent_id = $1', [agent.id]), []);
+  }
+  const res = await multipart(`/api/agents/${agent.id}/upload_file`, user.token, [{ name: 'file', filename: 'after.txt', body: 'fine again' }]);
+  assert.is(res.status, 200);
+});
+
+upload('deleting the agent deletes its files from the store and what this instance keeps on its disk for it', async () => {
+  const { parts } = await testServer();
+  const user = await newUser();
+  const agent = await newAgent(user.id);
+  const res = await multipart(`/api/agents/${agent.id}/upload_file`, user.token, [{ name: 'file', filename: 'gone.txt', body: 'soon gone' }]);
+  assert.is(res.status, 200);
+  const local = join(parts.config.dataDir, 'files', `agent-${agent.id}`, 'recordings', '1');
+  mkdirSync(local, { recursive: true });
+  writeFileSync(join(local, 'audio.webm'), 'audio');
+  const deleted = await call(`/api/agents/${agent.id}`, { method: 'DELETE', token: await adminToken() });
+  assert.is(deleted.status, 204);
+  assert.equal(await storedKeys(`agent-${agent.id}/`), []);
+  assert.not.ok(existsSync(join(parts.config.dataDir, 'files', `agent-${agent.id}`)));
 });
 
 upload('a body without a file part is 422; a non-multipart body is 400', async () => {
@@ -90,9 +128,7 @@ upload('over 100 MB is 413 while streaming (chunked, no length), without the ser
   assert.is(status, 413);
   assert.ok(peak - before < 60 * 1024 * 1024, `server and client together grew ${Math.round((peak - before) / 1048576)} MB`);
   // Nothing of the refused upload is left behind.
-  const { readdirSync } = await import('node:fs');
-  const agentDir = join(parts.config.dataDir, 'files', `agent-${agent.id}`);
-  assert.equal(existsSync(agentDir) ? readdirSync(agentDir) : [], []);
+  assert.equal(await storedKeys(`agent-${agent.id}/`), []);
 });
 
 upload('a declared length over the cap is refused before reading', async () => {
@@ -222,7 +258,7 @@ upload('each agent keeps at most its storage quota: a clear 413, nothing kept, a
     } as RequestInit);
     return { status: res.status, body: await res.json() };
   };
-  const kept = () => readdirSync(join(parts.config.dataDir, 'files', `agent-${agent.id}`)).length;
+  const kept = async () => (await storedKeys(`agent-${agent.id}/`)).length;
   try {
     assert.is((await put(2 * MB)).status, 200);
     for (const declared of [true, false]) {
@@ -230,11 +266,11 @@ upload('each agent keeps at most its storage quota: a clear 413, nothing kept, a
       assert.is(refused.status, 413);
       assert.is(refused.body.detail, 'Not enough storage left for this agent: 1.0 MB of its 3 MB remain');
     }
-    assert.is(kept(), 1, 'the refused uploads left nothing behind');
+    assert.is(await kept(), 1, 'the refused uploads left nothing behind');
     // Two uploads that each fit, but not both: one is refused when it is recorded.
     const both = await Promise.all([put(0.6 * MB), put(0.6 * MB)]);
     assert.equal(both.map((r) => r.status).sort(), [200, 413]);
-    assert.is(kept(), 2);
+    assert.is(await kept(), 2);
   } finally {
     parts.config.agentStorageBytes = quota;
   }
@@ -273,7 +309,7 @@ upload('file names lose NUL and bidi controls and are cut at 255 UTF-8 bytes, wh
     assert.is(res.body.file_name, stored);
     assert.ok(Buffer.byteLength(res.body.file_name) <= 255);
     assert.match(res.body.file_path, new RegExp(`^agent-${agent.id}/[0-9a-f-]{36}/`));
-    assert.is(readFileSync(join(parts.config.dataDir, 'files', res.body.file_path), 'utf8'), 'named');
+    assert.is((await storedBytes(res.body.file_path))?.toString(), 'named');
     const row = await parts.db.one<{ original_name: string }>('SELECT original_name FROM uploaded_files WHERE file_path = $1', [res.body.file_path]);
     assert.not.match(row!.original_name, /[\u0000-\u001f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/);
   }

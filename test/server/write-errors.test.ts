@@ -18,7 +18,9 @@ import { DiskSpace, reserveFor } from '../../server/files/disk-space.ts';
 import { receiveFile } from '../../server/files/multipart.ts';
 import { receiveRaw } from '../../server/files/raw-body.ts';
 import { copyFileOrRemove, isOutOfSpace, nodeFs, OutOfSpace, writeFileOrRemove, type FileSystem } from '../../server/files/safe-write.ts';
-import { cutUtf8, safeFileName, storableName, storeFile } from '../../server/files/storage.ts';
+import { cutUtf8, safeFileName, storableName } from '../../server/files/storage.ts';
+import { storeFile } from '../../server/agents/stored-files.ts';
+import { LocalStore } from '../../server/storage/index.ts';
 import { HttpError, sendError } from '../../server/http/errors.ts';
 import { createDelivery } from '../../server/mail/transport.ts';
 import { ActiveRecording } from '../../server/recording/active-recording.ts';
@@ -229,7 +231,7 @@ files('a mail attachment (storeFile) that fills the disk: 507, its folder remove
   const dataDir = tempDir();
   const disk = fillingFs(100);
   try {
-    await storeFile(dataDir, 7, 'report.pdf', new Uint8Array(5000), disk.fs);
+    await storeFile(new LocalStore(join(dataDir, 'files'), { fs: disk.fs }), 7, 'report.pdf', new Uint8Array(5000));
     assert.unreachable('the write should fail');
   } catch (err) {
     assert.instance(err, OutOfSpace);
@@ -443,10 +445,10 @@ names('the storage function mail uses stores such names cleanly on disk', async 
   for (const [given, stored] of [
     ['a\u0000b.txt', 'ab.txt'], ['invoice\u202Etxt.exe', 'invoicetxt.exe'], [CJK.repeat(200), CJK.repeat(85)], [CJK.repeat(86), CJK.repeat(85)],
   ]) {
-    const file = await storeFile(dataDir, 1, given, new Uint8Array([1, 2, 3]));
+    const file = await storeFile(new LocalStore(join(dataDir, 'files')), 1, given, new Uint8Array([1, 2, 3]));
     assert.is(file.name, stored);
     assert.ok(file.file_path.endsWith(`/${stored}`));
-    assert.ok(existsSync(file.path));
+    assert.ok(existsSync(join(dataDir, 'files', file.file_path)));
   }
 });
 

@@ -1,0 +1,154 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { LocalStore, openBlobStore, s3Store, type BlobStore } from '../../server/storage/index.ts';
+import { StartRefused } from '../../server/system/start-refused.ts';
+import { startS3Server, type S3Server } from './s3-helpers.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'aw-blob-'));
+(globalThis as { __teardown?: (() => Promise<void>)[] }).__teardown?.push(async () => rmSync(dir, { recursive: true, force: true }));
+let s3: S3Server;
+const stores: Record<string, () => Promise<BlobStore>> = {
+  local: async () => new LocalStore(join(dir, 'files')),
+  // Parts of 64 KB: the multipart path is taken by a 200 KB put (a real S3 wants parts of at least 5 MB).
+  s3: async () => s3Store((s3 ??= await startS3Server()).config('contract', 'pre/fix'), { partBytes: 64 * 1024, timeoutMs: 2000 }),
+};
+
+async function text(store: BlobStore, key: string, range?: { start: number; end?: number }) {
+  const read = await store.get(key, range);
+  if (!read) return null;
+  const chunks: Buffer[] = [];
+  for await (const c of read.body) chunks.push(c as Buffer);
+  return { text: Buffer.concat(chunks).toString(), bytes: read.bytes, total: read.totalBytes };
+}
+
+async function keys(store: BlobStore, prefix: string) {
+  const found: string[] = [];
+  for await (const info of store.list(prefix)) found.push(`${info.key}:${info.bytes}`);
+  return found;
+}
+
+async function refusal(p: Promise<unknown>): Promise<{ status?: number; detail?: unknown }> {
+  try {
+    await p;
+  } catch (err) {
+    return err as { status?: number };
+  }
+  assert.unreachable('expected a refusal');
+  return {};
+}
+
+for (const [kind, open] of Object.entries(stores)) {
+  const contract = suite(`blob store (${kind})`);
+
+  contract('puts, reads whole and in ranges, heads, lists by prefix and deletes', async () => {
+    const store = await open();
+    await store.put('agent-1/a/one.txt', Buffer.from('0123456789'));
+    await store.put('agent-1/b/two é.txt', Readable.from([Buffer.from('ab'), Buffer.from('cd')]));
+    await store.put('agent-10/x.bin', Buffer.from('zz'));
+    assert.equal(await text(store, 'agent-1/a/one.txt'), { text: '0123456789', bytes: 10, total: 10 });
+    assert.equal(await text(store, 'agent-1/a/one.txt', { start: 2, end: 4 }), { text: '234', bytes: 3, total: 10 });
+    assert.equal(await text(store, 'agent-1/a/one.txt', { start: 7 }), { text: '789', bytes: 3, total: 10 });
+    assert.equal(await text(store, 'agent-1/b/two é.txt'), { text: 'abcd', bytes: 4, total: 4 });
+    assert.is((await store.head('agent-1/a/one.txt'))?.bytes, 10);
+    assert.is(await store.head('agent-1/none'), null);
+    assert.is(await store.get('agent-1/none'), null);
+    assert.equal(await keys(store, 'agent-1/'), ['agent-1/a/one.txt:10', 'agent-1/b/two é.txt:4']);
+    await store.delete('agent-1/a/one.txt');
+    await store.delete('agent-1/a/one.txt'); // gone already: not an error
+    assert.equal(await keys(store, 'agent-1/'), ['agent-1/b/two é.txt:4']);
+    await store.deletePrefix('agent-1/');
+    assert.equal(await keys(store, 'agent-1'), ['agent-10/x.bin:2']);
+    await store.deletePrefix('agent-10/');
+  });
+
+  contract('a large put goes up whole (multipart on S3) and a put past maxBytes leaves nothing', async () => {
+    const store = await open();
+    const big = Buffer.alloc(200 * 1024 + 17, 7);
+    big.write('end', big.length - 3);
+    const pieces = Array.from({ length: 50 }, (_, i) => big.subarray(i * 4096, (i + 1) * 4096)).concat(big.subarray(50 * 4096));
+    assert.is((await store.put('agent-2/big.bin', Readable.from(pieces))).bytes, big.length);
+    assert.is((await text(store, 'agent-2/big.bin', { start: big.length - 3 }))?.text, 'end');
+    assert.is((await store.head('agent-2/big.bin'))?.bytes, big.length);
+    const err = await refusal(store.put('agent-2/over.bin', Readable.from([big]), { maxBytes: 100 * 1024 }));
+    assert.is(err.status, 413);
+    assert.equal(await keys(store, 'agent-2/'), [`agent-2/big.bin:${big.length}`]);
+    if (kind === 's3') assert.is(s3.uploads.size, 0, 'the multipart upload was aborted');
+    await store.deletePrefix('agent-2/');
+  });
+
+  contract('keys that could leave the store are refused', async () => {
+    const store = await open();
+    for (const key of ['../x', '/abs', 'a//b', 'a/./b', 'a\\b']) assert.is((await refusal(store.put(key, Buffer.from('x')))).status, 400, key);
+  });
+
+  contract.run();
+}
+
+const s3only = suite('blob store (s3): failures');
+
+s3only('a bucket that answers 500 makes a put StorageUnavailable (503, {detail}) and lists nothing half written', async () => {
+  const store = await stores.s3();
+  s3.fault = { mode: 'error', when: (method, url) => method === 'PUT' && url.searchParams.get('partNumber') === '2' };
+  try {
+    const err = await refusal(store.put('agent-3/big.bin', Readable.from([Buffer.alloc(300 * 1024)])));
+    assert.is(err.status, 503);
+    assert.match(String(err.detail), /storage is not available/);
+  } finally {
+    s3.fault = null;
+  }
+  assert.equal(await keys(store, 'agent-3/'), []);
+  assert.is(s3.uploads.size, 0, 'the multipart upload was aborted');
+  s3.fault = { mode: 'error' };
+  try {
+    assert.is((await refusal(store.put('agent-3/small.bin', Buffer.from('x')))).status, 503);
+    assert.is((await refusal(store.get('agent-3/small.bin'))).status, 503);
+  } finally {
+    s3.fault = null;
+  }
+  assert.equal(await keys(store, 'agent-3/'), []);
+});
+
+s3only('a listing over several pages (continuation tokens) has every key once, in order, and deletePrefix takes them all', async () => {
+  const store = await stores.s3();
+  s3.pageSize = 3;
+  try {
+    const names = ['a&b', 'c<d>', 'e "f"', 'g', 'h', 'i', 'j'].map((n) => `agent-5/${n}.txt`);
+    for (const key of [...names].reverse()) await store.put(key, Buffer.from(key));
+    assert.equal(await keys(store, 'agent-5/'), names.map((k) => `${k}:${k.length}`));
+    await store.deletePrefix('agent-5/');
+    assert.equal(await keys(store, 'agent-5/'), []);
+  } finally {
+    s3.pageSize = 1000;
+  }
+});
+
+s3only('a bucket that never answers makes a put StorageUnavailable once its deadline passes', async () => {
+  const store = s3Store((s3 ??= await startS3Server()).config('contract'), { timeoutMs: 300 });
+  s3.fault = { mode: 'hang' };
+  try {
+    const err = await refusal(store.put('agent-4/x.bin', Buffer.from('x')));
+    assert.is(err.status, 503);
+  } finally {
+    s3.fault = null;
+  }
+  assert.is(await store.head('agent-4/x.bin'), null);
+});
+
+s3only('wrong credentials or a missing bucket stop the start with one line naming STORAGE_URL', async () => {
+  s3 ??= await startS3Server();
+  const wrong = await refusal(openBlobStore({ dataDir: dir, storage: s3.config('contract', '', 'not-the-secret') }, () => {}));
+  assert.instance(wrong, StartRefused);
+  assert.match(String((wrong as Error).message), /^STORAGE_URL=s3:\/\/contract\/ cannot be used \(403 SignatureDoesNotMatch/);
+  const missing = await refusal(openBlobStore({ dataDir: dir, storage: { ...s3.config('contract'), bucket: 'no-such-bucket' } }, () => {}));
+  assert.match(String((missing as Error).message), /STORAGE_URL=s3:\/\/no-such-bucket\/ cannot be used \(404 NoSuchBucket/);
+  const lines: string[] = [];
+  const store = await openBlobStore({ dataDir: dir, storage: s3.config('contract') }, (line) => lines.push(line));
+  assert.is(store.kind, 's3');
+  assert.match(lines[0], /s3:\/\/contract\//);
+});
+
+s3only.run();

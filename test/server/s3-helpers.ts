@@ -1,0 +1,222 @@
+// A small S3-compatible server for the tests, in memory: buckets, PUT/GET (with Range)/HEAD/DELETE, ListObjectsV2,
+// multipart uploads, x-amz-meta-*; every request's SigV4 signature is checked here from the raw request, apart from
+// the client's signer (server/storage/sigv4.ts), and a wrong one is 403 SignatureDoesNotMatch. `fault` makes it answer
+// 500 or never answer, for the 503 tests. (s3rver, the npm candidate, does not check SigV4: "Signature version 4
+// calculation is unimplemented" in its lib/middleware/authentication.js, and brings 116 packages.)
+import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { S3Config } from '../../server/config/index.ts';
+
+export type S3Object = { body: Buffer; modified: Date; meta: Record<string, string>; etag: string };
+/** error: 500; hang: no answer; corrupt: a PUT is answered 200 but its last byte is stored flipped. */
+type Fault = { mode: 'error' | 'hang' | 'corrupt'; when?: (method: string, url: URL) => boolean };
+
+export type S3Server = {
+  url: string;
+  buckets: Map<string, Map<string, S3Object>>;
+  /** Multipart uploads begun and neither completed nor aborted. */
+  /** (Parts are kept on disk: a test that measures the process's memory must not count the stand-in's.) */
+  uploads: Map<string, { bucket: string; key: string; parts: Map<number, string>; meta: Record<string, string> }>;
+  fault: Fault | null;
+  /** Keys per ListObjectsV2 page when the request does not ask for fewer (S3's is 1000): small, it tests paging. */
+  pageSize: number;
+  requests: { method: string; path: string }[];
+  /** A config for STORAGE_URL=s3://<bucket>/<prefix> at this server (the bucket is made). */
+  config(bucket?: string, prefix?: string, secret?: string): S3Config;
+  close(): Promise<void>;
+};
+
+let partsDir = '';
+const ACCESS_KEY = 'test-access-key';
+const SECRET_KEY = 'test-secret-key';
+const REGION = 'us-east-1';
+
+export async function startS3Server(): Promise<S3Server> {
+  const sockets = new Set<Socket>();
+  partsDir = mkdtempSync(join(tmpdir(), 'aw-s3-parts-'));
+  const s3: S3Server = {
+    url: '', buckets: new Map(), uploads: new Map(), fault: null, pageSize: 1000, requests: [],
+    config(bucket = 'test-bucket', prefix = '', secret = SECRET_KEY) {
+      if (!s3.buckets.has(bucket)) s3.buckets.set(bucket, new Map());
+      return {
+        bucket, prefix: prefix ? `${prefix.replace(/\/$/, '')}/` : '', endpoint: s3.url, region: REGION, forcePathStyle: true,
+        accessKeyId: ACCESS_KEY, secretAccessKey: secret,
+      };
+    },
+    close: () => new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      rmSync(partsDir, { recursive: true, force: true });
+      server.close(() => resolve());
+    }),
+  };
+  const server = createServer((req, res) => {
+    handle(s3, req, res).catch((err) => answerError(res, 500, 'InternalError', String(err)));
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  s3.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  (globalThis as { __teardown?: (() => Promise<void>)[] }).__teardown?.push(() => s3.close());
+  return s3;
+}
+
+async function handle(s3: S3Server, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://s3.test');
+  const method = req.method ?? 'GET';
+  const partFile = method === 'PUT' && url.searchParams.has('uploadId') ? join(partsDir, randomUUID()) : null;
+  const { body, hash } = await readAll(req, partFile);
+  s3.requests.push({ method, path: url.pathname + url.search });
+  const corrupt = s3.fault?.mode === 'corrupt' && (!s3.fault.when || s3.fault.when(method, url));
+  if (s3.fault && s3.fault.mode !== 'corrupt' && (!s3.fault.when || s3.fault.when(method, url))) {
+    if (s3.fault.mode === 'hang') return; // never answered: the client's deadline must end it
+    return answerError(res, 500, 'InternalError', 'We encountered an internal error. Please try again.');
+  }
+  const refused = checkSignature(req, url, hash);
+  if (refused) return answerError(res, 403, refused.code, refused.message);
+  const [, bucketName, ...rest] = url.pathname.split('/');
+  const key = rest.map(decodeURIComponent).join('/');
+  const bucket = s3.buckets.get(decodeURIComponent(bucketName ?? ''));
+  if (!bucket) return answerError(res, 404, 'NoSuchBucket', 'The specified bucket does not exist');
+  const q = url.searchParams;
+  if (!key) {
+    if (method === 'GET' && q.get('list-type') === '2') return list(res, bucket, q, s3.pageSize);
+    if (method === 'HEAD') return void res.writeHead(200).end();
+    return answerError(res, 405, 'MethodNotAllowed', 'Not supported here');
+  }
+  if (method === 'POST' && q.has('uploads')) {
+    const id = randomUUID();
+    s3.uploads.set(id, { bucket: bucketName, key, parts: new Map(), meta: metaOf(req) });
+    return xml(res, 200, `<InitiateMultipartUploadResult><Key>${esc(key)}</Key><UploadId>${id}</UploadId></InitiateMultipartUploadResult>`);
+  }
+  const uploadId = q.get('uploadId');
+  if (uploadId) {
+    const upload = s3.uploads.get(uploadId);
+    if (!upload) return answerError(res, 404, 'NoSuchUpload', 'The specified upload does not exist');
+    if (method === 'PUT') {
+      upload.parts.set(Number(q.get('partNumber')), partFile!);
+      return void res.writeHead(200, { ETag: `"${hash.slice(0, 32)}"` }).end();
+    }
+    if (method === 'DELETE') {
+      for (const file of upload.parts.values()) rmSync(file, { force: true });
+      s3.uploads.delete(uploadId);
+      return void res.writeHead(204).end();
+    }
+    const numbers = [...body.toString().matchAll(/<PartNumber>(\d+)<\/PartNumber>/g)].map((m) => Number(m[1]));
+    if (!numbers.length || numbers.some((n) => !upload.parts.has(n))) return answerError(res, 400, 'InvalidPart', 'A part is missing');
+    const whole = Buffer.concat(numbers.map((n) => readFileSync(upload.parts.get(n)!)));
+    for (const file of upload.parts.values()) rmSync(file, { force: true });
+    s3.uploads.delete(uploadId);
+    bucket.set(key, { body: whole, modified: new Date(), meta: upload.meta, etag: `"${md5(whole)}-${numbers.length}"` });
+    return xml(res, 200, `<CompleteMultipartUploadResult><Key>${esc(key)}</Key></CompleteMultipartUploadResult>`);
+  }
+  if (method === 'PUT') {
+    const meta = metaOf(req);
+    const etag = `"${md5(body)}"`;
+    if (corrupt && body.length) body[body.length - 1] ^= 0xff;
+    bucket.set(key, { body, modified: new Date(), meta, etag });
+    return void res.writeHead(200, { ETag: etag }).end();
+  }
+  const object = bucket.get(key);
+  if (method === 'DELETE') {
+    bucket.delete(key);
+    return void res.writeHead(204).end();
+  }
+  if (!object) return method === 'HEAD' ? void res.writeHead(404).end() : answerError(res, 404, 'NoSuchKey', 'The specified key does not exist.');
+  const headers = { 'Last-Modified': object.modified.toUTCString(), ETag: object.etag, 'Accept-Ranges': 'bytes', ...object.meta };
+  const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
+  if (range && method === 'GET') {
+    const start = Number(range[1]);
+    if (start >= object.body.length) return answerError(res, 416, 'InvalidRange', 'The requested range is not satisfiable');
+    const end = Math.min(range[2] ? Number(range[2]) : object.body.length - 1, object.body.length - 1);
+    res.writeHead(206, { ...headers, 'Content-Length': end - start + 1, 'Content-Range': `bytes ${start}-${end}/${object.body.length}` });
+    return void res.end(object.body.subarray(start, end + 1));
+  }
+  res.writeHead(200, { ...headers, 'Content-Length': object.body.length });
+  res.end(method === 'HEAD' ? undefined : object.body);
+}
+
+function metaOf(req: IncomingMessage): Record<string, string> {
+  return Object.fromEntries(Object.entries(req.headers).filter(([k]) => k.startsWith('x-amz-meta-')).map(([k, v]) => [k, String(v)]));
+}
+
+function list(res: ServerResponse, bucket: Map<string, S3Object>, q: URLSearchParams, pageSize: number): void {
+  const prefix = q.get('prefix') ?? '';
+  const max = Math.min(Number(q.get('max-keys') ?? 1000), pageSize);
+  const after = q.get('continuation-token') ?? '';
+  const keys = [...bucket.keys()].filter((k) => k.startsWith(prefix) && k > after).sort();
+  const page = keys.slice(0, max);
+  const truncated = keys.length > page.length;
+  const contents = page.map((k) => {
+    const o = bucket.get(k)!;
+    return `<Contents><Key>${esc(k)}</Key><LastModified>${o.modified.toISOString()}</LastModified><ETag>${esc(o.etag)}</ETag>`
+      + `<Size>${o.body.length}</Size></Contents>`;
+  }).join('');
+  const next = truncated ? `<NextContinuationToken>${esc(page[page.length - 1])}</NextContinuationToken>` : '';
+  const head = `<Prefix>${esc(prefix)}</Prefix><KeyCount>${page.length}</KeyCount><IsTruncated>${truncated}</IsTruncated>`;
+  xml(res, 200, `<ListBucketResult>${head}${next}${contents}</ListBucketResult>`);
+}
+
+/** SigV4 from the request as it arrived: its path, query and the headers it says it signed. */
+function checkSignature(req: IncomingMessage, url: URL, bodyHash: string): { code: string; message: string } | null {
+  const auth = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request, SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/
+    .exec(req.headers.authorization ?? '');
+  if (!auth) return { code: 'AccessDenied', message: 'Missing or malformed Authorization' };
+  const [, accessKey, day, region, signed, signature] = auth;
+  if (accessKey !== ACCESS_KEY) return { code: 'InvalidAccessKeyId', message: 'The AWS Access Key Id you provided does not exist in our records.' };
+  const payload = String(req.headers['x-amz-content-sha256'] ?? '');
+  if (payload !== 'UNSIGNED-PAYLOAD' && payload !== bodyHash) return { code: 'XAmzContentSHA256Mismatch', message: 'The body does not match' };
+  const amzDate = String(req.headers['x-amz-date'] ?? '');
+  const sent = Date.parse(amzDate.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z'));
+  if (!amzDate.startsWith(day) || !(Math.abs(Date.now() - sent) <= 900_000)) {
+    return { code: 'RequestTimeTooSkewed', message: 'The difference between the request time and the server time is too large.' };
+  }
+  const names = signed.split(';');
+  if (!names.includes('host') || !names.includes('x-amz-date')) return { code: 'AccessDenied', message: 'host and x-amz-date must be signed' };
+  const enc = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
+  const rawPath = (req.url ?? '/').split('?')[0];
+  const path = rawPath.split('/').map((p) => enc(decodeURIComponent(p))).join('/');
+  const query = [...url.searchParams].map(([k, v]) => `${enc(k)}=${enc(v)}`).sort().join('&');
+  const headers = names.map((n) => `${n}:${String(req.headers[n] ?? '').trim().replace(/\s+/g, ' ')}\n`).join('');
+  const canonical = [req.method, path, query, headers, signed, payload].join('\n');
+  const toSign = ['AWS4-HMAC-SHA256', amzDate, `${day}/${region}/s3/aws4_request`, sha256(Buffer.from(canonical))].join('\n');
+  let key: Buffer = createHmac('sha256', `AWS4${SECRET_KEY}`).update(day).digest();
+  for (const part of [region, 's3', 'aws4_request']) key = createHmac('sha256', key).update(part).digest();
+  if (createHmac('sha256', key).update(toSign).digest('hex') !== signature) {
+    return { code: 'SignatureDoesNotMatch', message: 'The request signature we calculated does not match the signature you provided.' };
+  }
+  return null;
+}
+
+function answerError(res: ServerResponse, status: number, code: string, message: string): void {
+  if (res.headersSent) return void res.destroy();
+  xml(res, status, `<Error><Code>${code}</Code><Message>${esc(message)}</Message></Error>`);
+}
+
+function xml(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { 'Content-Type': 'application/xml' }).end(`<?xml version="1.0" encoding="UTF-8"?>\n${body}`);
+}
+
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/** The body and its SHA-256; a part's body goes to `file` as it arrives instead (then `body` is empty). */
+async function readAll(req: IncomingMessage, file: string | null): Promise<{ body: Buffer; hash: string }> {
+  const hash = createHash('sha256');
+  const chunks: Buffer[] = [];
+  const out = file ? createWriteStream(file) : null;
+  for await (const chunk of req) {
+    hash.update(chunk as Buffer);
+    if (!out) chunks.push(chunk as Buffer);
+    else if (!out.write(chunk)) await once(out, 'drain');
+  }
+  if (out) await new Promise((resolve) => out.end(resolve));
+  return { body: Buffer.concat(chunks), hash: hash.digest('hex') };
+}
