@@ -8,6 +8,7 @@ import type { Desktops } from './desktop/index.ts';
 import type { GuacGateway } from './desktop/index.ts';
 import type { ScreenshotStore } from './desktop/index.ts';
 import type { FleetDesktops } from './desktop/index.ts';
+import type { HomeCheckpoints } from './desktop/index.ts';
 import type { ModelProvider } from './models/types.ts';
 import type { Recordings } from './recording/recordings.ts';
 import type { Handbacks } from './supervision/handbacks.ts';
@@ -26,6 +27,7 @@ import type { Deliverer } from './webhooks/index.ts';
 import type { PushSender, Vapid } from './push/index.ts';
 import type { SecretBox } from './system/secret-box.ts';
 import type { Sso } from './sso/index.ts';
+import type { BlobStore } from './storage/blob-store.ts';
 
 
 export type Parts = {
@@ -40,6 +42,10 @@ export type Parts = {
   desktops: Desktops;
   /** Placement across instances (DATABASE_URL with Xvnc desktops): the same object as desktops; null on one instance. */
   fleet?: FleetDesktops | null;
+  /** Where blobs are kept (storage/blob-store.ts): DATA_DIR/files, or a bucket shared by every instance. */
+  blobs: BlobStore;
+  /** The homes' checkpoints (desktop/keep), where desktops start on this instance; null otherwise. */
+  checkpoints?: HomeCheckpoints | null;
   /** The last screenshot of every agent's desktop, on disk. */
   screenshots: ScreenshotStore;
   /** The Guacamole gateway: tunnel tickets, viewers and control of the desktops. */

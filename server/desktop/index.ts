@@ -14,6 +14,8 @@ import type { UploadHook } from '../files/storage.ts';
 import type { Log } from '../ops/log.ts';
 import type { Bus } from '../realtime/bus.ts';
 import type { Instance } from '../db/instance.ts';
+import type { BlobStore } from '../storage/blob-store.ts';
+import { containedHomes, HomeCheckpoints } from './keep/home-checkpoints.ts';
 import { FleetDesktops } from './place/fleet-desktops.ts';
 import { LocalDesktops } from './place/local-desktops.ts';
 import { recordSleep } from './place/sleep-records.ts';
@@ -31,6 +33,7 @@ export type { ScreenshotStore } from './view/screenshots.ts';
 export { INTERNAL_PREFIX, handleInternal, internalUpgrades } from './internal-routes.ts';
 export { claimUidRange } from './contain/uid-claim.ts';
 export { registerDesktopRoutes } from './routes.ts';
+export { HomeCheckpoints } from './keep/home-checkpoints.ts';
 // For recordings of a desktop (server/replay): the Guacamole codec, PNG encodes, dirty-rectangle merging.
 export { encode } from './view/codec.ts';
 export { encodePngAsync } from './rfb/png.ts';
@@ -41,17 +44,26 @@ export { coalesce } from './rfb/rects.ts';
  * Xvnc desktops, placement across instances sits in front of this instance's own desktops: `fleet` is then the
  * same object as `desktops`, started by start.ts once the server listens.
  */
-export function startDesktops(config: Config, db: Db, log: Log, instance: Instance): {
-  desktops: Desktops; fleet: FleetDesktops | null; screenshots: ScreenshotStore; local: LocalDesktops;
+export function startDesktops(config: Config, db: Db, log: Log, instance: Instance, blobs: BlobStore): {
+  desktops: Desktops; fleet: FleetDesktops | null; screenshots: ScreenshotStore; local: LocalDesktops; checkpoints: HomeCheckpoints | null;
 } {
   const local = new LocalDesktops({ dataDir: config.dataDir, log, config: config.desktop });
+  const checkpoints = local.xvnc && keepHomes(local, db, log, blobs, config.desktop.homeMb, instance.id);
   recordSleep(local, db, instance.id, log);
   const screenshots = new ScreenshotStore(db, config.dataDir, log);
   screenshots.watch(local);
   local.once('closing', () => screenshots.close());
-  if (!config.fleet || config.desktop.provider !== 'xvnc') return { desktops: local, fleet: null, screenshots, local };
+  if (!config.fleet || config.desktop.provider !== 'xvnc') return { desktops: local, fleet: null, screenshots, local, checkpoints };
   const fleet = new FleetDesktops({ local, db, log, fleet: config.fleet, desktop: config.desktop, instance });
-  return { desktops: fleet, fleet, screenshots, local };
+  return { desktops: fleet, fleet, screenshots, local, checkpoints };
+}
+
+/** Homes that follow the desktop: checkpoints in the blob store, capped by AGENT_HOME_MB (0: its default, 1024). */
+function keepHomes(local: LocalDesktops, db: Db, log: Log, blobs: BlobStore, homeMb: number, instanceId: string): HomeCheckpoints {
+  const homes = containedHomes(local.xvnc!.containment);
+  const checkpoints = new HomeCheckpoints({ db, blobs, log, limitMb: homeMb || 1024, instanceId, homes });
+  local.keepHomes(checkpoints);
+  return checkpoints;
 }
 
 /**

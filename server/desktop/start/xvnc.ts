@@ -22,6 +22,7 @@ import { readProc } from '../../system/processes.ts';
 import { claimDisplay, ensureSocketDir, xauthority, X_SOCKET } from './displays.ts';
 import { until } from './until.ts';
 import { endProgram, signal, stopProcess } from './end-program.ts';
+import { DesktopUnavailable } from '../errors.ts';
 
 export type { DesktopApp };
 
@@ -73,7 +74,9 @@ export class XvncProvider {
   private height: number;
   private apps: DesktopApp[];
   private base: number;
-  private containment: Containment;
+  readonly containment: Containment;
+  /** Puts back the newest checkpoint of the home when this machine's copy is older (desktop/keep), before any program starts. */
+  restoreHome: ((agentId: number) => Promise<unknown>) | null = null;
   /** The sandboxes of the running desktops (tests reach a desktop's X display through them). */
   private sandboxes = new Map<number, Sandbox>();
 
@@ -140,6 +143,13 @@ export class XvncProvider {
     if (ended.status === 'rejected') {
       await sandbox.close();
       throw ended.reason;
+    }
+    // Now that nothing of the agent's runs here: its home as it was last stored, when that is newer than this copy.
+    try {
+      await this.restoreHome?.(agentId);
+    } catch (err) {
+      await sandbox.close();
+      throw new DesktopUnavailable(`The desktop's home could not be restored: ${(err as Error).message}`);
     }
     // The RFB socket as the desktop makes it; where the server connects to it comes once it is made.
     const sock = sandbox.socket('.rfb.sock');
