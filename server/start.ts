@@ -68,7 +68,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   // Before anything of a desktop is touched: this machine's other servers must not share our agents' uids.
   if (config.desktop.provider === 'xvnc') await claimUidRange(config.desktop.uidBase);
   const blobs = new LocalStore(join(config.dataDir, 'files'));
-  const { desktops, fleet, screenshots, local, checkpoints } = startDesktops(config, db, log, instance, blobs);
+  const { desktops, fleet, screenshots, local, checkpoints, homeFiles } = startDesktops(config, db, log, instance, blobs);
   const bus = await createBus(db, log);
   // The credential vault's key: one that does not open the vault stops the start here, before anything runs.
   const vault = await Vault.open(config.vault, config.dataDir, {
@@ -81,7 +81,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   const disk = new DiskSpace({ dir: config.dataDir, reserveBytes: config.diskReserveBytes, log });
   const parts: Parts = {
     config, port: config.port, db, auth: new Auth(db, tokens), bus, log, models: chooseProvider(config.modelProvider, config.models),
-    desktops, fleet, screenshots, blobs, checkpoints,
+    desktops, fleet, screenshots, blobs, checkpoints, homeFiles,
     gateway: createGateway({ get desktops() { return parts.desktops; }, bus, log }, !!config.fleet),
     // The screenshot is counted from its file: server/desktop/ stores it without a size.
     storage: new AgentStorage({ db, config, disk, unrecorded: (agentId) => [parts.screenshots.path(agentId)] }),

@@ -16,6 +16,7 @@ import type { Bus } from '../realtime/bus.ts';
 import type { Instance } from '../db/instance.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import { containedHomes, HomeCheckpoints } from './keep/home-checkpoints.ts';
+import { HomeFiles } from './keep/home-files.ts';
 import { FleetDesktops } from './place/fleet-desktops.ts';
 import { LocalDesktops } from './place/local-desktops.ts';
 import { recordSleep } from './place/sleep-records.ts';
@@ -34,6 +35,7 @@ export { INTERNAL_PREFIX, handleInternal, internalUpgrades } from './internal-ro
 export { claimUidRange } from './contain/uid-claim.ts';
 export { registerDesktopRoutes } from './routes.ts';
 export { HomeCheckpoints } from './keep/home-checkpoints.ts';
+export type { HomeFiles } from './keep/home-files.ts';
 // For recordings of a desktop (server/replay): the Guacamole codec, PNG encodes, dirty-rectangle merging.
 export { encode } from './view/codec.ts';
 export { encodePngAsync } from './rfb/png.ts';
@@ -46,16 +48,22 @@ export { coalesce } from './rfb/rects.ts';
  */
 export function startDesktops(config: Config, db: Db, log: Log, instance: Instance, blobs: BlobStore): {
   desktops: Desktops; fleet: FleetDesktops | null; screenshots: ScreenshotStore; local: LocalDesktops; checkpoints: HomeCheckpoints | null;
+  homeFiles: HomeFiles;
 } {
   const local = new LocalDesktops({ dataDir: config.dataDir, log, config: config.desktop });
   const checkpoints = local.xvnc && keepHomes(local, db, log, blobs, config.desktop.homeMb, instance.id);
+  const containment = local.xvnc?.containment;
+  const homeFiles = new HomeFiles({
+    db, blobs, homeOf: containment ? (agentId) => containment.homeOf(agentId) : null,
+    localGeneration: (agentId) => checkpoints?.localGeneration(agentId) ?? 0, runningHere: (agentId) => !!local.running(agentId),
+  });
   recordSleep(local, db, instance.id, log);
   const screenshots = new ScreenshotStore(db, config.dataDir, log);
   screenshots.watch(local);
   local.once('closing', () => screenshots.close());
-  if (!config.fleet || config.desktop.provider !== 'xvnc') return { desktops: local, fleet: null, screenshots, local, checkpoints };
+  if (!config.fleet || config.desktop.provider !== 'xvnc') return { desktops: local, fleet: null, screenshots, local, checkpoints, homeFiles };
   const fleet = new FleetDesktops({ local, db, log, fleet: config.fleet, desktop: config.desktop, instance });
-  return { desktops: fleet, fleet, screenshots, local, checkpoints };
+  return { desktops: fleet, fleet, screenshots, local, checkpoints, homeFiles };
 }
 
 /** Homes that follow the desktop: checkpoints in the blob store, capped by AGENT_HOME_MB (0: its default, 1024). */

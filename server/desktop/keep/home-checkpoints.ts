@@ -71,6 +71,11 @@ export class HomeCheckpoints extends EventEmitter {
     super();
   }
 
+  /** The homes it keeps. */
+  get homes(): HomeAccess {
+    return this.o.homes;
+  }
+
   static key(agentId: number, generation: number): string {
     return `homes/agent-${agentId}/${generation}.tar.gz`;
   }

@@ -15,17 +15,27 @@ export type ExtractOptions = { maxBytes: number; account: Account | null };
 const BLOCK = 512;
 const FILE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
-/** Extracts a tar stream into `dir` (an empty folder nobody else writes in now); the files' and folders' count and bytes. */
-export async function extractHome(source: Readable, dir: string, o: ExtractOptions): Promise<{ entries: number; bytes: number }> {
+export type TarEntry = {
+  /** The entry's path as the archive names it (long names resolved). */
+  name: string;
+  /** Its type flag: '0' or '7' a regular file, '5' a folder, anything else refused by extractHome. */
+  type: string;
+  size: number;
+  mode: number;
+  mtime: number;
+  /** Its bytes, once; what is not read is skipped when the next entry is asked for. */
+  data(): AsyncIterable<Buffer>;
+};
+
+/** The entries of a tar stream (GNU and POSIX layouts), checked header by header; ArchiveRefused on a bad one. */
+export async function* tarEntries(source: Readable): AsyncGenerator<TarEntry> {
   const input = new Blocks(source);
   let longName: string | null = null;
   let paxPath: string | null = null;
-  let entries = 0;
-  let bytes = 0;
   for (;;) {
     const header = await input.take(BLOCK);
     if (!header) throw new ArchiveRefused('the archive ends without its end blocks');
-    if (header.every((b) => b === 0)) return { entries, bytes };
+    if (header.every((b) => b === 0)) return;
     checkSum(header);
     const type = String.fromCharCode(header[156] || 0x30);
     const size = numeric(header, 124, 12);
@@ -40,13 +50,34 @@ export async function extractHome(source: Readable, dir: string, o: ExtractOptio
     }
     const name = paxPath ?? longName ?? headerName(header);
     longName = paxPath = null;
+    let left = type === '5' ? 0 : size;
+    yield {
+      name, type, size, mode: numeric(header, 100, 8), mtime: numeric(header, 136, 12),
+      data: async function* () {
+        while (left > 0) {
+          const chunk = await input.takeSome(left);
+          if (!chunk) throw new ArchiveRefused('the archive is cut short');
+          left -= chunk.length;
+          yield chunk;
+        }
+      },
+    };
+    await input.skip(left + padded - size);
+  }
+}
+
+/** Extracts a tar stream into `dir` (an empty folder nobody else writes in now); the files' and folders' count and bytes. */
+export async function extractHome(source: Readable, dir: string, o: ExtractOptions): Promise<{ entries: number; bytes: number }> {
+  let entries = 0;
+  let bytes = 0;
+  for await (const entry of tarEntries(source)) {
+    const { name, type, size } = entry;
     const rel = safePath(name);
     if (type === '5') {
       if (rel) {
         await makeDir(dir, rel, o.account);
-        await chmod(join(dir, rel), numeric(header, 100, 8) & 0o777);
+        await chmod(join(dir, rel), entry.mode & 0o777);
       }
-      await input.skip(padded);
       entries++;
       continue;
     }
@@ -61,27 +92,20 @@ export async function extractHome(source: Readable, dir: string, o: ExtractOptio
       throw err.code === 'EEXIST' ? new ArchiveRefused(`${JSON.stringify(rel)} is in the archive twice`) : err;
     });
     try {
-      let left = size;
-      while (left > 0) {
-        const chunk = await input.takeSome(left);
-        if (!chunk) throw new ArchiveRefused('the archive is cut short');
-        await file.write(chunk);
-        left -= chunk.length;
-      }
-      await file.chmod(numeric(header, 100, 8) & 0o777);
+      for await (const chunk of entry.data()) await file.write(chunk);
+      await file.chmod(entry.mode & 0o777);
       if (o.account) await file.chown(o.account.uid, o.account.gid);
     } finally {
       await file.close();
     }
-    const mtime = numeric(header, 136, 12);
-    await utimes(path, mtime, mtime);
-    await input.skip(padded - size);
+    await utimes(path, entry.mtime, entry.mtime);
     entries++;
   }
+  return { entries, bytes };
 }
 
 /** A relative path without '.' or '..' parts ('' for the archive's root), or ArchiveRefused. */
-function safePath(name: string): string {
+export function safePath(name: string): string {
   if (name.includes('\0') || name.startsWith('/')) throw new ArchiveRefused(`${JSON.stringify(name)} is not a relative path`);
   const parts = name.split('/').filter((p, i, all) => !(p === '.' && i === 0) && !(p === '' && i === all.length - 1));
   if (parts.some((p) => p === '' || p === '.' || p === '..')) throw new ArchiveRefused(`${JSON.stringify(name)} is not a plain path`);
