@@ -17,7 +17,8 @@ import { insertCheckpoint } from '../../server/desktop/keep/checkpoint-rows.ts';
 import { LocalStore } from '../../server/storage/local-store.ts';
 import type { BlobStore } from '../../server/storage/blob-store.ts';
 import { tellWhenHomeTooLarge } from '../../server/threads/messages.ts';
-import { testDesktopConfig } from './desktop-helpers.ts';
+import { removeDataDir, testDesktopConfig, testDesktops } from './desktop-helpers.ts';
+import { HAVE_XVNC } from './fleet-helpers.ts';
 import { IS_ROOT, until } from './fault-helpers.ts';
 import { newAgent, newUser, testServer } from './helpers.ts';
 
@@ -217,6 +218,40 @@ test('a home over the limit is not stored, and its owner reads why in the agent\
   rmSync(join(a.containment.homeOf(agent.id), 'Downloads/big.bin'));
   const fits = await a.keep.checkpoint(agent.id);
   assert.ok(fits.stored, 'stored again once it fits');
+});
+
+const withXvnc = IS_ROOT && HAVE_XVNC ? checkpoints : checkpoints.skip;
+withXvnc('a real desktop: its stop stores the home, and a desktop started on another machine finds it there before it starts', async () => {
+  const { agent } = await agentOfNewUser();
+  const shared = new LocalStore(tempDir('aw-store-'));
+  const machines = ['a', 'b'].map(() => {
+    const dataDir = tempDir('aw-homes-desktop-');
+    const desktops = testDesktops({ dataDir, log: quiet, config: { provider: 'xvnc', apps: ['terminal'], displayBase: 620, homeMb: 0 } });
+    const containment = desktops.xvnc!.containment;
+    const keep = new HomeCheckpoints({ db: server.parts.db, blobs: shared, log: quiet, homes: containedHomes(containment), limitMb: 64 });
+    desktops.keepHomes(keep);
+    return { dataDir, desktops, containment, keep };
+  });
+  const [a, b] = machines;
+  try {
+    await a.desktops.acquire(agent.id);
+    plant(a.containment, agent.id, 'Desktop/written-on-a.txt', 'from machine a');
+    await a.desktops.stop(agent.id);
+    assert.is(a.keep.localGeneration(agent.id), 1, 'the stop stored generation 1');
+
+    const desktop = await b.desktops.acquire(agent.id);
+    assert.ok(!desktop.closed);
+    assert.is(readFileSync(join(b.containment.homeOf(agent.id), 'Desktop/written-on-a.txt'), 'utf8'), 'from machine a');
+    assert.is(b.keep.localGeneration(agent.id), 1);
+    await b.desktops.stop(agent.id);
+    const rows = await server.parts.db.query('SELECT generation FROM home_checkpoints WHERE agent_id = $1', [agent.id]);
+    assert.equal(rows.map((r: any) => r.generation), [1], 'B\'s stop found the home unchanged (its desktop wrote nothing it keeps)');
+  } finally {
+    for (const m of machines) {
+      await m.desktops.stopAll();
+      removeDataDir(m.dataDir);
+    }
+  }
 });
 
 checkpoints.run();

@@ -11,8 +11,10 @@ export type HomeJob = Pick<Sandbox, 'spawn' | 'insideHome'>;
 /** The home as a listing: its hash (what changed), its files' bytes, and how many entries. */
 export type HomeListing = { fingerprint: string; bytes: number; entries: number };
 
-// An ext4 image's lost+found is root's and not the agent's to keep.
-const FIND = 'cd "$1" && find . -mindepth 1 -path ./lost+found -prune -o \\( -type f -o -type d \\)';
+// Not kept: an ext4 image's lost+found (root's), and what the server writes afresh at every start (the display's
+// cookie, the folder of the desktop's sockets), which would otherwise make every home look changed.
+const SKIP = ['./lost+found', './.Xauthority', './.run'].map((p) => `-path ${p} -prune -o`).join(' ');
+const FIND = `cd "$1" && find . -mindepth 1 ${SKIP} \\( -type f -o -type d \\)`;
 
 /** Lists the home as the agent: kind, mode, size and time of every regular file and folder. */
 export async function listHome(job: HomeJob): Promise<HomeListing> {
