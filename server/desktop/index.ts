@@ -56,6 +56,7 @@ export function startDesktops(config: Config, db: Db, log: Log, instance: Instan
   const homeFiles = new HomeFiles({
     db, blobs, homeOf: containment ? (agentId) => containment.homeOf(agentId) : null,
     localGeneration: (agentId) => checkpoints?.localGeneration(agentId) ?? 0, runningHere: (agentId) => !!local.running(agentId),
+    zstd: containment?.which('zstd') ?? null,
   });
   recordSleep(local, db, instance.id, log);
   const screenshots = new ScreenshotStore(db, config.dataDir, log);

@@ -1,5 +1,5 @@
-// Homes that follow the desktop (issue 50): a home is stored as one gzipped tar (a blob under
-// homes/agent-<id>/<generation>.tar.gz) when its desktop stops or falls asleep, and before a desktop starts its
+// Homes that follow the desktop (issue 50): a home is stored as one compressed tar (a blob under
+// homes/agent-<id>/<generation>.tar.zst, or .tar.gz where zstd is missing) when its desktop stops or falls asleep, and before a desktop starts its
 // home is restored from the newest generation when this machine's copy is older. This machine's generation is
 // noted beside the home (DATA_DIR/desktops/agent-<id>.generation, root's: the agent cannot reach it).
 //
@@ -14,17 +14,18 @@ import { readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createGunzip, createGzip } from 'node:zlib';
+import { createGzip } from 'node:zlib';
 import type { Db } from '../../db/db.ts';
 import type { Log } from '../../ops/log.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
 import type { Account, Containment } from '../contain/index.ts';
+import { decompress, extensionOf, type Codec } from './archive-codec.ts';
 import { deleteOlderCheckpoints, insertCheckpoint, newestCheckpoint } from './checkpoint-rows.ts';
 import { ArchiveRefused, extractHome } from './home-extract.ts';
 import { listHome, tarHome, type HomeJob } from './home-tar.ts';
 
 const MB = 1024 * 1024;
-/** gzip's fastest level: a home is mostly profiles and downloads, and the budget is 3 s for 100 MB. */
+/** gzip's fastest level, where zstd is missing (archive-codec.ts): the budget is 3 s for 100 MB. */
 const GZIP_LEVEL = 1;
 
 /** What the checkpoints need of the homes (Containment): where a home is, whose it is, a job sandbox in it. */
@@ -35,6 +36,8 @@ export type HomeAccess = {
   job(agentId: number): HomeJob;
   /** Makes the home ready again after a restore emptied it (its folders, a shell profile). */
   prepare(agentId: number): Promise<void>;
+  /** A program's full path on the desktops' PATH (zstd), or null. */
+  which(name: string): string | null;
 };
 
 /** The homes of a Containment: listed and archived in its job sandboxes, as the agents' users. */
@@ -44,6 +47,7 @@ export function containedHomes(containment: Containment): HomeAccess {
     account: (agentId) => containment.account(agentId),
     job: (agentId) => containment.job(agentId),
     prepare: (agentId) => containment.prepareHome(agentId),
+    which: (name) => containment.which(name),
   };
 }
 
@@ -76,8 +80,8 @@ export class HomeCheckpoints extends EventEmitter {
     return this.o.homes;
   }
 
-  static key(agentId: number, generation: number): string {
-    return `homes/agent-${agentId}/${generation}.tar.gz`;
+  static key(agentId: number, generation: number, codec: Codec = 'gzip'): string {
+    return `homes/agent-${agentId}/${generation}.${extensionOf(codec)}`;
   }
 
   /** Stores the home as a new generation unless it is unchanged or over the limit. */
@@ -127,16 +131,17 @@ export class HomeCheckpoints extends EventEmitter {
     }
     this.tooLarge.delete(agentId);
     const generation = Math.max(newest?.generation ?? 0, this.localGeneration(agentId)) + 1;
-    const key = HomeCheckpoints.key(agentId, generation);
+    const codec: Codec = this.o.homes.which('zstd') ? 'zstd' : 'gzip';
+    const key = HomeCheckpoints.key(agentId, generation, codec);
     const hash = createHash('sha256');
-    const { stream, done } = tarHome(job);
-    const gz = createGzip({ level: GZIP_LEVEL });
+    const { stream, done } = tarHome(job, codec === 'zstd');
     const hashed = new PassThrough();
     hashed.on('data', (chunk) => hash.update(chunk));
     // Headers and padding add to the files' bytes; a home that grew past the limit meanwhile ends the put.
-    const stored = blobs.put(key, hashed, { contentType: 'application/gzip', maxBytes: limit + 64 * MB });
+    const stored = blobs.put(key, hashed, { contentType: `application/${codec}`, maxBytes: limit + 64 * MB });
+    const compressed = codec === 'zstd' ? pipeline(stream, hashed) : pipeline(stream, createGzip({ level: GZIP_LEVEL }), hashed);
     try {
-      await Promise.all([pipeline(stream, gz, hashed), stored, done]);
+      await Promise.all([compressed, stored, done]);
     } catch (err) {
       stream.destroy();
       await blobs.delete(key).catch(() => {});
@@ -167,9 +172,8 @@ export class HomeCheckpoints extends EventEmitter {
     await emptyFolder(home);
     const hash = createHash('sha256');
     const hashing = new Transform({ transform: (chunk, _enc, next) => (hash.update(chunk), next(null, chunk)) });
-    const tar = read.body.pipe(hashing).pipe(createGunzip());
-    read.body.on('error', (err) => tar.destroy(err));
-    hashing.on('error', (err) => tar.destroy(err));
+    read.body.on('error', (err) => hashing.destroy(err));
+    const tar = decompress(read.body.pipe(hashing), this.o.homes.which('zstd'));
     try {
       await extractHome(tar, home, { maxBytes: this.o.limitMb * MB, account: this.o.homes.account(agentId) });
       // Whatever follows the end blocks is read too: the hash covers the whole archive.

@@ -5,10 +5,10 @@
 // with the same checks as a restore (home-extract.ts).
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
 import type { Db } from '../../db/db.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
 import { listUntrustedFolder, openUntrustedFile } from '../contain/untrusted-file.ts';
+import { decompress } from './archive-codec.ts';
 import { newestCheckpoint, type CheckpointRow } from './checkpoint-rows.ts';
 import { safePath, tarEntries, type TarEntry } from './home-extract.ts';
 
@@ -28,6 +28,8 @@ export type HomeFilesOptions = {
   localGeneration: (agentId: number) => number;
   /** Whether the agent's desktop runs on this machine now (its home is then the newest, whatever was stored). */
   runningHere: (agentId: number) => boolean;
+  /** zstd's path, for checkpoints compressed with it (archive-codec.ts), or null. */
+  zstd: string | null;
 };
 
 const MAX_FILES = 1000;
@@ -92,8 +94,7 @@ export class HomeFiles {
   ): Promise<void> {
     const read = await this.o.blobs.get(row.blob_key);
     if (!read) return;
-    const tar = read.body.pipe(createGunzip());
-    read.body.on('error', (err) => tar.destroy(err));
+    const tar = decompress(read.body, this.o.zstd);
     const entries = tarEntries(tar);
     const stop = () => {
       void entries.return(undefined);

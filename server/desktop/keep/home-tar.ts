@@ -30,7 +30,8 @@ export async function listHome(job: HomeJob): Promise<HomeListing> {
     const name = line.slice(kind.length + mode.length + size.length + time.length + 4);
     entries++;
     // A folder's size and time change with what it holds, which its entries already say; a file's time in whole
-    // seconds, as tar keeps it, so that a restored home lists as the one stored.
+    // seconds, as tar keeps it, so that a restored home lists as the one stored. (So a file rewritten at the same size
+    // within the second its last listing saw looks unchanged until something else changes.)
     if (kind === 'f') {
       bytes += Number(size);
       hash.update(`f ${mode} ${size} ${Math.floor(Number(time))} ${name}\0`);
@@ -39,10 +40,15 @@ export async function listHome(job: HomeJob): Promise<HomeListing> {
   return { fingerprint: hash.digest('hex'), bytes, entries };
 }
 
-/** The home's regular files and folders as an uncompressed tar stream, made as the agent; `done` rejects when tar failed. */
-export function tarHome(job: HomeJob): { stream: Readable; done: Promise<void> } {
-  const script = `${FIND} -print0 | tar --null --no-recursion -T - --format=gnu --numeric-owner -cf -`;
-  const child = job.spawn('/bin/sh', ['-c', script, 'sh', job.insideHome], { stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * The home's regular files and folders as a tar stream, compressed with zstd (fastest level) when `zstd` is given,
+ * else uncompressed; made as the agent. `done` rejects when tar (or zstd) failed.
+ */
+export function tarHome(job: HomeJob, zstd: boolean): { stream: Readable; done: Promise<void> } {
+  const tar = `${FIND} -print0 | tar --null --no-recursion -T - --format=gnu --numeric-owner -cf -`;
+  // The status is tar's, unless zstd failed (3): bash keeps every status of the pipeline.
+  const script = zstd ? `${tar} | zstd -1 -q -c; s=("\${PIPESTATUS[@]}"); [ "\${s[2]}" = 0 ] || exit 3; exit "\${s[1]}"` : tar;
+  const child = job.spawn('/bin/bash', ['-c', script, 'bash', job.insideHome], { stdio: ['ignore', 'pipe', 'pipe'] });
   const err = collect(child.stderr!);
   const done = exitOf(child).then(async (code) => {
     // 1: a file changed while it was read (an awake desktop); what was read is kept.
