@@ -258,4 +258,45 @@ withXvnc('a real desktop: its stop stores the home, and a desktop started on ano
   }
 });
 
+withXvnc('Chromium\'s profile is in the home: a cookie set in the agent\'s browser on one machine is in its browser on the next', async () => {
+  const { agent } = await agentOfNewUser();
+  const shared = new LocalStore(tempDir('aw-store-'));
+  const machines = [640, 650].map((displayBase) => {
+    const dataDir = tempDir('aw-homes-browser-');
+    const desktops = testDesktops({ dataDir, log: quiet, config: { provider: 'xvnc', apps: ['browser'], displayBase, homeMb: 0 } });
+    const keep = new HomeCheckpoints({ db: server.parts.db, blobs: shared, log: quiet, homes: containedHomes(desktops.xvnc!.containment), limitMb: 256 });
+    desktops.keepHomes(keep);
+    return { dataDir, desktops, keep };
+  });
+  const [a, b] = machines;
+  const browser = (m: typeof a) => until(() => m.desktops.xvnc!.browserOf(agent.id), 60_000, 'the desktop\'s browser', 200);
+  const expires = Math.floor(Date.now() / 1000) + 86_400;
+  try {
+    await a.desktops.acquire(agent.id);
+    await (await browser(a)).send('Storage.setCookies', {
+      cookies: [{ name: 'aw_signed_in', value: 'kept-across-machines', domain: 'example.test', path: '/', expires }],
+    });
+    // A stop ends the browser as a logout does (it writes its cookies), then stores the home.
+    await a.desktops.stop(agent.id);
+    const cookiesDb = join(a.desktops.xvnc!.containment.homeOf(agent.id), '.config/chromium/Default/Cookies');
+    if (execFileSync('sh', ['-c', 'command -v sqlite3 || true'], { encoding: 'utf8' }).trim()) {
+      const onDisk = execFileSync('sqlite3', [cookiesDb, "SELECT host_key || ' ' || name FROM cookies"], { encoding: 'utf8' });
+      assert.match(onDisk, 'example.test aw_signed_in', 'the browser wrote the cookie into its profile as it closed');
+    }
+    assert.is(a.keep.localGeneration(agent.id), 1);
+
+    await b.desktops.acquire(agent.id);
+    const { cookies } = await (await browser(b)).send('Storage.getCookies', {});
+    const cookie = cookies.find((c: any) => c.name === 'aw_signed_in');
+    assert.ok(cookie, JSON.stringify(cookies));
+    assert.is(cookie.value, 'kept-across-machines');
+    assert.is(cookie.domain, 'example.test');
+  } finally {
+    for (const m of machines) {
+      await m.desktops.stopAll();
+      removeDataDir(m.dataDir);
+    }
+  }
+});
+
 checkpoints.run();

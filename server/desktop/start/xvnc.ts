@@ -79,6 +79,8 @@ export class XvncProvider {
   restoreHome: ((agentId: number) => Promise<unknown>) | null = null;
   /** The sandboxes of the running desktops (tests reach a desktop's X display through them). */
   private sandboxes = new Map<number, Sandbox>();
+  /** The DevTools pipe of the browser each running desktop's server started. */
+  private browsers = new Map<number, DevtoolsPipe>();
 
   constructor(private options: XvncOptions) {
     this.containment = options.containment;
@@ -122,6 +124,12 @@ export class XvncProvider {
   /** Copies a file onto the agent's ~/Desktop (running or not), never over an existing file. */
   putFile(agentId: number, sourcePath: string, name: string): Promise<string> {
     return this.containment.putFile(agentId, sourcePath, name);
+  }
+
+  /** The DevTools pipe of the browser the server started on the agent's running desktop, or null (not up, or gone). */
+  browserOf(agentId: number): DevtoolsPipe | null {
+    const pipe = this.browsers.get(agentId);
+    return pipe && !pipe.closed ? pipe : null;
   }
 
   /** The sandbox of the agent's running desktop, with DISPLAY in its environment. */
@@ -179,6 +187,9 @@ export class XvncProvider {
       windows.close();
       // The programs end while their display is still there, as at a logout; then the display. The DevTools pipe
       // closes after the browser ended: closing it first would end the browser as a crash does, not as a logout.
+      // The browser is asked over DevTools first: closed so, it writes its cookies and profile out (issue 50: the home
+      // is checkpointed next); a SIGTERM alone left the cookies of its last 30 s unwritten.
+      if (devtools && !devtools.closed) await closeBrowser(devtools);
       await Promise.all(children.slice(1).map((child) => endProgram(sandbox, child)));
       devtools?.close();
       await stopProcess(xvnc);
@@ -186,6 +197,7 @@ export class XvncProvider {
       // Everything else of the desktop too: background jobs would otherwise watch later file drops.
       await sandbox.close();
       if (this.sandboxes.get(agentId) === sandbox) this.sandboxes.delete(agentId);
+      if (this.browsers.get(agentId) === devtools) this.browsers.delete(agentId);
       rmSync(xvncPidFile(this.options.dataDir, agentId), { force: true });
       if (sandbox.jail) return; // its display lived in its own /tmp, gone with it
       this.reserved.delete(display);
@@ -210,7 +222,10 @@ export class XvncProvider {
       }
       const apps = startDesktopApps(this.apps, {
         sandbox, env, width: this.width, height: this.height, log: this.options.log, signal: starting.signal, onProcess: adopt, before: sound?.ready,
-        onBrowser: (toBrowser, fromBrowser) => (devtools = new DevtoolsPipe(toBrowser, fromBrowser)),
+        onBrowser: (toBrowser, fromBrowser) => {
+          devtools = new DevtoolsPipe(toBrowser, fromBrowser);
+          this.browsers.set(agentId, devtools);
+        },
       }).catch((err) => this.options.log.error(`desktop ${agentId}: its apps did not start: ${(err as Error).message}`));
       this.sandboxes.set(agentId, sandbox);
       desktop = new RfbDesktop(agentId, rfb, {
@@ -345,4 +360,10 @@ export class XvncProvider {
     }
     rmSync(file, { force: true });
   }
+}
+
+/** Asks the browser to close as its own menu would, and waits until its pipe closes (it exited), 3 s at most. */
+async function closeBrowser(devtools: DevtoolsPipe): Promise<void> {
+  devtools.send('Browser.close').catch(() => {}); // its answer may never come: the browser is gone by then
+  for (const deadline = Date.now() + 3000; !devtools.closed && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 50));
 }
