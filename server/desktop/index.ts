@@ -16,7 +16,7 @@ import type { Bus } from '../realtime/bus.ts';
 import type { Instance } from '../db/instance.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import { containedHomes, HomeCheckpoints } from './keep/home-checkpoints.ts';
-import { HomeFiles } from './keep/home-files.ts';
+import { HomeFiles, type HomeFile } from './keep/home-files.ts';
 import { FleetDesktops } from './place/fleet-desktops.ts';
 import { LocalDesktops } from './place/local-desktops.ts';
 import { recordSleep } from './place/sleep-records.ts';
@@ -64,6 +64,21 @@ export function startDesktops(config: Config, db: Db, log: Log, instance: Instan
   local.once('closing', () => screenshots.close());
   if (!config.fleet || config.desktop.provider !== 'xvnc') return { desktops: local, fleet: null, screenshots, local, checkpoints, homeFiles };
   const fleet = new FleetDesktops({ local, db, log, fleet: config.fleet, desktop: config.desktop, instance });
+  homeFiles.remote = {
+    holderOf: (agentId) => fleet.holderOf(agentId),
+    list: async (instanceId, agentId) => (await fleet.call(instanceId, 'GET', `/internal/desktops/${agentId}/home-files`)) as HomeFile[] | undefined,
+    open: async (instanceId, agentId, folder, name) => {
+      const query = new URLSearchParams({ folder, name });
+      const res = await fleet.open(instanceId, `/internal/desktops/${agentId}/home-file?${query}`);
+      if (!res) return undefined;
+      if (res.statusCode !== 200) {
+        res.resume();
+        return res.statusCode === 404 ? null : undefined; // undefined: asked elsewhere, then the newest checkpoint
+      }
+      const modified = new Date(String(res.headers['last-modified']));
+      return { body: res, bytes: Number(res.headers['content-length']), modifiedAt: Number.isNaN(+modified) ? new Date() : modified };
+    },
+  };
   return { desktops: fleet, fleet, screenshots, local, checkpoints, homeFiles };
 }
 

@@ -1,9 +1,11 @@
 // Homes that follow the desktop across instances (issue 50), on PostgreSQL with two real server processes sharing
 // the database and one store folder (A's DATA_DIR/files/homes, which B's links to: the stand-in for a shared
-// bucket). The desktop starts on A and falls asleep, which checkpoints its home; B already lists the desktop's files
-// from that checkpoint (it has no copy of the home); then A is killed with -9 (it checkpoints nothing then), and
-// the desktop B starts restores the home A last checkpointed before any of its programs runs.
-import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+// bucket). The desktop starts on A and falls asleep, which checkpoints its home; B, which has no copy of the home,
+// lists and serves the desktop's files from A's home through signed calls to A while A holds the desktop; then A
+// is killed with -9 (it checkpoints nothing then), and the desktop B starts restores the home A last checkpointed
+// before any of its programs runs.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -48,12 +50,25 @@ test('kill -9 of A: the desktop starts on B with the home A checkpointed when it
   assert.is(row.generation, 1);
   assert.ok(row.home_bytes >= 'written before the failover'.length);
 
-  // B has no copy of the home: it lists and serves the desktop's files from the checkpoint.
+  // B has no copy of the home: it lists and serves the desktop's files (asking A, which holds the desktop).
   const files = (await ok(b.url, `/api/agents/${s.agent}/files`, { token: s.token })) as any[];
   const kept = files.find((f) => f.source === 'desktop' && f.name === 'kept.txt');
   assert.ok(kept, JSON.stringify(files));
   const fromB = await fetch(b.url + kept.url, { headers: { Authorization: `Bearer ${s.token}` } });
   assert.is(await fromB.text(), 'written before the failover');
+
+  // While A holds the desktop, B asks A for its home's files: one A's home got after the checkpoint is listed and served.
+  const live = join(a.dataDir, 'desktops', `agent-${s.agent}`, 'Downloads', 'live-on-a.txt');
+  mkdirSync(join(live, '..'), { recursive: true });
+  writeFileSync(live, 'only in the home on A');
+  execFileSync('chown', ['-R', `${a.uidBase + s.agent}:${a.uidBase + s.agent}`, join(live, '..')]);
+  const listed = (await ok(b.url, `/api/agents/${s.agent}/files`, { token: s.token })) as any[];
+  const onA = listed.find((f) => f.name === 'live-on-a.txt');
+  assert.ok(onA, JSON.stringify(listed));
+  const throughA = await fetch(b.url + onA.url, { headers: { Authorization: `Bearer ${s.token}` } });
+  assert.is(throughA.status, 200);
+  assert.is(throughA.headers.get('content-disposition'), `attachment; filename="live-on-a.txt"; filename*=UTF-8''live-on-a.txt`);
+  assert.is(await throughA.text(), 'only in the home on A');
 
   a.child.kill('SIGKILL');
   await until(() => a.child.exitCode !== null || a.child.signalCode !== null, 10_000, 'A to die');

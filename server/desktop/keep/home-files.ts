@@ -19,6 +19,13 @@ export type HomeFolder = (typeof HOME_FOLDERS)[number];
 export type HomeFile = { folder: HomeFolder; name: string; bytes: number; modifiedAt: Date };
 export type HomeFileRead = { body: Readable; bytes: number; modifiedAt: Date };
 
+/** The instance that runs the desktop now, asked over signed internal calls (fleet): its home is the newest copy. */
+export type RemoteHomeFiles = {
+  holderOf(agentId: number): Promise<string | null>;
+  list(instanceId: string, agentId: number): Promise<HomeFile[] | undefined>;
+  open(instanceId: string, agentId: number, folder: string, name: string): Promise<HomeFileRead | null | undefined>;
+};
+
 export type HomeFilesOptions = {
   db: Db;
   blobs: BlobStore;
@@ -35,9 +42,15 @@ export type HomeFilesOptions = {
 const MAX_FILES = 1000;
 
 export class HomeFiles {
+  /** With a fleet: the holder of a desktop that runs elsewhere (set once the fleet is made). */
+  remote: RemoteHomeFiles | null = null;
+
   constructor(private o: HomeFilesOptions) {}
 
   async list(agentId: number): Promise<HomeFile[]> {
+    const holder = await this.holder(agentId);
+    const there = holder && (await this.remote!.list(holder, agentId).catch(() => undefined));
+    if (there) return there.map((f) => ({ ...f, modifiedAt: new Date(f.modifiedAt) }));
     const from = await this.source(agentId);
     if (from === 'none') return [];
     if (typeof from === 'string') {
@@ -54,6 +67,9 @@ export class HomeFiles {
   /** The file `name` of `folder`, or null when there is none (or it is not a regular file). */
   async open(agentId: number, folder: string, name: string): Promise<HomeFileRead | null> {
     if (!(HOME_FOLDERS as readonly string[]).includes(folder)) return null;
+    const holder = await this.holder(agentId);
+    const there = holder ? await this.remote!.open(holder, agentId, folder, name).catch(() => undefined) : undefined;
+    if (there !== undefined) return there;
     const from = await this.source(agentId);
     if (from === 'none') return null;
     if (typeof from === 'string') {
@@ -75,6 +91,27 @@ export class HomeFiles {
       return true;
     });
     return read;
+  }
+
+  /** The files of this machine's copy of the home, whatever was stored (asked by the instance in front of a viewer). */
+  listHere(agentId: number): HomeFile[] {
+    const home = this.o.homeOf?.(agentId);
+    if (!home) return [];
+    return HOME_FOLDERS.flatMap((folder) => listUntrustedFolder(home, folder, MAX_FILES).map((f) => ({ folder, ...f })));
+  }
+
+  /** One file of this machine's copy of the home, or null. */
+  openHere(agentId: number, folder: string, name: string): HomeFileRead | null {
+    const home = this.o.homeOf?.(agentId);
+    if (!home || !(HOME_FOLDERS as readonly string[]).includes(folder)) return null;
+    const file = openUntrustedFile(home, folder, name);
+    return file && { body: createReadStream('', { fd: file.fd }), bytes: file.bytes, modifiedAt: file.modifiedAt };
+  }
+
+  /** Another live instance that runs the desktop now (a fleet), or null: this one answers. */
+  private async holder(agentId: number): Promise<string | null> {
+    if (!this.remote || this.o.runningHere(agentId)) return null;
+    return this.remote.holderOf(agentId).catch(() => null);
   }
 
   /** This machine's home when it is the newest copy, else the newest checkpoint, else none. */
