@@ -107,6 +107,11 @@ test('a stop stores the home as generation 1; an unchanged home is not stored ag
   assert.equal(await keys(store, agent.id), [HomeCheckpoints.key(agent.id, 2, codec)], 'the older generation is deleted');
   const rows = await server.parts.db.query('SELECT generation FROM home_checkpoints WHERE agent_id = $1', [agent.id]);
   assert.equal(rows.map((r: any) => r.generation), [2]);
+
+  // A deleted agent's checkpoints go from the store, and this machine's note of them.
+  await a.keep.forget(agent.id);
+  assert.equal(await keys(store, agent.id), []);
+  assert.is(a.keep.localGeneration(agent.id), 0);
 });
 
 test('a machine whose copy is older restores the newest generation, as the agent\'s, without links; then it is up to date', async () => {
