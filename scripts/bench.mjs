@@ -27,6 +27,7 @@ const SCRIPTS = [
   'bench-push.mjs',
   'bench-sleep.mjs',
   'bench-storage.mjs',
+  'bench-home-checkpoint.mjs',
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));

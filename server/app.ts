@@ -10,6 +10,7 @@ import { registerAuthRoutes } from './auth/index.ts';
 import { registerHealthRoutes } from './health/routes.ts';
 import { registerUserRoutes } from './auth/index.ts';
 import { registerAgentRoutes } from './agents/routes.ts';
+import { registerAgentFileRoutes } from './agents/files-route.ts';
 import { registerSupervisionRoutes } from './supervision/routes.ts';
 import { recordImpersonatedChange } from './audit/audit.ts';
 import { registerThreadRoutes } from './threads/routes.ts';
@@ -59,6 +60,7 @@ export function createApp(parts: Parts) {
   registerSsoRoutes(api, { sso: () => parts.sso ?? null });
   registerUserRoutes(api, { auth, bus: parts.bus, dataDir: config.dataDir });
   registerAgentRoutes(api, parts);
+  registerAgentFileRoutes(api, parts);
   registerSupervisionRoutes(api, parts);
   registerThreadRoutes(api, parts);
   registerMessageRoutes(api);

@@ -8,6 +8,8 @@ import type { Desktops } from './desktop/index.ts';
 import type { GuacGateway } from './desktop/index.ts';
 import type { ScreenshotStore } from './desktop/index.ts';
 import type { FleetDesktops } from './desktop/index.ts';
+import type { HomeCheckpoints } from './desktop/index.ts';
+import type { HomeFiles } from './desktop/index.ts';
 import type { ModelProvider } from './models/types.ts';
 import type { Recordings } from './recording/recordings.ts';
 import type { Handbacks } from './supervision/handbacks.ts';
@@ -41,6 +43,10 @@ export type Parts = {
   desktops: Desktops;
   /** Placement across instances (DATABASE_URL with Xvnc desktops): the same object as desktops; null on one instance. */
   fleet?: FleetDesktops | null;
+  /** The homes' checkpoints (desktop/keep), where desktops start on this instance; null otherwise. */
+  checkpoints?: HomeCheckpoints | null;
+  /** What the agents' desktops hold in ~/Desktop and ~/Downloads, from this machine's home or the newest checkpoint. */
+  homeFiles?: HomeFiles;
   /** The last screenshot of every agent's desktop, on disk. */
   screenshots: ScreenshotStore;
   /** The Guacamole gateway: tunnel tickets, viewers and control of the desktops. */

@@ -1,5 +1,6 @@
 // Builds the server's parts from a config (the kernel's, then each wing's) and starts listening; used by main.ts
 // and by the tests, which read and swap the parts it returns.
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
@@ -29,7 +30,7 @@ import { createTranscriber } from './recording/transcriber.ts';
 import { Scheduler } from './schedules/scheduler.ts';
 import { Metrics } from './ops/metrics.ts';
 import { runCounts } from './threads/threads.ts';
-import { addMessage, tellWhenStorageFull } from './threads/messages.ts';
+import { addMessage, tellWhenHomeTooLarge, tellWhenStorageFull } from './threads/messages.ts';
 import { pruneAudit, useAuditInstance } from './audit/audit.ts';
 import { HEARTBEAT_MS, Instance } from './db/instance.ts';
 import { vacuumOnSchedule } from './db/vacuum.ts';
@@ -68,7 +69,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   useAuditInstance(instance.id);
   // Before anything of a desktop is touched: this machine's other servers must not share our agents' uids.
   if (config.desktop.provider === 'xvnc') await claimUidRange(config.desktop.uidBase);
-  const { desktops, fleet, screenshots, local } = startDesktops(config, db, log, instance);
+  const { desktops, fleet, screenshots, local, checkpoints, homeFiles } = startDesktops(config, db, log, instance, blobs);
   const bus = await createBus(db, log);
   // The credential vault's key: one that does not open the vault stops the start here, before anything runs.
   const vault = await Vault.open(config.vault, config.dataDir, {
@@ -77,10 +78,11 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     },
   }, log.info);
   tellWhenStorageFull(local, db, bus, log);
+  if (checkpoints) tellWhenHomeTooLarge(checkpoints, db, bus, log);
   const disk = new DiskSpace({ dir: config.dataDir, reserveBytes: config.diskReserveBytes, log });
   const parts: Parts = {
     config, port: config.port, db, auth: new Auth(db, tokens), bus, log, models: chooseProvider(config.modelProvider, config.models),
-    desktops, fleet, screenshots, blobs,
+    desktops, fleet, screenshots, blobs, checkpoints, homeFiles,
     gateway: createGateway({ get desktops() { return parts.desktops; }, bus, log }, !!config.fleet),
     // The screenshot is counted from its file: server/desktop/ stores it without a size.
     storage: new AgentStorage({ db, config, disk, unrecorded: (agentId) => [parts.screenshots.path(agentId)] }),

@@ -63,3 +63,20 @@ export async function recordUpload(db: Db, ownerId: number, agentId: number, fil
     });
   });
 }
+
+export type UploadRow = { id: number; file_path: string; original_name: string; size_bytes: number; created_at: Date };
+
+/** The agent's stored files (uploads and mail attachments), newest first. */
+export function agentUploads(db: Queryable, agentId: number): Promise<UploadRow[]> {
+  return db.query<UploadRow>(
+    `SELECT id, file_path, original_name, size_bytes::float8 AS size_bytes, created_at FROM uploaded_files
+     WHERE agent_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1000`, [agentId]);
+}
+
+/** One stored file of the agent, or null. */
+export async function agentUpload(db: Queryable, agentId: number, fileId: number): Promise<UploadRow | null> {
+  const [row] = await db.query<UploadRow>(
+    'SELECT id, file_path, original_name, size_bytes::float8 AS size_bytes, created_at FROM uploaded_files WHERE agent_id = $1 AND id = $2',
+    [agentId, fileId]);
+  return row ?? null;
+}

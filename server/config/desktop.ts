@@ -38,7 +38,10 @@ export type DesktopConfig = {
   limits: { pids: number; memoryMb: number; cpus: number };
   /** AGENT_TMP_MB: the size of each desktop's /tmp (a tmpfs of its own). */
   tmpMb: number;
-  /** AGENT_HOME_MB: the size of each agent's home (an image of its own); 0: unbounded, on the data directory's disk. */
+  /**
+   * AGENT_HOME_MB: the size of each agent's home (an image of its own), and the most a home's checkpoint holds (issue 50);
+   * 0: homes unbounded, on the data directory's disk, and checkpoints of up to 1024 MB.
+   */
   homeMb: number;
   /** DESKTOP_MAX_PIXELS: the largest screen (width × height) the server takes from a desktop; a larger one ends it. */
   maxPixels: number;
@@ -83,7 +86,7 @@ export function loadDesktopConfig(env: Env = {}): DesktopConfig {
       cpus: positive(env, 'DESKTOP_CPUS', 1, false),
     },
     tmpMb: positive(env, 'AGENT_TMP_MB', 512),
-    homeMb: env.AGENT_HOME_MB ? wholeNumber('AGENT_HOME_MB', env.AGENT_HOME_MB) : 4096,
+    homeMb: env.AGENT_HOME_MB ? wholeNumber('AGENT_HOME_MB', env.AGENT_HOME_MB) : 1024,
     maxPixels: positive(env, 'DESKTOP_MAX_PIXELS', 4096 * 4096),
     path: env.PATH || '/usr/local/bin:/usr/bin:/bin',
     lang,

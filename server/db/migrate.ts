@@ -30,6 +30,7 @@ import m024 from './migrations/024_webhooks.sql';
 import m025 from './migrations/025_oidc.sql';
 import m026 from './migrations/026_push.sql';
 import m027 from './migrations/027_desktop_sleep.sql';
+import m028 from './migrations/028_home_checkpoints.sql';
 
 export type Migration = { id: number; name: string; sql: string; step?: (q: Queryable, secrets: SecretBox | null) => Promise<void> };
 
@@ -62,6 +63,7 @@ export const SQL_MIGRATIONS: Migration[] = [
   { id: 25, name: 'oidc', sql: m025 },
   { id: 26, name: 'push', sql: m026 },
   { id: 27, name: 'desktop_sleep', sql: m027 },
+  { id: 28, name: 'home_checkpoints', sql: m028 },
 ];
 
 /** `secrets`: the server's key, for the steps that seal; a fresh database migrates without it. */

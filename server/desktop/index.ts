@@ -14,6 +14,9 @@ import type { UploadHook } from '../files/storage.ts';
 import type { Log } from '../ops/log.ts';
 import type { Bus } from '../realtime/bus.ts';
 import type { Instance } from '../db/instance.ts';
+import type { BlobStore } from '../storage/index.ts';
+import { containedHomes, HomeCheckpoints } from './keep/home-checkpoints.ts';
+import { HomeFiles, type HomeFile } from './keep/home-files.ts';
 import { FleetDesktops } from './place/fleet-desktops.ts';
 import { LocalDesktops } from './place/local-desktops.ts';
 import { recordSleep } from './place/sleep-records.ts';
@@ -31,6 +34,8 @@ export type { ScreenshotStore } from './view/screenshots.ts';
 export { INTERNAL_PREFIX, handleInternal, internalUpgrades } from './internal-routes.ts';
 export { claimUidRange } from './contain/uid-claim.ts';
 export { registerDesktopRoutes } from './routes.ts';
+export { HomeCheckpoints } from './keep/home-checkpoints.ts';
+export type { HomeFiles } from './keep/home-files.ts';
 // For recordings of a desktop (server/replay): the Guacamole codec, PNG encodes, dirty-rectangle merging.
 export { encode } from './view/codec.ts';
 export { encodePngAsync } from './rfb/png.ts';
@@ -41,17 +46,48 @@ export { coalesce } from './rfb/rects.ts';
  * Xvnc desktops, placement across instances sits in front of this instance's own desktops: `fleet` is then the
  * same object as `desktops`, started by start.ts once the server listens.
  */
-export function startDesktops(config: Config, db: Db, log: Log, instance: Instance): {
-  desktops: Desktops; fleet: FleetDesktops | null; screenshots: ScreenshotStore; local: LocalDesktops;
+export function startDesktops(config: Config, db: Db, log: Log, instance: Instance, blobs: BlobStore): {
+  desktops: Desktops; fleet: FleetDesktops | null; screenshots: ScreenshotStore; local: LocalDesktops; checkpoints: HomeCheckpoints | null;
+  homeFiles: HomeFiles;
 } {
   const local = new LocalDesktops({ dataDir: config.dataDir, log, config: config.desktop });
+  const checkpoints = local.xvnc && keepHomes(local, db, log, blobs, config.desktop.homeMb, instance.id);
+  const containment = local.xvnc?.containment;
+  const homeFiles = new HomeFiles({
+    db, blobs, homeOf: containment ? (agentId) => containment.homeOf(agentId) : null,
+    localGeneration: (agentId) => checkpoints?.localGeneration(agentId) ?? 0, runningHere: (agentId) => !!local.running(agentId),
+    zstd: containment?.which('zstd') ?? null,
+  });
   recordSleep(local, db, instance.id, log);
   const screenshots = new ScreenshotStore(db, config.dataDir, log);
   screenshots.watch(local);
   local.once('closing', () => screenshots.close());
-  if (!config.fleet || config.desktop.provider !== 'xvnc') return { desktops: local, fleet: null, screenshots, local };
+  if (!config.fleet || config.desktop.provider !== 'xvnc') return { desktops: local, fleet: null, screenshots, local, checkpoints, homeFiles };
   const fleet = new FleetDesktops({ local, db, log, fleet: config.fleet, desktop: config.desktop, instance });
-  return { desktops: fleet, fleet, screenshots, local };
+  homeFiles.remote = {
+    holderOf: (agentId) => fleet.holderOf(agentId),
+    list: async (instanceId, agentId) => (await fleet.call(instanceId, 'GET', `/internal/desktops/${agentId}/home-files`)) as HomeFile[] | undefined,
+    open: async (instanceId, agentId, folder, name) => {
+      const query = new URLSearchParams({ folder, name });
+      const res = await fleet.open(instanceId, `/internal/desktops/${agentId}/home-file?${query}`);
+      if (!res) return undefined;
+      if (res.statusCode !== 200) {
+        res.resume();
+        return res.statusCode === 404 ? null : undefined; // undefined: asked elsewhere, then the newest checkpoint
+      }
+      const modified = new Date(String(res.headers['last-modified']));
+      return { body: res, bytes: Number(res.headers['content-length']), modifiedAt: Number.isNaN(+modified) ? new Date() : modified };
+    },
+  };
+  return { desktops: fleet, fleet, screenshots, local, checkpoints, homeFiles };
+}
+
+/** Homes that follow the desktop: checkpoints in the blob store, capped by AGENT_HOME_MB (0: its default, 1024). */
+function keepHomes(local: LocalDesktops, db: Db, log: Log, blobs: BlobStore, homeMb: number, instanceId: string): HomeCheckpoints {
+  const homes = containedHomes(local.xvnc!.containment);
+  const checkpoints = new HomeCheckpoints({ db, blobs, log, limitMb: homeMb || 1024, instanceId, homes });
+  local.keepHomes(checkpoints);
+  return checkpoints;
 }
 
 /**

@@ -9,9 +9,11 @@ import { STATUS_CODES } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { WebSocketServer } from 'ws';
 import { DesktopUnavailable } from './errors.ts';
 import type { FleetDesktops } from './place/fleet-desktops.ts';
+import type { HomeFiles } from './keep/home-files.ts';
 import { RelayRefused } from './place/internal-call.ts';
 import { serveRelay } from './place/relay.ts';
 import { serveSound } from './place/relayed-sound.ts';
@@ -37,6 +39,8 @@ export type InternalDeps = {
   };
   /** The replays' wing, above this one too: a run's recording kept here, streamed to the instance that asks. */
   replays?: { serveRecordingHere(runId: number, req: IncomingMessage, res: ServerResponse): Promise<void> };
+  /** The files of the homes here (~/Desktop, ~/Downloads), for the instance a user asks (keep/home-files.ts). */
+  homeFiles?: HomeFiles;
 };
 
 export const INTERNAL_PREFIX = '/internal/';
@@ -61,6 +65,10 @@ const ROUTES: { method: string; pattern: RegExp; handler: Handler }[] = [
     },
   },
   {
+    method: 'GET', pattern: /^\/internal\/desktops\/(\d+)\/home-files$/,
+    handler: async (_req, m, deps) => (deps.homeFiles?.listHere(Number(m[1])) ?? []).map((f) => ({ ...f, modifiedAt: f.modifiedAt.toISOString() })),
+  },
+  {
     method: 'DELETE', pattern: /^\/internal\/desktops\/(\d+)$/,
     handler: async (_req, m, _deps, fleet) => {
       await fleet.local.remove(Number(m[1]));
@@ -77,6 +85,17 @@ const ROUTES: { method: string; pattern: RegExp; handler: Handler }[] = [
       deps.recordings!.audioHere(m[1], req, String(req.headers['x-audio-type'] ?? 'audio/ogg').slice(0, 100), passedOnAfter(req), body),
   },
 ];
+
+/** One file of a home here, as it is (?folder=&name=): 404 when there is none. */
+async function serveHomeFile(deps: InternalDeps, agentId: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const query = new URL(req.url ?? '/', 'http://internal').searchParams;
+  const file = deps.homeFiles?.openHere(agentId, query.get('folder') ?? '', query.get('name') ?? '');
+  if (!file) throw new HttpError(404, 'File not found');
+  res.writeHead(200, {
+    'Content-Type': 'application/octet-stream', 'Content-Length': String(file.bytes), 'Last-Modified': file.modifiedAt.toUTCString(),
+  });
+  await pipeline(file.body, res).catch(() => res.destroy());
+}
 
 /** Which instance passed a recording's stop or audio on, after how many input events (recordings.ts). */
 function passedOnAfter(req: IncomingMessage): { from: string; seq: number } | undefined {
@@ -96,6 +115,8 @@ export async function handleInternal(deps: InternalDeps, req: IncomingMessage, r
     const path = (req.url ?? '/').split('?')[0];
     const replay = /^\/internal\/replays\/(\d+)\/recording$/.exec(path);
     if (replay && req.method === 'GET' && deps.replays) return await deps.replays.serveRecordingHere(Number(replay[1]), req, res);
+    const homeFile = /^\/internal\/desktops\/(\d+)\/home-file$/.exec(path);
+    if (homeFile && req.method === 'GET') return await serveHomeFile(deps, Number(homeFile[1]), req, res);
     for (const route of ROUTES) {
       const m = route.pattern.exec(path);
       if (!m || route.method !== req.method) continue;

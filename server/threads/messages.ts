@@ -54,6 +54,19 @@ export function tellWhenStorageFull(desktops: Pick<EventEmitter, 'on'>, db: Quer
   });
 }
 
+/**
+ * A home over AGENT_HOME_MB is not checkpointed ('too-large' of the home checkpoints): told in the agent's chat, where
+ * its owner reads the desktop's other troubles (a full home, above), once until it fits again.
+ */
+export function tellWhenHomeTooLarge(checkpoints: Pick<EventEmitter, 'on'>, db: Queryable, bus: Bus, log: Pick<Log, 'error'>): void {
+  checkpoints.on('too-large', (agentId: number, homeMb: string, limitMb: number) => {
+    const text = `The desktop's home holds ${homeMb} MB, more than the ${limitMb} MB that are kept: it is not saved when the desktop `
+      + 'stops, and a restart elsewhere starts from its last saved state. Delete files from it to have it saved again.';
+    addMessage(db, bus, { agent_id: agentId, thread_id: null, role: 'warning', assistant_data: { text } })
+      .catch((err) => log.error(`desktop ${agentId}: could not tell that its home is too large: ${(err as Error).message}`));
+  });
+}
+
 export function announceMessage(bus: Bus, message: Record<string, any>): void {
   bus.publish(TOPICS.agentMessages(message.agent_id), { type: 'created', agent_id: message.agent_id, message_id: message.id, message });
 }

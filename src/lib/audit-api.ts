@@ -1,5 +1,6 @@
 // Typed calls for the audit trail (/api/admin/audit: pages, verification, export) and the spend report (/api/admin/spend).
 import { request, TIMEOUTS } from './http.ts';
+import { saveBlob } from './save-blob.ts';
 
 export type AuditEvent = {
   id: number;
@@ -44,7 +45,7 @@ export const getAuditPage = (filter: AuditFilter, cursor: string | null) => requ
 export async function downloadAudit(filter: AuditFilter, format: 'jsonl' | 'csv'): Promise<void> {
   const query = Object.fromEntries(Object.entries({ ...filter, format }).filter(([, v]) => v));
   const blob = await request<Blob>('/admin/audit/export', { query, parse: 'blob', timeout: TIMEOUTS.long });
-  save(blob, `audit-${new Date().toISOString().slice(0, 10)}.${format}`);
+  saveBlob(blob, `audit-${new Date().toISOString().slice(0, 10)}.${format}`);
 }
 
 export type SpendStatus = 'no_limit' | 'ok' | 'near' | 'over';
@@ -59,16 +60,5 @@ export const spendPath = (month: string) => `/admin/spend?month=${month}`;
 /** Downloads the spend report of the last `months` months up to `month` as CSV. */
 export async function downloadSpend(month: string, months: number): Promise<void> {
   const blob = await request<Blob>('/admin/spend/export', { query: { month, months }, parse: 'blob', timeout: TIMEOUTS.long });
-  save(blob, `spend-${month}.csv`);
-}
-
-function save(blob: Blob, name: string): void {
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  saveBlob(blob, `spend-${month}.csv`);
 }

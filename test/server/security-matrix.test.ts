@@ -104,6 +104,14 @@ routes.before(async () => {
     threadId: thread, agentId: agent, from: 'a@localhost', to: 'x@example.test', subject: 's', text: 't', mailDomain: 'localhost',
   })).id;
   await s.parts.desktops.acquire(agent);
+  // A's upload, and a file A's desktop wrote (GET /agents/:id/files/…).
+  const form = new FormData();
+  form.append('file', new Blob(['matrix upload']), 'matrix-upload.txt');
+  await call(`/api/agents/${agent}/upload_file`, { token: s.a.token, raw: form });
+  const [upload] = await db.query<{ id: number }>('SELECT id FROM uploaded_files WHERE agent_id = $1 ORDER BY id DESC LIMIT 1', [agent]);
+  const desktopFile = join(s.parts.config.dataDir, 'desktops', `agent-${agent}`, 'Desktop', 'matrix-desktop.txt');
+  mkdirSync(dirname(desktopFile), { recursive: true });
+  writeFileSync(desktopFile, 'matrix desktop file');
   // A's run, recorded (a one-frame recording on disk) and with its model call as a marker.
   const [run] = await db.query<{ id: number }>(
     `INSERT INTO runs (thread_id, agent_id, owner_id, instance_id, ended_at, outcome, recording_path, recording_done, recording_started_at)
@@ -147,7 +155,7 @@ routes.before(async () => {
   s.fx = {
     agent, idleAgent, thread, trace: trace.id, report, entry: entry.id, draft: await freshDraft(), signInEmail: signIn.email,
     run: run.id, shareToken: (await freshShare()).token, freshShare, credential, approval: approval.id, webhook, delivery, freshWebhook,
-    pushDevice, freshPushDevice, freshHelpLink,
+    pushDevice, freshPushDevice, freshHelpLink, upload: upload.id,
     freshToken: async () => (await call('/api/tokens', { token: s.a.token, body: { name: 'Doomed', scope: 'read', expires_in_days: 1 } })).body.id,
     freshCredential: async () => (await call('/api/credentials', { token: s.a.token, body: { name: `Doomed ${Math.random()}` } })).body.id,
     freshAgent: async () => (await newAgent(s.a.id, `Secret doomed ${tag}`)).id,

@@ -122,7 +122,7 @@ export class Containment {
   async open(agentId: number): Promise<Sandbox> {
     if (this.problem) throw new DesktopUnavailable(this.problem);
     // The home and what contains the desktop need nothing of each other: made side by side (issue 48).
-    const home = this.homes.prepare(agentId, ['Desktop', '.run']).then(() => this.homes.ensureShellProfile(agentId));
+    const home = this.prepareHome(agentId);
     if (this.options.config.sandbox === 'off') return home.then(() => this.sandbox(agentId));
     const account = this.account(agentId)!;
     const [made, prepared] = await Promise.allSettled([this.jail(account), home]);
@@ -180,11 +180,26 @@ export class Containment {
    * copy runs in a sandbox of its own with no network, as the agent's user.
    */
   putFile(agentId: number, sourcePath: string, name: string): Promise<string> {
-    if (this.options.config.sandbox === 'off') return this.homes.putFile(this.sandbox(agentId), sourcePath, name);
-    if (this.problem) return Promise.reject(new DesktopUnavailable(this.problem));
+    if (this.problem && this.options.config.sandbox !== 'off') return Promise.reject(new DesktopUnavailable(this.problem));
+    return this.homes.putFile(this.job(agentId), sourcePath, name);
+  }
+
+  /**
+   * A short job in the agent's home as its user (a file drop, a checkpoint's listing and archive): contained, it sees
+   * the home and the system read-only, with no network and an empty /tmp; uncontained (DESKTOP_SANDBOX=off), the sandbox.
+   */
+  job(agentId: number): Sandbox {
+    if (this.options.config.sandbox === 'off') return this.sandbox(agentId);
+    if (this.problem) throw new DesktopUnavailable(this.problem);
     const noLimits = { cgroupProcs: [], rlimits: [], how: 'none', freezer: null };
     const jail = { netns: null, limits: noLimits, tmp: null };
-    return this.homes.putFile(new Sandbox(agentId, this.homeOf(agentId), this.account(agentId), this.host, jail), sourcePath, name);
+    return new Sandbox(agentId, this.homeOf(agentId), this.account(agentId), this.host, jail);
+  }
+
+  /** Makes the agent's home ready for its desktop: its own, with ~/Desktop, ~/.run and a shell profile. */
+  async prepareHome(agentId: number): Promise<void> {
+    await this.homes.prepare(agentId, ['Desktop', '.run']);
+    await this.homes.ensureShellProfile(agentId);
   }
 
   /** The program's full path on the desktops' PATH, or null. */

@@ -135,6 +135,13 @@ export class FleetDesktops extends EventEmitter implements Desktops {
     return [...this.relayed.values()].filter((d) => !d.closed);
   }
 
+  /** The live instance other than this one that holds the agent's desktop (its home is the newest there), or null. */
+  async holderOf(agentId: number): Promise<string | null> {
+    if (this.running(agentId)) return null;
+    const lease = await leaseOf(this.o.db, agentId, this.o.fleet.leaseStaleSeconds);
+    return lease && lease.instance_id !== this.me.id && !this.dead(lease) ? lease.instance_id : null;
+  }
+
   /** The running desktop wherever it runs (relayed from its holder), without starting one. */
   async find(agentId: number): Promise<Desktop | null> {
     const here = this.running(agentId);

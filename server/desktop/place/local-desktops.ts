@@ -11,6 +11,7 @@ import type { RfbDesktop } from '../rfb/desktop.ts';
 import type { Desktops, DesktopStatus } from '../types.ts';
 import { parseEndpoints, VncProvider } from '../start/vnc.ts';
 import { XvncProvider } from '../start/xvnc.ts';
+import type { HomeCheckpoints } from '../keep/home-checkpoints.ts';
 
 export type LocalDesktopsOptions = {
   dataDir: string;
@@ -57,6 +58,8 @@ export class LocalDesktops extends EventEmitter implements Desktops {
   /** The desktops' parts found full at the last look ('<agentId> home'), so each filling is told once. */
   private full = new Set<string>();
   private closing = false;
+  /** The homes' checkpoints (desktop/keep): stored at every stop and sleep, restored before a start. */
+  private checkpoints: HomeCheckpoints | null = null;
 
   constructor(private options: LocalDesktopsOptions) {
     super();
@@ -111,6 +114,28 @@ export class LocalDesktops extends EventEmitter implements Desktops {
     this.timer.unref();
     this.storageTimer = setInterval(() => this.checkStorage(), STORAGE_CHECK_MS);
     this.storageTimer.unref();
+  }
+
+  /** Keeps the homes of desktops started here in `checkpoints` (Xvnc desktops only: others have no home here). */
+  keepHomes(checkpoints: HomeCheckpoints): void {
+    if (!this.xvnc) return;
+    this.checkpoints = checkpoints;
+    this.xvnc.restoreHome = (agentId) => checkpoints.restore(agentId);
+  }
+
+  /** Stores the agent's home (a stop or a sleep); a failure is logged, never thrown: the stop goes on. */
+  private async checkpoint(agentId: number, why: string): Promise<void> {
+    if (!this.checkpoints) return;
+    const started = Date.now();
+    try {
+      const result = await this.checkpoints.checkpoint(agentId);
+      if (result.stored) {
+        const mb = (result.bytes / (1024 * 1024)).toFixed(1);
+        this.options.log.info(`desktop ${agentId}: home checkpointed at ${why} (generation ${result.generation}, ${mb} MB, ${Date.now() - started} ms)`);
+      }
+    } catch (err) {
+      this.options.log.error(`desktop ${agentId}: home not checkpointed at ${why}: ${(err as Error).message}`);
+    }
   }
 
   status(): DesktopStatus {
@@ -221,6 +246,8 @@ export class LocalDesktops extends EventEmitter implements Desktops {
       this.options.log.error(`desktop ${agentId}: before-stop hook failed: ${(err as Error).message}`);
     }
     await desktop.stop();
+    // Before the lease goes ('stopped'): the instance that starts it next finds this home stored.
+    await this.checkpoint(agentId, 'stop');
     this.emit('stopped', agentId);
   }
 
@@ -249,6 +276,8 @@ export class LocalDesktops extends EventEmitter implements Desktops {
       } else if (idle > this.sleepMs && !desktop.asleep) {
         if (!desktop.canSleep) this.sayWhySleepless();
         else if (!(await desktop.sleep())) this.options.log.error(`desktop ${desktop.agentId}: could not freeze it; it stays awake`);
+        // Frozen, its programs write nothing: the home as it is now is what a failover restores.
+        else await this.checkpoint(desktop.agentId, 'sleep');
       }
     }
   }
@@ -265,6 +294,7 @@ export class LocalDesktops extends EventEmitter implements Desktops {
   async remove(agentId: number): Promise<void> {
     await this.stop(agentId);
     if (this.xvnc) await this.xvnc.removeHome(agentId);
+    await this.checkpoints?.forget(agentId);
   }
 
   async putFile(agentId: number, sourcePath: string, name: string): Promise<string | null> {

@@ -22,6 +22,7 @@ import { readProc } from '../../system/processes.ts';
 import { claimDisplay, ensureSocketDir, xauthority, X_SOCKET } from './displays.ts';
 import { until } from './until.ts';
 import { endProgram, signal, stopProcess } from './end-program.ts';
+import { DesktopUnavailable } from '../errors.ts';
 
 export type { DesktopApp };
 
@@ -73,9 +74,13 @@ export class XvncProvider {
   private height: number;
   private apps: DesktopApp[];
   private base: number;
-  private containment: Containment;
+  readonly containment: Containment;
+  /** Puts back the newest checkpoint of the home when this machine's copy is older (desktop/keep), before any program starts. */
+  restoreHome: ((agentId: number) => Promise<unknown>) | null = null;
   /** The sandboxes of the running desktops (tests reach a desktop's X display through them). */
   private sandboxes = new Map<number, Sandbox>();
+  /** The DevTools pipe of the browser each running desktop's server started. */
+  private browsers = new Map<number, DevtoolsPipe>();
 
   constructor(private options: XvncOptions) {
     this.containment = options.containment;
@@ -121,6 +126,12 @@ export class XvncProvider {
     return this.containment.putFile(agentId, sourcePath, name);
   }
 
+  /** The DevTools pipe of the browser the server started on the agent's running desktop, or null (not up, or gone). */
+  browserOf(agentId: number): DevtoolsPipe | null {
+    const pipe = this.browsers.get(agentId);
+    return pipe && !pipe.closed ? pipe : null;
+  }
+
   /** The sandbox of the agent's running desktop, with DISPLAY in its environment. */
   sandboxOf(agentId: number): Sandbox | null {
     return this.sandboxes.get(agentId) ?? null;
@@ -140,6 +151,13 @@ export class XvncProvider {
     if (ended.status === 'rejected') {
       await sandbox.close();
       throw ended.reason;
+    }
+    // Now that nothing of the agent's runs here: its home as it was last stored, when that is newer than this copy.
+    try {
+      await this.restoreHome?.(agentId);
+    } catch (err) {
+      await sandbox.close();
+      throw new DesktopUnavailable(`The desktop's home could not be restored: ${(err as Error).message}`);
     }
     // The RFB socket as the desktop makes it; where the server connects to it comes once it is made.
     const sock = sandbox.socket('.rfb.sock');
@@ -169,6 +187,9 @@ export class XvncProvider {
       windows.close();
       // The programs end while their display is still there, as at a logout; then the display. The DevTools pipe
       // closes after the browser ended: closing it first would end the browser as a crash does, not as a logout.
+      // The browser is asked over DevTools first: closed so, it writes its cookies and profile out (issue 50: the home
+      // is checkpointed next); a SIGTERM alone left the cookies of its last 30 s unwritten.
+      if (devtools && !devtools.closed) await closeBrowser(devtools);
       await Promise.all(children.slice(1).map((child) => endProgram(sandbox, child)));
       devtools?.close();
       await stopProcess(xvnc);
@@ -176,6 +197,7 @@ export class XvncProvider {
       // Everything else of the desktop too: background jobs would otherwise watch later file drops.
       await sandbox.close();
       if (this.sandboxes.get(agentId) === sandbox) this.sandboxes.delete(agentId);
+      if (this.browsers.get(agentId) === devtools) this.browsers.delete(agentId);
       rmSync(xvncPidFile(this.options.dataDir, agentId), { force: true });
       if (sandbox.jail) return; // its display lived in its own /tmp, gone with it
       this.reserved.delete(display);
@@ -200,7 +222,10 @@ export class XvncProvider {
       }
       const apps = startDesktopApps(this.apps, {
         sandbox, env, width: this.width, height: this.height, log: this.options.log, signal: starting.signal, onProcess: adopt, before: sound?.ready,
-        onBrowser: (toBrowser, fromBrowser) => (devtools = new DevtoolsPipe(toBrowser, fromBrowser)),
+        onBrowser: (toBrowser, fromBrowser) => {
+          devtools = new DevtoolsPipe(toBrowser, fromBrowser);
+          this.browsers.set(agentId, devtools);
+        },
       }).catch((err) => this.options.log.error(`desktop ${agentId}: its apps did not start: ${(err as Error).message}`));
       this.sandboxes.set(agentId, sandbox);
       desktop = new RfbDesktop(agentId, rfb, {
@@ -335,4 +360,10 @@ export class XvncProvider {
     }
     rmSync(file, { force: true });
   }
+}
+
+/** Asks the browser to close as its own menu would, and waits until its pipe closes (it exited), 3 s at most. */
+async function closeBrowser(devtools: DevtoolsPipe): Promise<void> {
+  devtools.send('Browser.close').catch(() => {}); // its answer may never come: the browser is gone by then
+  for (const deadline = Date.now() + 3000; !devtools.closed && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 50));
 }

@@ -1,8 +1,8 @@
 // The agents wing: the list and detail shapes of spec section 3, creating and deleting agents (admins), their three
-// texts, uploads to them, and their run state.
+// texts, uploads to them, their files (uploads and what their desktops hold), and their run state.
 import { THREAD } from '../components.ts';
 import {
-  arr, bool, extend, id, input, int, json, noContent, nullable, obj, oneOfEnum, query, ref, str, time, type Operation, type Schema, type WingTable,
+  arr, binary, bool, extend, id, input, int, json, noContent, nullable, obj, oneOfEnum, query, ref, str, time, type Operation, type Schema, type WingTable,
 } from '../schema.ts';
 
 const RUN_STATE = oneOfEnum(['run', 'run_all', 'stop'], { description: 'run: the queue head once; run_all: the whole queue; stop' });
@@ -67,6 +67,24 @@ export const AGENTS: WingTable = {
         })),
       },
       errors: [400, 507],
+    },
+    'GET /agents/:id/files': {
+      summary: "The agent's files: its uploads, and what its desktop holds in ~/Desktop and ~/Downloads (newest first)",
+      responses: {
+        200: json(arr(obj({
+          name: str(), bytes: int({ minimum: 0 }), modified_at: time(), source: oneOfEnum(['upload', 'desktop']),
+          folder: nullable(oneOfEnum(['Desktop', 'Downloads'], { description: 'Where on the desktop; null for an upload' })),
+          url: str({ description: 'Where it downloads from (an attachment, for the owner and admins)' }),
+        }))),
+      },
+    },
+    'GET /agents/:id/files/uploads/:fileId': {
+      summary: 'Download one of the agent\'s uploads (an attachment)', responses: { 200: binary('application/octet-stream', 'The file') },
+    },
+    'GET /agents/:id/files/desktop': {
+      summary: 'Download a file of the agent\'s desktop (an attachment), from its home or its newest checkpoint',
+      query: { path: query(str(), 'Desktop/<name> or Downloads/<name>', true) },
+      responses: { 200: binary('application/octet-stream', 'The file') },
     },
     'POST /agents/:id/run-state': {
       summary: "Set the agent's run state", body: input({ state: RUN_STATE }, ['state']), responses: { 200: json(obj({ state: RUN_STATE })) },

@@ -1,6 +1,7 @@
 // The agent screen (/agent/{id}): chat panel on the left, the VM view in the middle, room for the
 // 360px traces panel (admin 'Show traces') on the right; the title bar holds the name, the playback toggle and, for
-// admins, the more-options menu. The agent is refetched every 3 s (spec §3, §9). On a phone, chat and desktop
+// admins, the more-options menu; everyone gets the Files button (the agent's files to download,
+// files-modal.tsx). The agent is refetched every 3 s (spec §3, §9). On a phone, chat and desktop
 // fill the screen in turn, chosen with a switch (pane-switch.tsx).
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { agentPath, stopAgent } from '../../lib/api.ts';
@@ -10,10 +11,12 @@ import { useTitle } from '../../lib/title.tsx';
 import type { Agent, AgentRunState } from '../../lib/types.ts';
 import { useIsAdmin } from '../../lib/use-is-admin.ts';
 import { useResource } from '../../lib/use-resource.ts';
+import { DownloadIcon } from '../../ui/icons.tsx';
 import { Spinner } from '../../ui/spinner.tsx';
 import { ChatPanel } from './chat-panel.tsx';
 import { AgentEditorModal } from './editor/agent-editor-modal.tsx';
 import { EmailSettingsModal } from './email/email-settings-modal.tsx';
+import { FilesModal } from './files-modal.tsx';
 import { MoreOptionsMenu } from './more-options-menu.tsx';
 import { SchedulesModal } from './schedules/schedules-modal.tsx';
 import { PaneSwitch, type AgentPane } from './pane-switch.tsx';
@@ -30,6 +33,7 @@ export function AgentScreen({ id }: { id: number }) {
   const [editing, setEditing] = useState(false);
   const [emailSettings, setEmailSettings] = useState(false);
   const [schedules, setSchedules] = useState(false);
+  const [showFiles, setShowFiles] = useState(false);
   // Control mode ('Take control' in the VM view): the user's input goes to the desktop and the chat
   // collapses to its strip; 'Expand chat' ends it.
   // Kept per agent in session storage: a reload in control mode stays in it (issue 19). A help e-mail's link
@@ -79,6 +83,10 @@ export function AgentScreen({ id }: { id: number }) {
     () =>
       runState === undefined ? null : (
         <>
+          <button type="button" className="playback-toggle" onClick={() => setShowFiles(true)} title="The agent's uploads and the files its desktop saved">
+            <DownloadIcon aria-hidden="true" />
+            Files
+          </button>
           <PlaybackToggle agentId={id} state={runState} onChange={onRunState} />
           {isAdmin && (
             <MoreOptionsMenu
@@ -126,6 +134,7 @@ export function AgentScreen({ id }: { id: number }) {
       {isAdmin && showTraces && <TracesPanel threadId={threadId} onClose={() => setShowTraces(false)} />}
       {editing && <AgentEditorModal agentId={id} onClose={() => setEditing(false)} onSaved={refresh} />}
       {schedules && <SchedulesModal agentId={id} onClose={() => setSchedules(false)} />}
+      {showFiles && <FilesModal agentId={id} onClose={() => setShowFiles(false)} />}
       {emailSettings && <EmailSettingsModal agentId={id} onClose={() => setEmailSettings(false)} onSaved={refresh} />}
     </div>
   );
