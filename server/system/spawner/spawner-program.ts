@@ -1,0 +1,81 @@
+// The spawner's own program, run by `node -e` (a string, so that it works from the bundle dist/server.mjs as from the
+// sources). It is small on purpose: a fork copies the page tables of the process that forks, so a Node process of
+// a few MB forks in well under a millisecond where the server, at 800 MB, stalls every request for ~40 ms (issue 48).
+// Lines of JSON on stdin ask; lines of JSON on stdout answer. A child's stdio is a unix socket the spawner connects
+// to the server's listener (its first bytes name the stream) and hands to the child: nothing of it runs through
+// here, so a child outlives the spawner. Children are detached (their own process group): a signal goes to the group.
+export const SPAWNER_PROGRAM = String.raw`
+'use strict';
+const { spawn } = require('node:child_process');
+const net = require('node:net');
+const children = new Map();
+process.stdout.on('error', () => process.exit(0)); // the server is gone
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\n');
+
+function connect(path, token) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(path);
+    socket.pause(); // never read: what the server writes is the child's
+    socket.once('error', reject);
+    socket.once('connect', () => socket.write(token, (err) => (err ? reject(err) : resolve(socket))));
+  });
+}
+
+async function start(m) {
+  const sockets = [];
+  try {
+    const stdio = [];
+    for (const [fd, s] of m.stdio.entries()) {
+      // The spawner's stdout is its answers to the server: a child's inherited stdout is the server's stderr instead.
+      if (s === 'inherit') stdio.push(fd === 0 ? 'ignore' : fd <= 2 ? 2 : 'ignore');
+      else if (typeof s === 'string') stdio.push(s);
+      else {
+        const socket = await connect(m.socket, s.token);
+        sockets.push(socket);
+        stdio.push(socket);
+      }
+    }
+    const child = spawn(m.command, m.args, {
+      env: m.env, cwd: m.cwd, stdio, detached: m.detached, ...(m.uid === undefined ? {} : { uid: m.uid, gid: m.gid }),
+    });
+    for (const socket of sockets) socket.destroy(); // the child holds its own copies
+    child.once('error', (err) => send({ id: m.id, type: 'error', message: err.message, code: err.code }));
+    if (child.pid === undefined) return;
+    children.set(m.id, child);
+    send({ id: m.id, type: 'pid', pid: child.pid });
+    child.once('exit', (code, signal) => {
+      children.delete(m.id);
+      send({ id: m.id, type: 'exit', code, signal });
+    });
+  } catch (err) {
+    for (const socket of sockets) socket.destroy();
+    send({ id: m.id, type: 'error', message: err.message, code: err.code });
+  }
+}
+
+function kill(m) {
+  const child = children.get(m.id);
+  if (!child || child.exitCode !== null || child.signalCode !== null) return; // reaped: its pid may be another's now
+  try {
+    process.kill(m.group ? -child.pid : child.pid, m.signal);
+  } catch {
+    try { child.kill(m.signal); } catch {}
+  }
+}
+
+let buffered = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (chunk) => {
+  buffered += chunk;
+  let nl;
+  while ((nl = buffered.indexOf('\n')) >= 0) {
+    const m = JSON.parse(buffered.slice(0, nl));
+    buffered = buffered.slice(nl + 1);
+    if (m.type === 'spawn') start(m);
+    else if (m.type === 'kill') kill(m);
+  }
+});
+// The server is gone: so is the spawner; its children run on (each in its own group, reparented).
+process.stdin.once('end', () => process.exit(0));
+send({ type: 'ready', pid: process.pid });
+`;
