@@ -13,6 +13,7 @@ import type { Db } from '../db/db.ts';
 import type { UploadHook } from '../files/storage.ts';
 import type { Log } from '../ops/log.ts';
 import type { Bus } from '../realtime/bus.ts';
+import { startSpawner } from '../system/spawner/index.ts';
 import type { Instance } from '../db/instance.ts';
 import { FleetDesktops } from './place/fleet-desktops.ts';
 import { LocalDesktops } from './place/local-desktops.ts';
@@ -44,6 +45,8 @@ export { coalesce } from './rfb/rects.ts';
 export function startDesktops(config: Config, db: Db, log: Log, instance: Instance): {
   desktops: Desktops; fleet: FleetDesktops | null; screenshots: ScreenshotStore; local: LocalDesktops;
 } {
+  // Started while the server is small (issue 48): from here on the server forks no child of its own.
+  if (config.desktop.provider === 'xvnc') startSpawner(config.desktop.path);
   const local = new LocalDesktops({ dataDir: config.dataDir, log, config: config.desktop });
   recordSleep(local, db, instance.id, log);
   const screenshots = new ScreenshotStore(db, config.dataDir, log);

@@ -59,6 +59,22 @@ spawner('a child runs outside the server: its parent is the spawner, its pipes r
   assert.match(out(), new RegExp(`ppid:${s.pid}\\n`));
 });
 
+spawner('a pipe on fd 3 and on blocks for the child as a pipe of Node’s does: it waits for data written late', async () => {
+  const child = s.spawn('/bin/sh', ['-c', 'exec cat <&3'], { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+  const [out, err] = [collect(child.stdout), collect(child.stderr)];
+  const pid = await spawned(child);
+  // cat asleep in its read: on a non-blocking fd it would have failed with EAGAIN and exited instead.
+  await until(() => {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.includes('(cat)') && / S /.test(stat);
+  }, 'cat waiting in its read');
+  child.stdio[3]!.end('late\n');
+  assert.equal(await exit(child), [0, null]);
+  await closed(child);
+  assert.is(out(), 'late\n');
+  assert.is(err(), '');
+});
+
 spawner('a program that does not exist fails with an error and a close, as with Node’s own spawn', async () => {
   const child = s.spawn('/nonexistent/program', [], { stdio: ['ignore', 'pipe', 'ignore'] });
   const err = await new Promise<Error>((resolve) => child.once('error', resolve));

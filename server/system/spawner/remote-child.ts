@@ -20,6 +20,7 @@ export class RemoteChild extends EventEmitter<Events> {
   signalCode: NodeJS.Signals | null = null;
   readonly stdio: (Duplex | null)[];
   private watch: NodeJS.Timeout | null = null;
+  private early: NodeJS.Signals | null = null;
 
   constructor(
     readonly command: string,
@@ -50,14 +51,25 @@ export class RemoteChild extends EventEmitter<Events> {
 
   /** As ChildProcess.kill, to its process group when it has one of its own; false when it no longer runs. */
   kill(signal: NodeJS.Signals = 'SIGTERM'): boolean {
+    // Asked before the spawner told its pid (Node's child has one at once): sent as soon as it is known.
+    if (this.pid === undefined && this.exitCode === null) return (this.early = signal), true;
     if (!this.running) return false;
     if (this.watch) return this.signalDirectly(signal);
     return this.signal(signal);
   }
 
+  /**
+   * Signals it from the server itself, not through the spawner: for the process's 'exit', when no message would be
+   * sent any more. (Through the spawner, a child it has reaped is never signalled: its pid may be another's.)
+   */
+  killNow(signal: NodeJS.Signals): boolean {
+    return this.running && this.signalDirectly(signal);
+  }
+
   started(pid: number): void {
     this.pid = pid;
     this.emit('spawn');
+    if (this.early) this.kill(this.early);
   }
 
   exited(code: number | null, signal: NodeJS.Signals | null): void {

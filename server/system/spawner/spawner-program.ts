@@ -17,7 +17,13 @@ function connect(path, token) {
     const socket = net.connect(path);
     socket.pause(); // never read: what the server writes is the child's
     socket.once('error', reject);
-    socket.once('connect', () => socket.write(token, (err) => (err ? reject(err) : resolve(socket))));
+    socket.once('connect', () => socket.write(token, (err) => {
+      if (err) return reject(err);
+      // Blocking, as a pipe of Node's is for its child: the flag is the child's too, and libuv clears it on fds 0-2
+      // only (bwrap reads --args on fd 3 and on, and fails on EAGAIN).
+      socket._handle.setBlocking(true);
+      resolve(socket);
+    }));
   });
 }
 

@@ -46,6 +46,8 @@ export class Spawner {
   private failures = 0;
   private restart: NodeJS.Timeout | null = null;
   private closed = false;
+  /** How many times a spawner of this one died: a start that saw it change lost some of its pieces. */
+  deaths = 0;
 
   constructor(private options: SpawnerOptions) {}
 
@@ -150,6 +152,7 @@ export class Spawner {
   private died(process: ChildProcess): void {
     if (this.process !== process) return;
     this.process = null;
+    this.deaths++;
     for (const [id, child] of this.children) {
       this.children.delete(id);
       if (child.pid === undefined) child.failed(new Error(`spawn ${child.command}: the spawner ended before it started`));
