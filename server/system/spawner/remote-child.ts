@@ -24,6 +24,8 @@ export class RemoteChild extends EventEmitter<Events> {
 
   constructor(
     readonly command: string,
+    /** As Node's child's: the command and its arguments. */
+    readonly spawnargs: string[],
     private pipes: (LatePipe | null)[],
     /** Sends a signal through the spawner (it knows whether the child was reaped), or false when it cannot. */
     private signal: (signal: NodeJS.Signals) => boolean,

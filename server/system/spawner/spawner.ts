@@ -56,6 +56,11 @@ export class Spawner {
     return this.process?.pid ?? null;
   }
 
+  /** The spawns the spawner has not answered yet (neither a pid nor an error). */
+  get unanswered(): RemoteChild[] {
+    return [...this.children.values()].filter((child) => child.pid === undefined);
+  }
+
   /** Starts the spawner now (at boot, while the server is small) rather than at the first spawn. */
   start(): void {
     if (this.process || this.closed) return;
@@ -111,7 +116,7 @@ export class Spawner {
       return { token };
     });
     const detached = options.detached ?? true;
-    const child = new RemoteChild(command, pipes, (signal) => this.send({ type: 'kill', id, signal, group: detached }), detached);
+    const child = new RemoteChild(command, [command, ...args], pipes, (signal) => this.send({ type: 'kill', id, signal, group: detached }), detached);
     child.once('close', () => tokens.forEach((t) => this.sockets?.forget(t)));
     this.children.set(id, child);
     this.hold();
