@@ -26,6 +26,7 @@ const SCRIPTS = [
   'bench-webhooks.mjs',
   'bench-push.mjs',
   'bench-sleep.mjs',
+  'bench-spawn.mjs',
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));
