@@ -291,7 +291,8 @@ export class XvncProvider {
         this.lastDisplay.set(agentId, display);
         const pidFile = xvncPidFile(this.options.dataDir, agentId);
         mkdirSync(join(this.options.dataDir, 'run'), { recursive: true, mode: 0o700 });
-        writeFileSync(pidFile, `${xvnc.pid}\n${display}\n`, { mode: 0o600 });
+        // Xvnc itself, not the first process of its sandbox's chain (root's unshare, contained).
+        writeFileSync(pidFile, `${sandbox.programOf(xvnc)[0] ?? xvnc.pid}\n${display}\n`, { mode: 0o600 });
         return { xvnc, display, hostSock, xSock, cookie: xauthorityCookie(auth)! };
       }
       await stopProcess(xvnc);
