@@ -17,10 +17,12 @@ export class StdioSockets {
   private dir: string;
   private server: Server;
   private waiting = new Map<string, (socket: Socket) => void>();
+  private removeAtExit = () => rmSync(this.dir, { recursive: true, force: true });
 
   constructor() {
     this.dir = mkdtempSync(join(tmpdir(), 'aw-spawner-')); // mode 0700
     this.path = join(this.dir, 'stdio');
+    process.once('exit', this.removeAtExit); // a server that exits without closing its spawner leaves no folder
     this.server = createServer((socket) => this.accept(socket));
     this.server.listen(this.path);
     this.server.unref();
@@ -40,7 +42,8 @@ export class StdioSockets {
 
   close(): void {
     this.server.close();
-    rmSync(this.dir, { recursive: true, force: true });
+    process.off('exit', this.removeAtExit);
+    this.removeAtExit();
   }
 
   private accept(socket: Socket): void {
