@@ -1,7 +1,7 @@
 // The spawner (issue 48, item 5): children started through it, their pipes straight to the server, exit codes and
 // signals, kill() to the whole process group, no server secret in a child's environment; a spawner killed while it
 // starts a child fails that start and is replaced, and children it had started outlive it with their end still seen.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { processAlive } from '../../server/system/processes.ts';
@@ -143,6 +143,34 @@ spawner('children outlive a spawner that dies, keep their pipes, and their end i
   assert.ok(child.kill('SIGKILL'), 'signalled without its spawner');
   assert.equal(await ended, [UNKNOWN_EXIT, null]);
   assert.not.ok(processAlive(pid));
+});
+
+spawner('the server gone (its pipe closed), the spawner ends every child: those it started and a dead spawner’s it adopted', async () => {
+  const old = s.spawn('/bin/sh', ['-c', 'sleep 300 & wait']);
+  const oldPid = await spawned(old);
+  const first = s.pid!;
+  process.kill(first, 'SIGKILL');
+  await until(() => s.pid !== null && s.pid !== first, 'a new spawner');
+  const young = s.spawn('/bin/sh', ['-c', 'sleep 300 & wait']);
+  const youngPid = await spawned(young);
+  const second = s.pid!;
+  assert.ok(processAlive(oldPid) && processAlive(youngPid));
+  s.close(); // as the server's death closes its end of the pipe
+  await until(() => !processAlive(second), 'the spawner to exit');
+  await until(() => !processAlive(oldPid) && !processAlive(youngPid), 'both children to end');
+  // Their groups whole: no sleep of theirs is left (a zombie init has not reaped yet counts as gone).
+  const groups = new Set([oldPid, youngPid]);
+  const left = readdirSync('/proc').filter((entry) => {
+    if (!/^\d+$/.test(entry)) return false;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return state !== 'Z' && groups.has(Number(pgrp));
+    } catch {
+      return false;
+    }
+  });
+  assert.equal(left, []);
 });
 
 spawner.run();

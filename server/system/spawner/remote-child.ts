@@ -29,7 +29,8 @@ export class RemoteChild extends EventEmitter<Events> {
     private pipes: (LatePipe | null)[],
     /** Sends a signal through the spawner (it knows whether the child was reaped), or false when it cannot. */
     private signal: (signal: NodeJS.Signals) => boolean,
-    private group: boolean,
+    /** Whether it has a process group of its own, which signals reach whole. */
+    readonly group: boolean,
   ) {
     super();
     this.stdio = pipes;

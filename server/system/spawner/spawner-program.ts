@@ -4,11 +4,15 @@
 // Lines of JSON on stdin ask; lines of JSON on stdout answer. A child's stdio is a unix socket the spawner connects
 // to the server's listener (its first bytes name the stream) and hands to the child: nothing of it runs through
 // here, so a child outlives the spawner. Children are detached (their own process group): a signal goes to the group.
+// The server gone (its pipe closed), the spawner ends every child it started or adopted (a dead spawner's, still
+// running), as the server's death ended them when it forked them itself (bwrap's --die-with-parent).
 export const SPAWNER_PROGRAM = String.raw`
 'use strict';
 const { spawn } = require('node:child_process');
 const net = require('node:net');
+const { readFileSync } = require('node:fs');
 const children = new Map();
+const adopted = new Map();
 process.stdout.on('error', () => process.exit(0)); // the server is gone
 const send = (m) => process.stdout.write(JSON.stringify(m) + '\n');
 
@@ -47,7 +51,7 @@ async function start(m) {
     for (const socket of sockets) socket.destroy(); // the child holds its own copies
     child.once('error', (err) => send({ id: m.id, type: 'error', message: err.message, code: err.code }));
     if (child.pid === undefined) return;
-    children.set(m.id, child);
+    children.set(m.id, { child, group: m.detached });
     send({ id: m.id, type: 'pid', pid: child.pid });
     child.once('exit', (code, signal) => {
       children.delete(m.id);
@@ -60,13 +64,34 @@ async function start(m) {
 }
 
 function kill(m) {
-  const child = children.get(m.id);
+  const { child } = children.get(m.id) ?? {};
   if (!child || child.exitCode !== null || child.signalCode !== null) return; // reaped: its pid may be another's now
   try {
     process.kill(m.group ? -child.pid : child.pid, m.signal);
   } catch {
     try { child.kill(m.signal); } catch {}
   }
+}
+
+/** The process's start time (/proc/<pid>/stat, field 22): the same pid and start time are the same process. */
+function startTime(pid) {
+  try {
+    const stat = readFileSync('/proc/' + pid + '/stat', 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return null;
+  }
+}
+
+function adopt(m) {
+  const started = startTime(m.pid);
+  if (started) adopted.set(m.pid, { started, group: m.group });
+}
+
+function endAll() {
+  const end = (pid, group) => { try { process.kill(group ? -pid : pid, 'SIGKILL'); } catch {} };
+  for (const { child, group } of children.values()) if (child.exitCode === null && child.signalCode === null) end(child.pid, group);
+  for (const [pid, { started, group }] of adopted) if (startTime(pid) === started) end(pid, group);
 }
 
 let buffered = '';
@@ -79,9 +104,9 @@ process.stdin.on('data', (chunk) => {
     buffered = buffered.slice(nl + 1);
     if (m.type === 'spawn') start(m);
     else if (m.type === 'kill') kill(m);
+    else if (m.type === 'adopt') adopt(m);
   }
 });
-// The server is gone: so is the spawner; its children run on (each in its own group, reparented).
-process.stdin.once('end', () => process.exit(0));
+process.stdin.once('end', () => (endAll(), process.exit(0)));
 send({ type: 'ready', pid: process.pid });
 `;

@@ -40,6 +40,8 @@ const STABLE_MS = 10_000;
 export class Spawner {
   private process: ChildProcess | null = null;
   private children = new Map<number, RemoteChild>();
+  /** Children a dead spawner started that still run: each new spawner adopts them, to end them should the server die. */
+  private orphans = new Set<RemoteChild>();
   private nextId = 1;
   private sockets: StdioSockets | null = null;
   private startedAt = 0;
@@ -86,6 +88,7 @@ export class Spawner {
     });
     child.once('error', () => {}); // 'exit' or 'close' follows
     child.once('close', () => this.died(child));
+    for (const orphan of this.orphans) this.send({ type: 'adopt', pid: orphan.pid, group: orphan.group });
     this.hold();
   }
 
@@ -126,7 +129,7 @@ export class Spawner {
     return child;
   }
 
-  /** Stops the spawner (the server stops); its children run on, each ended by whoever owns it. */
+  /** Stops the spawner, which ends every child it started or adopted (as at the server's death). */
   close(): void {
     this.closed = true;
     if (this.restart) clearTimeout(this.restart);
@@ -161,7 +164,11 @@ export class Spawner {
     for (const [id, child] of this.children) {
       this.children.delete(id);
       if (child.pid === undefined) child.failed(new Error(`spawn ${child.command}: the spawner ended before it started`));
-      else child.orphaned(this.options.orphanPollMs ?? 250);
+      else {
+        child.orphaned(this.options.orphanPollMs ?? 250);
+        this.orphans.add(child);
+        child.once('exit', () => this.orphans.delete(child));
+      }
     }
     if (this.closed) return;
     this.failures = Date.now() - this.startedAt < STABLE_MS ? this.failures + 1 : 0;
