@@ -174,7 +174,9 @@ export class DesktopNetwork {
   private endSlirp(now = false): void {
     const slirp = this.slirp;
     this.slirp = null;
-    if (slirp?.running) now ? slirp.killNow('SIGKILL') : slirp.kill('SIGKILL');
+    if (!slirp || slirp.exitCode !== null || slirp.signalCode !== null) return;
+    if (now) slirp.killNow('SIGKILL');
+    else slirp.kill('SIGKILL'); // one the spawner has not started yet is killed as it starts
   }
 }
 
