@@ -10,7 +10,10 @@ export const SPAWNER_PROGRAM = String.raw`
 'use strict';
 const { spawn } = require('node:child_process');
 const net = require('node:net');
-const { readFileSync } = require('node:fs');
+const { readFileSync, rmSync } = require('node:fs');
+// The folder of the server's socket for children's pipes: removed as the spawner ends after the server (killed, it
+// removed nothing).
+const socketDir = process.argv[1];
 const children = new Map();
 const adopted = new Map();
 process.stdout.on('error', () => process.exit(0)); // the server is gone
@@ -107,6 +110,10 @@ process.stdin.on('data', (chunk) => {
     else if (m.type === 'adopt') adopt(m);
   }
 });
-process.stdin.once('end', () => (endAll(), process.exit(0)));
+process.stdin.once('end', () => {
+  endAll();
+  if (socketDir) rmSync(socketDir, { recursive: true, force: true });
+  process.exit(0);
+});
 send({ type: 'ready', pid: process.pid });
 `;

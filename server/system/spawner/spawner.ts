@@ -71,7 +71,7 @@ export class Spawner {
     this.sockets ??= new StdioSockets();
     this.startedAt = Date.now();
     // The one fork the server makes itself. Detached: a Ctrl+C at the terminal is for the server, which stops in order.
-    const child = spawn(process.execPath, ['--max-old-space-size=64', '-e', SPAWNER_PROGRAM], {
+    const child = spawn(process.execPath, ['--max-old-space-size=64', '-e', SPAWNER_PROGRAM, this.sockets.dir], {
       stdio: ['pipe', 'pipe', 'inherit'], env: { PATH: this.options.path }, detached: true,
     });
     this.process = child;

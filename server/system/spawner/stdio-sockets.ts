@@ -14,7 +14,8 @@ const TOKEN_MS = 10_000;
 
 export class StdioSockets {
   readonly path: string;
-  private dir: string;
+  /** The folder of the socket (0700): the spawner removes it too, should the server be killed. */
+  readonly dir: string;
   private server: Server;
   private waiting = new Map<string, (socket: Socket) => void>();
   private removeAtExit = () => rmSync(this.dir, { recursive: true, force: true });
