@@ -28,6 +28,7 @@ const SCRIPTS = [
   'bench-sleep.mjs',
   'bench-storage.mjs',
   'bench-home-checkpoint.mjs',
+  'bench-spawn.mjs',
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));

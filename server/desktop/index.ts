@@ -13,6 +13,7 @@ import type { Db } from '../db/db.ts';
 import type { UploadHook } from '../files/storage.ts';
 import type { Log } from '../ops/log.ts';
 import type { Bus } from '../realtime/bus.ts';
+import { startSpawner } from '../system/spawner/index.ts';
 import type { Instance } from '../db/instance.ts';
 import type { BlobStore } from '../storage/index.ts';
 import { containedHomes, HomeCheckpoints } from './keep/home-checkpoints.ts';
@@ -50,6 +51,8 @@ export function startDesktops(config: Config, db: Db, log: Log, instance: Instan
   desktops: Desktops; fleet: FleetDesktops | null; screenshots: ScreenshotStore; local: LocalDesktops; checkpoints: HomeCheckpoints | null;
   homeFiles: HomeFiles;
 } {
+  // Started while the server is small (issue 48): from here on the server forks no child of its own.
+  if (config.desktop.provider === 'xvnc') startSpawner(config.desktop.path);
   const local = new LocalDesktops({ dataDir: config.dataDir, log, config: config.desktop });
   const checkpoints = local.xvnc && keepHomes(local, db, log, blobs, config.desktop.homeMb, instance.id);
   const containment = local.xvnc?.containment;

@@ -11,7 +11,6 @@
 // moves the socket into server/ (or links it there: the X display's, which the desktop's programs use too) before
 // any program of the agent's runs, checks there that it is a socket the desktop's uid made, and connects only to
 // that name (`keepSocket`).
-import { spawnSync } from 'node:child_process';
 import { chmodSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -34,7 +33,7 @@ export class DesktopTmp {
 
   /** Mounts a tmpfs of `sizeMb` for the desktop of `uid` (what a killed server left of that uid's goes first). */
   static async open(uid: number, sizeMb: number): Promise<DesktopTmp> {
-    DesktopTmp.removeLeftover(uid);
+    await DesktopTmp.removeLeftover(uid);
     const base = mkdtempSync(join(tmpdir(), 'aw-desktop-'));
     HELD.add(base); // before it is mounted: another start of the uid must not take it for a leftover
     try {
@@ -50,7 +49,7 @@ export class DesktopTmp {
       chmodSync(made.tmp, 0o1777); // the mode after the umask, explicitly
       mkdirSync(made.kept, { mode: 0o700 });
     } catch (err) {
-      made.close();
+      void made.close();
       throw err;
     }
     return made;
@@ -74,24 +73,23 @@ export class DesktopTmp {
   }
 
   /** Unmounts the tmpfs (lazily, should a process still hold it) and removes its mount point. */
-  close(): void {
-    if (this.closed) return;
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
     this.closed = true;
-    unmount(this.base);
-    HELD.delete(this.base);
+    return unmount(this.base).finally(() => HELD.delete(this.base));
   }
 
   /** Tmpfs mounts of this uid's desktops that a killed server left behind (found by their source name). */
-  static removeLeftover(uid: number): void {
-    for (const point of mountsOf(source(uid))) if (!HELD.has(point)) unmount(point);
+  static async removeLeftover(uid: number): Promise<void> {
+    await Promise.all(mountsOf(source(uid)).filter((point) => !HELD.has(point)).map(unmount));
   }
 }
 
 /** The tmpfs's source name in the mount table: how a leftover is recognised. */
 const source = (uid: number) => `aw-desktop-${uid}`;
 
-function unmount(point: string): void {
-  spawnSync('umount', ['-l', point]);
+async function unmount(point: string): Promise<void> {
+  await run('umount', ['-l', point]).catch(() => {}); // not mounted (any more): the folder goes all the same
   rmSync(point, { recursive: true, force: true });
 }
 

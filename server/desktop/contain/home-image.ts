@@ -91,9 +91,10 @@ export class HomeImages {
     for (const point of mountPoints()) if (point.startsWith(`${dir}/`)) unmount(point);
   }
 
-  /** Unmounts the home and removes its image (the agent is deleted). */
-  remove(home: string): void {
-    unmount(home);
+  /** Unmounts the home and removes its image (the agent is deleted), through the spawner: the server runs on meanwhile. */
+  async remove(home: string): Promise<void> {
+    if (MOUNTED.delete(home) || mountedAt(home)) await run('umount', ['-l', home]).catch(() => {}); // not mounted any more
+    this.mine.delete(home);
     rmSync(imageOf(home), { force: true });
   }
 

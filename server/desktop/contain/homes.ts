@@ -65,7 +65,7 @@ export class DesktopHomes {
   /** Removes the agent's home (and its image) for good. */
   async remove(agentId: number): Promise<void> {
     const home = this.homeOf(agentId);
-    this.images?.remove(home);
+    await this.images?.remove(home);
     // The retries: its apps may still be writing as they exit.
     await rm(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   }

@@ -3,21 +3,34 @@
 // leaves out one without a carrier, and the host still takes connections to its addresses. While any
 // desktop's firewall needs them, `ip monitor address` tells of changes, so an address the host gains later
 // (DHCP, a new interface) is refused too, in every running desktop.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnChild, type Child } from '../../system/spawner/index.ts';
 
 type Watcher = { onChange: (addresses: string[]) => void; onError: (err: Error) => void };
 
-/** Every address of this host now; throws when they cannot be read (a firewall without them would leak). */
-export function hostAddresses(): string[] {
-  const r = spawnSync('ip', ['-json', 'address', 'show'], { encoding: 'utf8', timeout: 10_000 });
-  if (r.status !== 0) throw new Error(`ip address show failed: ${(r.error?.message ?? r.stderr ?? '').trim()}`);
-  const links = JSON.parse(r.stdout) as { addr_info?: { local?: string }[] }[];
+/** Every address of this host now; rejects when they cannot be read (a firewall without them would leak). */
+export async function hostAddresses(): Promise<string[]> {
+  const stdout = await new Promise<string>((resolve, reject) => {
+    const child = spawnChild('ip', ['-json', 'address', 'show'], { stdio: ['ignore', 'pipe', 'pipe'], detached: false });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    let [out, err] = ['', ''];
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (err = (err + d).slice(-2000)));
+    child.once('error', (e) => (clearTimeout(timer), reject(new Error(`ip address show failed: ${e.message}`))));
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(out);
+      else reject(new Error(`ip address show failed: ${err.trim() || (signal ?? `exit ${code}`)}`));
+    });
+  });
+  const links = JSON.parse(stdout) as { addr_info?: { local?: string }[] }[];
   return links.flatMap((link) => (link.addr_info ?? []).flatMap((a) => (a.local ? [a.local] : [])));
 }
 
 const watchers = new Set<Watcher>();
-let monitor: ChildProcess | null = null;
+let monitor: Child | null = null;
 let pending: NodeJS.Timeout | null = null;
+/** Reads of the addresses started: only the latest one's answer is told. */
+let reads = 0;
 
 /**
  * Calls back with all the host's addresses whenever they may have changed, until the returned function is
@@ -40,7 +53,7 @@ export function watchHostAddresses(onChange: Watcher['onChange'], onError: Watch
 
 function startMonitor(): void {
   const env = { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' };
-  const child = spawn('ip', ['monitor', 'address'], { stdio: ['ignore', 'pipe', 'ignore'], env, detached: true });
+  const child = spawnChild('ip', ['monitor', 'address'], { stdio: ['ignore', 'pipe', 'ignore'], env, detached: true });
   monitor = child;
   child.stdout!.on('data', changed);
   child.once('error', (err) => lost(child, err));
@@ -48,7 +61,7 @@ function startMonitor(): void {
 }
 
 /** The monitor ended on its own: changes would go unseen, so the watchers hear of it. */
-function lost(child: ChildProcess, err: Error): void {
+function lost(child: Child, err: Error): void {
   if (monitor !== child) return;
   monitor = null;
   for (const watcher of watchers) watcher.onError(err);
@@ -64,15 +77,17 @@ function stopMonitor(): void {
 
 function changed(): void {
   if (pending) return;
-  pending = setTimeout(() => {
-    pending = null;
+  pending = setTimeout(async () => {
+    pending = null; // a change told while they are read is read again
+    const read = ++reads;
     let addresses: string[];
     try {
-      addresses = hostAddresses();
+      addresses = await hostAddresses();
     } catch (err) {
-      for (const watcher of watchers) watcher.onError(err as Error);
+      if (read === reads) for (const watcher of watchers) watcher.onError(err as Error);
       return;
     }
+    if (read !== reads) return; // a later read answers for both
     for (const watcher of watchers) watcher.onChange(addresses);
   }, 100);
 }

@@ -10,7 +10,7 @@ import { DesktopNetwork, type NetworkMode } from './network.ts';
 /** The networks made ahead in this process (from the start of their making), removed should it exit without closing its pool. */
 const AHEAD = new Set<DesktopNetwork>();
 process.once('exit', () => {
-  for (const network of AHEAD) network.close(); // its slirp4netns (a process group of its own) too
+  for (const network of AHEAD) network.closeAtExit(); // its slirp4netns (a process group of its own) too
 });
 
 export class NetworkPool {
@@ -24,7 +24,7 @@ export class NetworkPool {
   fill(): void {
     if (this.closed || this.next) return;
     this.next = DesktopNetwork.open(DesktopNetwork.nameFor(this.owner), this.mode, this.log, AHEAD).then(
-      (network) => (this.closed ? (AHEAD.delete(network), network.close(), null) : network),
+      (network) => (this.closed ? (AHEAD.delete(network), void network.close(), null) : network),
       (err: Error) => (this.log.error(`desktop networks: one made ahead failed (${err.message}); the next start makes its own`), null),
     );
   }
@@ -35,9 +35,9 @@ export class NetworkPool {
     this.next = null;
     const ahead = await pending;
     if (ahead) AHEAD.delete(ahead);
-    DesktopNetwork.removeLeftovers(uid);
+    await DesktopNetwork.removeLeftovers(uid);
     if (ahead?.whole) return ahead;
-    ahead?.close();
+    void ahead?.close();
     return DesktopNetwork.open(DesktopNetwork.nameFor(uid), this.mode, this.log);
   }
 
@@ -46,7 +46,7 @@ export class NetworkPool {
     this.closed = true;
     void this.next?.then((network) => {
       if (network) AHEAD.delete(network);
-      network?.close();
+      void network?.close();
     });
     this.next = null;
   }

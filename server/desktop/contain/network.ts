@@ -11,10 +11,11 @@
 // Each start's namespace has a name of its own (aw-<uid>-<random>): stopping one desktop removes its own
 // namespace, never the one a new start of the same agent has just made. What a killed server left is found
 // by the uid's prefix when that agent's desktop starts next.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import type { Log } from '../../ops/log.ts';
+import { spawnChild, type Child } from '../../system/spawner/index.ts';
 import { hostAddresses, watchHostAddresses } from './host-addresses.ts';
 import { processesWithArgument } from './processes.ts';
 import { run } from './run.ts';
@@ -34,7 +35,9 @@ const OPEN = new Set<string>();
 const NETNS_DIR = '/run/netns';
 
 export class DesktopNetwork {
-  private slirp: ChildProcess | null = null;
+  private slirp: Child | null = null;
+  /** Changes of its table in the order they were asked for. */
+  private updates: Promise<void> = Promise.resolve();
   private unwatch: (() => void) | null = null;
   /** The host's addresses its table refuses, as firewall text (to skip updates that change nothing). */
   private refused = '';
@@ -51,8 +54,8 @@ export class DesktopNetwork {
   }
 
   /** What a killed server left of the desktops of `uid` (their namespaces, their slirp4netns), removed. */
-  static removeLeftovers(uid: number): void {
-    removeLeftovers(DesktopNetwork.nameFor(uid));
+  static removeLeftovers(uid: number): Promise<void> {
+    return removeLeftovers(DesktopNetwork.nameFor(uid));
   }
 
   /** Whether it still works as made: its way out running (internet) and its table current. */
@@ -78,15 +81,15 @@ export class DesktopNetwork {
   static async open(name: string, mode: NetworkMode, log: Log, track?: Set<DesktopNetwork>): Promise<DesktopNetwork> {
     const network = new DesktopNetwork(name, mode, log);
     track?.add(network); // `track`: a set whose networks are closed should the process exit while one is being made
-    removeLeftovers(name);
     OPEN.add(name); // before it exists: another start of the uid must not take it for a leftover
     try {
+      await removeLeftovers(name);
       await run('ip', ['netns', 'add', name]);
       await run('ip', ['-n', name, 'link', 'set', 'lo', 'up']);
       if (mode === 'internet') {
         // Watched before they are read: a change in between still reaches the table.
         network.unwatch = watchHostAddresses((addresses) => network.refuse(addresses), (err) => network.cutOff(err));
-        const addresses = hostAddresses();
+        const addresses = await hostAddresses();
         network.table = run('nsenter', [`--net=${network.path}`, 'nft', '-f', '-'], { input: firewall(addresses) });
         await network.table;
         network.refused = hostAddressUpdate(addresses);
@@ -109,7 +112,7 @@ export class DesktopNetwork {
       '--configure', '--mtu=65520', '--disable-host-loopback', '--enable-sandbox', '--enable-seccomp', '--netns-type=path', this.path, 'tap0',
     ];
     // Its own process group, as the desktop's programs (sandbox.ts): the terminal's Ctrl+C is for the server alone.
-    const slirp = spawn('unshare', args, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' }, detached: true });
+    const slirp = spawnChild('unshare', args, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' }, detached: true });
     this.slirp = slirp;
     let output = '';
     const collect = (d: Buffer) => (output = (output + d).slice(-2000));
@@ -134,12 +137,10 @@ export class DesktopNetwork {
     if (this.table && !this.refused) return void this.table.then(() => this.refuse(addresses), () => {});
     const update = hostAddressUpdate(addresses);
     if (update === this.refused) return;
-    try {
-      runNow('nsenter', [`--net=${this.path}`, 'nft', '-f', '-'], update);
-      this.refused = update;
-    } catch (err) {
-      this.cutOff(err as Error);
-    }
+    this.refused = update;
+    this.updates = this.updates
+      .then(() => run('nsenter', [`--net=${this.path}`, 'nft', '-f', '-'], { input: update }))
+      .catch((err: Error) => this.cutOff(err));
   }
 
   /** Its firewall may no longer refuse every host address: no way out rather than one that leaks. */
@@ -150,19 +151,32 @@ export class DesktopNetwork {
     this.endSlirp();
   }
 
-  /** Ends the way out and removes the namespace (its processes must be gone or going). */
-  close(): void {
+  /** Ends the way out and removes the namespace (its processes must be gone or going); resolves once it is gone. */
+  close(): Promise<void> {
     this.unwatch?.();
     this.unwatch = null;
     this.endSlirp();
+    return run('ip', ['netns', 'delete', this.name]).catch(() => {}).finally(() => OPEN.delete(this.name));
+  }
+
+  /**
+   * As close, at once: for the process's 'exit', where nothing asynchronous runs any more (nor does an event loop
+   * that a spawn could stall).
+   */
+  closeAtExit(): void {
+    this.unwatch?.();
+    this.unwatch = null;
+    this.endSlirp(true);
     spawnSync('ip', ['netns', 'delete', this.name], { stdio: 'ignore' });
     OPEN.delete(this.name);
   }
 
-  private endSlirp(): void {
+  private endSlirp(now = false): void {
     const slirp = this.slirp;
     this.slirp = null;
-    if (slirp && slirp.exitCode === null && slirp.signalCode === null) slirp.kill('SIGKILL');
+    if (!slirp || slirp.exitCode !== null || slirp.signalCode !== null) return;
+    if (now) slirp.killNow('SIGKILL');
+    else slirp.kill('SIGKILL'); // one the spawner has not started yet is killed as it starts
   }
 }
 
@@ -170,7 +184,7 @@ export class DesktopNetwork {
  * The namespaces of the same uid's desktops (and their slirp4netns) that no desktop of this process holds:
  * what a killed server left, under this naming (aw-<uid>-<random>) or the one before (aw-<uid>).
  */
-function removeLeftovers(name: string): void {
+async function removeLeftovers(name: string): Promise<void> {
   const owner = /^(aw-\d+)-[0-9a-f]{8}$/.exec(name)?.[1];
   if (!owner) throw new Error(`${name} is not a desktop network's name (DesktopNetwork.nameFor makes them)`);
   const sameUid = new RegExp(`^${owner}(-[0-9a-f]{8})?$`);
@@ -186,7 +200,7 @@ function removeLeftovers(name: string): void {
         process.kill(pid, 'SIGKILL');
       } catch {}
     }
-    spawnSync('ip', ['netns', 'delete', leftover], { stdio: 'ignore' });
+    await run('ip', ['netns', 'delete', leftover]).catch(() => {}); // gone meanwhile
   }
 }
 
@@ -220,11 +234,4 @@ function hostAddressUpdate(hostAddresses: string[]): string {
 function byFamily(addresses: string[]): { v4: string[]; v6: string[] } {
   const unique = [...new Set(addresses)].sort();
   return { v4: unique.filter((a) => !a.includes(':')), v6: unique.filter((a) => a.includes(':')) };
-}
-
-/** As run.ts, waited for: a change of the host's addresses is applied in order. */
-function runNow(command: string, args: string[], input?: string): void {
-  const r = spawnSync(command, args, { input, encoding: 'utf8', stdio: [input ? 'pipe' : 'ignore', 'ignore', 'pipe'], timeout: 10_000 });
-  if (r.error) throw new Error(`${command} failed: ${r.error.message}`);
-  if (r.status !== 0) throw new Error(`${command} ${args.slice(0, 3).join(' ')} failed: ${(r.stderr || '').trim().split('\n').at(-1)}`);
 }

@@ -5,19 +5,21 @@
 //
 // Contained (a Jail), every program starts as:
 //   [prlimit] nsenter --net=<the desktop's namespace>        its own network (network.ts)
-//     unshare --mount  sh: join the control groups, bind the home and /tmp where the agent's uid can reach them
-//       setpriv --reuid --regid --clear-groups              the agent's uid, no groups, no capabilities
-//         bwrap --unshare-user,pid,ipc,uts,cgroup          the system read-only, the home read-write at
+//     unshare --mount --fork                                 stays as bwrap's parent (below)
+//       sh: join the control groups, bind the home and /tmp where the agent's uid can reach them
+//         setpriv --reuid --regid --clear-groups            the agent's uid, no groups, no capabilities
+//           bwrap --unshare-user,pid,ipc,uts,cgroup        the system read-only, the home read-write at
 //                                                          /home/agent, its own /tmp, /proc of its own,
 //                                                          the host's traces in /etc and /proc hidden
 //                                                          (jail-view.ts), a system call filter (seccomp.ts)
+// The chain is started by the server's spawner (server/system/spawner), whose death must not end every desktop:
+// bwrap's --die-with-parent watches unshare, which forks for that, not the spawner.
 // (bubblewrap is what Flatpak uses; the steps before it need root, which the server has.) bwrap's arguments,
 // its filter and the files it shows instead of the host's come through inherited pipes (fd 3 on), so no
 // command line of the desktop's names a path of the host's; its PATH is the system's, not the server's.
-import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
-import type { Writable } from 'node:stream';
 import { lstatSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { spawnChild, type Child } from '../../system/spawner/index.ts';
 import { findBinary, shortSocketPath } from '../host.ts';
 import { jailView } from './jail-view.ts';
 import type { Enforcement } from './limits.ts';
@@ -45,7 +47,7 @@ export type Jail = {
 export type SpawnOptions = {
   /** Added to (or replacing parts of) the desktop's environment. */
   env?: NodeJS.ProcessEnv;
-  stdio?: StdioOptions;
+  stdio?: 'pipe' | 'ignore' | ('pipe' | 'ignore')[];
   /**
    * Sockets the program gets as fds 3, 4 … and the server keeps the other end of (child.stdio[3] …), past every
    * step of the containment: the browser's DevTools pipe, which nothing else on the desktop can reach.
@@ -108,36 +110,32 @@ export class Sandbox {
    * process group of its own (detached): a Ctrl+C at the server's terminal reaches the server alone, which then
    * stops its desktops in order, instead of every program dying at once (a browser then asks to restore its pages).
    */
-  spawn(command: string, args: string[], options: SpawnOptions = {}): ChildProcess {
+  spawn(command: string, args: string[], options: SpawnOptions = {}): Child {
     const env = { ...this.env, ...options.env };
     const stdio = options.stdio ?? 'ignore';
     const std = typeof stdio === 'string' ? [stdio, stdio, stdio] : [...stdio];
     while (std.length < 3) std.push('ignore');
     const kept = Array.from({ length: options.pipes ?? 0 }, () => 'pipe' as const);
-    if (!this.jail) return spawn(command, args, { cwd: this.home, stdio: [...std.slice(0, 3), ...kept], env, detached: true, ...(this.account ?? {}) });
+    if (!this.jail) return spawnChild(command, args, { cwd: this.home, stdio: [...std.slice(0, 3), ...kept], env, detached: true, ...(this.account ?? {}) });
     const first = 3 + kept.length;
     const { argv, pipes } = this.jailed(command, args, first);
     const [program, ...rest] = argv;
     // From fd `first` on: what bwrap reads (and closes) before the program starts; the pipes buffer it meanwhile.
-    const child = spawn(program, rest, { cwd: '/', stdio: [...std.slice(0, 3), ...kept, ...pipes.map(() => 'pipe' as const)], env, detached: true });
-    pipes.forEach((data, i) => {
-      const pipe = child.stdio[first + i] as Writable | null;
-      pipe?.on('error', () => {}); // the chain failed before bwrap read it: the child's exit tells
-      pipe?.end(data);
-    });
+    const child = spawnChild(program, rest, { cwd: '/', stdio: [...std.slice(0, 3), ...kept, ...pipes.map(() => 'pipe' as const)], env, detached: true });
+    pipes.forEach((data, i) => child.stdio[first + i]?.end(data)); // kept until the child has it; one it never reads is dropped
     return child;
   }
 
   /**
    * The processes of the program that `child` (a spawn of this sandbox) runs: `child` itself, or when contained,
-   * the program inside bwrap (bwrap → bwrap's init in the new pid namespace → the program). A signal meant for the
+   * the program inside bwrap (unshare → bwrap → bwrap's init in the new pid namespace → the program). A signal meant for the
    * program goes there: bwrap passes none on, and its end SIGKILLs what it contains (--die-with-parent).
    */
-  programOf(child: ChildProcess): number[] {
+  programOf(child: Child): number[] {
     if (!child.pid || child.exitCode !== null || child.signalCode !== null) return [];
     if (!this.jail) return [child.pid];
     const uid = this.account!.uid;
-    return childrenOf(child.pid).flatMap(childrenOf).filter((pid) => runsAs(pid, uid));
+    return childrenOf(child.pid).flatMap(childrenOf).flatMap(childrenOf).filter((pid) => runsAs(pid, uid));
   }
 
   /** The program's full path on the desktop's PATH, or null. */
@@ -210,7 +208,7 @@ export class Sandbox {
     const argv = [
       ...(limits.rlimits.length ? ['prlimit', ...limits.rlimits, '--'] : []),
       ...(netns ? ['nsenter', `--net=${netns}`, '--'] : []),
-      'unshare', '--mount', '--propagation', 'private', '--',
+      'unshare', '--mount', '--propagation', 'private', '--fork', '--',
       '/bin/sh', '-c', PRELUDE, 'sh', this.home, tmp ?? '', String(limits.cgroupProcs.length), ...limits.cgroupProcs,
       'setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--inh-caps=-all', '--',
       'bwrap', '--args', String(first), '--', command, ...args,

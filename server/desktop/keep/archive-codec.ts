@@ -1,9 +1,9 @@
 // How a home's archive is compressed: zstd when the machine has it (Debian: zstd), gzip otherwise. Measured here on
 // a 100 MB home (60 MB that does not compress) beside other work: zstd -1 0.2 s, Node's gzip level 1 3.1 s, gzip -1
 // 5.4 s; the checkpoint's budget is 3 s. Reading tells the two apart by their first bytes, so a store may hold both.
-import { spawn } from 'node:child_process';
 import { PassThrough, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import { spawnChild } from '../../system/spawner/index.ts';
 
 export type Codec = 'zstd' | 'gzip';
 
@@ -24,11 +24,11 @@ export function decompress(body: Readable, zstd: string | null): Readable {
     body.unshift(head);
     if (!head.subarray(0, 4).equals(ZSTD_MAGIC)) return void body.pipe(createGunzip()).on('error', (err) => out.destroy(err)).pipe(out);
     if (!zstd) return void out.destroy(new Error('this home\'s checkpoint is zstd-compressed and zstd is not installed here (Debian: zstd)'));
-    const child = spawn(zstd, ['-d', '-q', '-c'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = spawnChild(zstd, ['-d', '-q', '-c'], { stdio: ['pipe', 'pipe', 'ignore'] }); // no fork of the server (issue 48)
     child.once('error', (err) => out.destroy(err));
-    child.stdin.on('error', () => {}); // a reader that stopped early closes the pipe; the exit code is not needed then
-    body.pipe(child.stdin);
-    child.stdout.pipe(out);
+    child.stdin!.on('error', () => {}); // a reader that stopped early closes the pipe; the exit code is not needed then
+    body.pipe(child.stdin!);
+    child.stdout!.pipe(out);
     child.once('close', (code) => code && !out.destroyed && out.destroy(new Error(`zstd could not read the archive (exit ${code})`)));
     out.once('close', () => {
       body.destroy();

@@ -3,7 +3,7 @@
 // window that maps later takes the focus, and typing meant for the terminal would go to the browser. They
 // start after the desktop is shown (issue 48), so every process is handed over as it starts, and a stop
 // meanwhile (the signal) starts nothing more.
-import type { ChildProcess } from 'node:child_process';
+import type { Child } from '../../system/spawner/index.ts';
 import type { Readable, Writable } from 'node:stream';
 import type { Log } from '../../ops/log.ts';
 import type { DesktopApp } from '../../config/index.ts';
@@ -21,7 +21,7 @@ export type AppContext = {
   /** The browser's DevTools pipe (what it reads, what it writes): only the server holds the other end. */
   onBrowser?: (toBrowser: Writable, fromBrowser: Readable) => void;
   /** Each process as it starts, so that the desktop's stop ends it. */
-  onProcess: (child: ChildProcess) => void;
+  onProcess: (child: Child) => void;
   /** The desktop stops: no further app starts. */
   signal: AbortSignal;
   /** Awaited after the window manager is up and before the apps start (the sound server they play on). */
@@ -74,7 +74,7 @@ async function startWindowManager(ctx: AppContext): Promise<void> {
   }
 }
 
-function startTerminal(ctx: AppContext): ChildProcess | null {
+function startTerminal(ctx: AppContext): Child | null {
   if (!ctx.sandbox.which('xterm')) return null;
   // DejaVu Sans Mono at 10 pt and 96 dpi: 8 x 17 px cells.
   const half = Math.floor(ctx.width / 2);
@@ -84,7 +84,7 @@ function startTerminal(ctx: AppContext): ChildProcess | null {
 }
 
 /** Starts a program of the desktop and hands it over; none once the desktop stops. */
-function spawnApp(ctx: AppContext, bin: string, args: string[], pipes = 0): ChildProcess | null {
+function spawnApp(ctx: AppContext, bin: string, args: string[], pipes = 0): Child | null {
   if (ctx.signal.aborted) return null;
   const child = ctx.sandbox.spawn(bin, args, { env: ctx.env, pipes });
   child.on('error', () => {});
@@ -92,7 +92,7 @@ function spawnApp(ctx: AppContext, bin: string, args: string[], pipes = 0): Chil
   return child;
 }
 
-async function startBrowser(ctx: AppContext): Promise<ChildProcess | null> {
+async function startBrowser(ctx: AppContext): Promise<Child | null> {
   const bin = ['chromium', 'chromium-browser', 'google-chrome'].find((b) => ctx.sandbox.which(b));
   if (!bin) return null;
   // No --user-data-dir: the profile lands in $XDG_CONFIG_HOME/chromium anyway, and a non-default one
@@ -142,7 +142,7 @@ function sandboxWorks(ctx: AppContext): Promise<boolean> {
  * Waits until a shell test holds on the desktop, polled there by one process (a contained desktop's every
  * program start costs a few namespaces, so not one start per poll), while `child` lives, for at most `ms`.
  */
-async function untilOnDesktop(ctx: AppContext, test: string, child: ChildProcess, ms: number): Promise<boolean> {
+async function untilOnDesktop(ctx: AppContext, test: string, child: Child, ms: number): Promise<boolean> {
   const script = `end=$(($(date +%s%N) / 1000000 + ${ms})); until [ ${test} ]; do `
     + `[ $(($(date +%s%N) / 1000000)) -ge $end ] && exit 1; sleep 0.05; done`;
   const probe = ctx.sandbox.spawn('/bin/sh', ['-c', script], { env: ctx.env });

@@ -8,7 +8,7 @@
 // silence still comes, as a program starts or ends, is not passed on.
 // Both run as the desktop's user and the FIFO is the agent's file: the server reads only the pipe from
 // `cat`, and stops reading a desktop that sends far more than real time.
-import type { ChildProcess } from 'node:child_process';
+import type { Child } from '../../system/spawner/index.ts';
 import { existsSync, rmSync } from 'node:fs';
 import type { Log } from '../../ops/log.ts';
 import { processesOf, processesWithArgument } from '../contain/processes.ts';
@@ -57,7 +57,7 @@ export type SoundOptions = {
 export class DesktopSound {
   readonly mimetype = SOUND_MIMETYPE;
   private listeners = new Set<(chunk: Buffer) => void>();
-  private capture: ChildProcess | null = null;
+  private capture: Child | null = null;
   private retry: NodeJS.Timeout | null = null;
   private closed = false;
   /** Its socket is there: capture may start. */
@@ -65,7 +65,7 @@ export class DesktopSound {
   /** Whether the server came up (false: it failed, logged, or the desktop stopped first). */
   readonly ready: Promise<boolean>;
 
-  private constructor(readonly server: ChildProcess, readonly socket: string, private fifo: string, private log: Log, private sandbox: Sandbox) {
+  private constructor(readonly server: Child, readonly socket: string, private fifo: string, private log: Log, private sandbox: Sandbox) {
     server.once('exit', (code, signal) => {
       if (!this.closed && this.up) log.error(`desktop sound: PulseAudio exited (${signal ?? code}); the desktop is silent now`);
       if (this.up) this.close();

@@ -3,7 +3,7 @@
 // desktop's Sandbox (contain/). Its stop ends every process of the desktop. An Xvnc left over by a killed
 // server is ended at the next start; the server's own pid files live in $DATA_DIR/run, out of the agent's
 // reach.
-import type { ChildProcess } from 'node:child_process';
+import { spawner, type Child } from '../../system/spawner/index.ts';
 import { existsSync, mkdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Log } from '../../ops/log.ts';
@@ -51,7 +51,7 @@ export type XvncOptions = {
 
 // The desktop's processes run in process groups of their own (Sandbox.spawn), so a signal to the server's group
 // reaches the server alone, which stops its desktops in order; an exit without that stop ends them here.
-const LIVE = new Set<ChildProcess>();
+const LIVE = new Set<Child>();
 process.once('exit', () => {
   for (const child of LIVE) signal(child, 'SIGTERM');
 });
@@ -59,7 +59,7 @@ process.once('exit', () => {
 const DISPLAY_RANGE = 1000;
 
 /** A started Xvnc: its display, and the sockets of RFB and of X where the server connects, with the display's cookie. */
-type Launched = { xvnc: ChildProcess; display: number; hostSock: string; xSock: string; cookie: Buffer };
+type Launched = { xvnc: Child; display: number; hostSock: string; xSock: string; cookie: Buffer };
 
 /** Where the server notes the pid and display of an agent's Xvnc (its own directory, not the agent's home). */
 export const xvncPidFile = (dataDir: string, agentId: number) => join(dataDir, 'run', `xvnc-agent-${agentId}.pid`);
@@ -143,6 +143,7 @@ export class XvncProvider {
    */
   async start(agentId: number): Promise<RfbDesktop> {
     if (!this.binary) throw new Error('Xvnc is not installed');
+    const deaths = spawner().deaths;
     await this.stopping.get(agentId);
     // What a killed server left ends while the sandbox is made: neither needs the other, and no program of the agent's runs yet.
     const [opened, ended] = await Promise.allSettled([this.containment.open(agentId), this.endLeftover(this.containment.sandbox(agentId))]);
@@ -171,7 +172,7 @@ export class XvncProvider {
       throw err;
     }
     const { xvnc, display, hostSock, xSock, cookie } = launched;
-    const children: ChildProcess[] = [xvnc];
+    const children: Child[] = [xvnc];
     LIVE.add(xvnc);
     let sound: DesktopSound | null = null;
     let desktop: RfbDesktop | null = null;
@@ -210,7 +211,7 @@ export class XvncProvider {
       // The RFB socket closes too, so the desktop reports 'closed'; make sure the rest goes as well.
       void stopAll();
     });
-    const adopt = (child: ChildProcess) => (children.push(child), LIVE.add(child));
+    const adopt = (child: Child) => (children.push(child), LIVE.add(child));
     try {
       windows.open();
       const rfb = await RfbClient.connect({ path: hostSock }, { timeout: 5000, maxPixels: this.options.maxPixels });
@@ -242,6 +243,8 @@ export class XvncProvider {
         freezer: sandbox.jail?.limits.freezer ?? null,
         ready: apps.then(() => this.pointerToTerminal(desktop!, starting.signal)),
       });
+      // What the spawner had not started yet when it died failed: rather than a desktop short of a piece, none.
+      if (spawner().deaths !== deaths) throw new Error('the spawner of its processes died while it started; the next start makes it anew');
       // The next desktop's network, made once this one no longer needs the machine's cores.
       void desktop.ready.then(() => this.containment.prepare());
       return desktop;
@@ -313,7 +316,8 @@ export class XvncProvider {
         this.lastDisplay.set(agentId, display);
         const pidFile = xvncPidFile(this.options.dataDir, agentId);
         mkdirSync(join(this.options.dataDir, 'run'), { recursive: true, mode: 0o700 });
-        writeFileSync(pidFile, `${xvnc.pid}\n${display}\n`, { mode: 0o600 });
+        // Xvnc itself, not the first process of its sandbox's chain (root's unshare, contained).
+        writeFileSync(pidFile, `${sandbox.programOf(xvnc)[0] ?? xvnc.pid}\n${display}\n`, { mode: 0o600 });
         return { xvnc, display, hostSock, xSock, cookie: xauthorityCookie(auth)! };
       }
       await stopProcess(xvnc);
