@@ -199,11 +199,13 @@ test('a share link opens the replay without sign-in, audited; revoked it is 404,
 test('deleting the thread deletes its runs and their recordings', async () => {
   const { server, user, agent, threadId, runs } = await setup();
   const [row] = await server.parts.db.query<{ recording_path: string }>('SELECT recording_path FROM runs WHERE id = $1', [runs[0].id]);
+  const { blobs } = server.parts;
+  assert.ok(await blobs.head(row.recording_path), 'the finished recording is in the store');
   const file = join(filesDir(server.parts.config.dataDir), row.recording_path);
-  assert.ok(existsSync(file));
+  if (blobs.kind === 's3') assert.not.ok(existsSync(file), 'and no longer on this disk');
   assert.ok(row.recording_path.startsWith(`agent-${agent.id}/runs/thread-${threadId}/`));
   assert.is((await call(`/api/threads/${threadId}`, { token: user.token, method: 'DELETE' })).status, 204);
-  await waitFor(() => !existsSync(file), 5000, 'the recording to go');
+  await waitFor(async () => (await blobs.head(row.recording_path)) === null, 5000, 'the recording to go');
   assert.equal(await server.parts.db.query('SELECT id FROM runs WHERE id = $1', [runs[0].id]), []);
 });
 
@@ -238,11 +240,12 @@ test('the recordings prune deletes old ones and is audited', async () => {
   const { server, runs } = await setup();
   const { db } = server.parts;
   const [row] = await db.query<{ recording_path: string }>('SELECT recording_path FROM runs WHERE id = $1', [runs[0].id]);
-  const file = join(filesDir(server.parts.config.dataDir), row.recording_path);
+  const { blobs } = server.parts;
+  assert.ok(await blobs.head(row.recording_path));
   await db.query(`UPDATE runs SET started_at = started_at - interval '31 days' WHERE id = $1`, [runs[0].id]);
   const removed = await server.parts.runRecordings!.prune(30);
   assert.ok(removed >= 1);
-  assert.ok(!existsSync(file));
+  assert.is(await blobs.head(row.recording_path), null, 'gone from the store');
   const [after] = await db.query<{ recording_path: string | null; recording_bytes: string }>(
     'SELECT recording_path, recording_bytes FROM runs WHERE id = $1', [runs[0].id]);
   assert.is(after.recording_path, null);
