@@ -102,7 +102,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   parts.billing = chooseBillingProvider(config, db);
   const { transcribe, maxSeconds } = config.recording;
   parts.recordings = new Recordings({
-    db, bus: parts.bus, log, filesDir: filesDir(config.dataDir), transcriber: transcribe ? createTranscriber(transcribe) : null,
+    db, bus: parts.bus, log, filesDir: filesDir(config.dataDir), blobs, transcriber: transcribe ? createTranscriber(transcribe) : null,
     storage: parts.storage, desktop: (agentId) => parts.desktops.running(agentId), maxSeconds,
     warm: async (agentId) => parts.desktops.find?.(agentId),
     fleet: fleet && { instanceId: fleet.instanceId, call: (...args) => fleet.call(...args) },
