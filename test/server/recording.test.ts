@@ -17,7 +17,7 @@ import { createAnthropic } from '../../server/models/anthropic.ts';
 import { Recordings, recordingDir, type RecordingsOptions } from '../../server/recording/recordings.ts';
 import { createTranscriber } from '../../server/recording/transcriber.ts';
 import type { Runner } from '../../server/runner/runner.ts';
-import { adminToken, call, newAgent, newUser, testServer } from './helpers.ts';
+import { adminToken, call, newAgent, newUser, testS3, testServer } from './helpers.ts';
 import { FakeDesktop, swapRunner, waitFor } from './runner-helpers.ts';
 
 const quiet = { info: () => {}, error: (m: string) => process.env.TEST_VERBOSE && console.error(m) };
@@ -281,6 +281,28 @@ quota('audio past what is left of the quota is 413 with nothing stored, declared
   } finally {
     parts.config.agentStorageBytes = saved;
   }
+});
+
+quota('audio the bucket does not take (S3 pass only) is 503 with {detail}, nothing kept; sent again it is taken', async () => {
+  if (!testS3) return; // the local store's full disk is write-errors.test.ts's
+  const { parts } = await testServer();
+  const { user, agent } = await owner();
+  const session = (await start(user.token, { agent_id: agent.id })).body.session_id;
+  assert.is((await stop(user.token, { agent_id: agent.id })).status, 200);
+  const folder = recordingDir(agent.id, session);
+  testS3.fault = { mode: 'error', when: (method, url) => method === 'PUT' && url.pathname.includes('/audio.') };
+  try {
+    const refused = await audio(user.token, session, 'OggS audio');
+    assert.is(refused.status, 503);
+    assert.is(refused.body.detail, 'File storage is not available right now; try again in a moment');
+  } finally {
+    testS3.fault = null;
+  }
+  assert.equal((await storedNames(folder)).filter((f) => f.startsWith('audio')), []);
+  assert.equal(await localNames(folder), [], 'no partial audio left on this disk');
+  assert.is((await parts.db.one('SELECT audio_bytes FROM recordings WHERE session_id = $1', [session]))!.audio_bytes, null);
+  assert.is((await audio(user.token, session, 'OggS audio')).status, 202);
+  assert.is(await stored(`${folder}/audio.ogg`), 'OggS audio');
 });
 
 quota.run();

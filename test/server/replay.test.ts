@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { GuacParser } from '../../server/desktop/view/codec.ts';
 import type { Runner } from '../../server/runner/runner.ts';
 import { filesDir } from '../../server/files/storage.ts';
-import { adminToken, call, newAgent, newUser, testServer } from './helpers.ts';
+import { adminToken, call, newAgent, newUser, testS3, testServer } from './helpers.ts';
 import { scripted, swapRunner, text, toolUse, waitFor, type FakeDesktop } from './runner-helpers.ts';
 
 const test = suite('replay');
@@ -252,6 +252,26 @@ test('the recordings prune deletes old ones and is audited', async () => {
   assert.is(Number(after.recording_bytes), 0);
   const audit = await db.query(`SELECT detail FROM audit_events WHERE action = 'replay.prune' ORDER BY id DESC LIMIT 1`);
   assert.ok(audit[0].detail.deleted >= 1);
+});
+
+test('a recording the bucket does not take (S3 pass only) stays on the instance that made it, which plays it', async () => {
+  if (!testS3) return; // with the local store the file is the stored object
+  testS3.fault = { mode: 'error', when: (method, url) => method === 'PUT' && url.pathname.endsWith('.guac.gz') };
+  let made: Awaited<ReturnType<typeof setup>>;
+  try {
+    made = await setup();
+  } finally {
+    testS3.fault = null;
+  }
+  const { server, user, runs } = made;
+  const [row] = await server.parts.db.query<{ recording_path: string; recording_done: boolean }>(
+    'SELECT recording_path, recording_done FROM runs WHERE id = $1', [runs[0].id]);
+  assert.ok(row.recording_done);
+  assert.is(await server.parts.blobs.head(row.recording_path), null, 'not in the bucket');
+  assert.ok(existsSync(join(filesDir(server.parts.config.dataDir), row.recording_path)), 'kept on this disk');
+  const res = await fetch(`${(await testServer()).url}/api/runs/${runs[0].id}/recording`, { headers: { Authorization: `Bearer ${user.token}` } });
+  assert.is(res.status, 200);
+  assert.ok((await res.text()).startsWith('4.size,'), 'the recording, from this disk');
 });
 
 test.after(async () => {
