@@ -44,7 +44,7 @@ function unmountUnder(dir) {
 const wanted = (stage) => only.length === 0 || only.includes(stage);
 const UVU = ['--import', './test/setup/register.mjs', 'test/setup/run.mjs'];
 /** The server tests that store files (uploads, mail attachments): run on both kinds of storage. */
-const S3_FILE_TESTS = '^(upload|mail-storage|mail-intake|agents)\\.test';
+const S3_FILE_TESTS = '^(upload|mail-storage|mail-intake|agents|replay|recording)\\.test';
 
 async function uvu(name, dir, env, pattern) {
   const { code, out } = await run(process.execPath, [...UVU, dir, ...(pattern ? [pattern] : [])], env);

@@ -104,7 +104,7 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   parts.billing = chooseBillingProvider(config, db);
   const { transcribe, maxSeconds } = config.recording;
   parts.recordings = new Recordings({
-    db, bus: parts.bus, log, filesDir: filesDir(config.dataDir), transcriber: transcribe ? createTranscriber(transcribe) : null,
+    db, bus: parts.bus, log, filesDir: filesDir(config.dataDir), blobs, transcriber: transcribe ? createTranscriber(transcribe) : null,
     storage: parts.storage, desktop: (agentId) => parts.desktops.running(agentId), maxSeconds,
     warm: async (agentId) => parts.desktops.find?.(agentId),
     fleet: fleet && { instanceId: fleet.instanceId, call: (...args) => fleet.call(...args) },
@@ -119,9 +119,11 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
     parts.handbacks?.input(agentId, input);
   });
   parts.gateway.on('control', (agentId, control) => parts.handbacks?.control(agentId, control));
-  parts.runRecordings = new RunRecordings({ db, bus: parts.bus, log, filesDir: filesDir(config.dataDir), storage: parts.storage, instanceId: instance.id });
+  parts.runRecordings = new RunRecordings({
+    db, bus: parts.bus, log, filesDir: filesDir(config.dataDir), blobs, storage: parts.storage, instanceId: instance.id,
+  });
   parts.replays = new Replays({
-    db, filesDir: filesDir(config.dataDir), instanceId: () => instance.id,
+    db, filesDir: filesDir(config.dataDir), blobs, instanceId: () => instance.id,
     openOnInstance: fleet && ((id, path, headers) => fleet.open(id, path, headers)),
     origin: () => config.publicUrl ?? `http://localhost:${parts.port}`,
   });

@@ -134,7 +134,8 @@ export async function createAgent(db: Db, ownerId: number, name: string) {
 
 /**
  * Deletes the agent with its threads, steps and messages (cascade) and its stored files: those in the blob store,
- * and those still kept in this instance's DATA_DIR/files whatever the store (recordings, screenshots).
+ * and those still kept in this instance's DATA_DIR/files whatever the store (the live screenshot, a run's recording
+ * being written or one the store would not take, audio being received).
  */
 export async function deleteAgent(db: Db, id: number, blobs: BlobStore, filesDir: string): Promise<void> {
   await db.tx(async (q) => {

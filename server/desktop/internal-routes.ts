@@ -2,7 +2,9 @@
 // opens them (401 otherwise, a person's bearer token included), once, on the instance it names; a body is
 // refused at its end, before it is used, when it is not the one signed. The desktop relay is a WebSocket served here;
 // a file for a desktop held here, removing an agent's desktop, and the stop and audio of a recording made
-// here are plain signed HTTP calls; a run's recording kept here is streamed, its answer as it is.
+// here are plain signed HTTP calls (the recording's action tracker is in this instance's memory); a run's recording
+// still being written here (a finished one is in the blob store, which the asking instance reads itself), or kept
+// here because the store refused it, is streamed, its answer as it is.
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
@@ -37,7 +39,7 @@ export type InternalDeps = {
     stopHere(sessionId: string, auto: boolean, after: After): Promise<unknown>;
     audioHere(sessionId: string, req: IncomingMessage, contentType: string, after: After, check?: BodyCheck): Promise<unknown>;
   };
-  /** The replays' wing, above this one too: a run's recording kept here, streamed to the instance that asks. */
+  /** The replays' wing, above this one too: a run's recording being written (or kept) here, streamed to the instance that asks. */
   replays?: { serveRecordingHere(runId: number, req: IncomingMessage, res: ServerResponse): Promise<void> };
   /** The files of the homes here (~/Desktop, ~/Downloads), for the instance a user asks (keep/home-files.ts). */
   homeFiles?: HomeFiles;

@@ -1,12 +1,11 @@
 // One recording while it runs: the person's input through the tunnel becomes actions (ActionTracker), each
 // new action gets a PNG keyframe of the desktop (at most one a second, from the live framebuffer), and a
-// timer ends it at the maximum length. finish() writes the action log beside the keyframes. Only input of
-// the recording user counts (the gateway already passes only the viewer holding control).
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+// timer ends it at the maximum length. finish() writes the action log beside the keyframes, in the blob store
+// (each keyframe is put as it is taken: a few hundred KB at most once a second). Only input of the recording user
+// counts (the gateway already passes only the viewer holding control).
 import type { Desktop, DesktopInput } from '../desktop/index.ts';
 import { QuotaExceeded } from '../agents/uploads.ts';
-import { nodeFs, writeFileOrRemove, type FileSystem } from '../files/safe-write.ts';
+import type { BlobStore } from '../storage/index.ts';
 import { ActionTracker, type Action } from './action-tracker.ts';
 
 export const KEYFRAME_INTERVAL_MS = 1000;
@@ -26,8 +25,9 @@ export type ActiveRecordingOptions = {
   agentId: number;
   userId: number;
   startedAt: Date;
-  /** The recording's folder (keyframes/ and actions.json go there). */
-  dir: string;
+  /** Where keyframes/ and actions.json go: the store, and the recording's folder in it (a key prefix, no trailing '/'). */
+  blobs: BlobStore;
+  folder: string;
   maxMs: number;
   /** The agent's running desktop, if any (looked up per keyframe). */
   desktop: () => Desktop | null;
@@ -35,8 +35,6 @@ export type ActiveRecordingOptions = {
   log: (msg: string) => void;
   /** Counts a keyframe's bytes in the agent's storage before it is written (throws when they do not fit), or gives them back. */
   account?: (bytes: number) => Promise<void>;
-  /** @default node:fs */
-  fs?: FileSystem;
 };
 
 export class ActiveRecording {
@@ -94,7 +92,7 @@ export class ActiveRecording {
   private async store(file: string, png: Buffer): Promise<void> {
     await this.o.account?.(png.length);
     try {
-      await writeFileOrRemove(join(this.o.dir, file), png, { mode: 0o600, flag: 'w' }, this.o.fs ?? nodeFs);
+      await this.o.blobs.put(`${this.o.folder}/${file}`, png, { contentType: 'image/png' });
     } catch (err) {
       await this.o.account?.(-png.length).catch(() => {});
       throw err;
@@ -103,7 +101,7 @@ export class ActiveRecording {
 
   /**
    * Stops taking input, waits for keyframes under way and writes actions.json; once. When that write fails (a full
-   * disk: OutOfSpace, 507) the next call tries again.
+   * disk: OutOfSpace, 507; a store that fails: StorageUnavailable, 503) the next call tries again.
    */
   finish(stoppedAt: Date): Promise<ActionLog> {
     this.stoppedAt ??= stoppedAt;
@@ -126,12 +124,9 @@ export class ActiveRecording {
         screen: this.screen ?? (desktop ? { width: desktop.width, height: desktop.height } : null),
         actions: this.tracker.actions,
       };
-      await writeFileOrRemove(join(this.o.dir, 'actions.json'), JSON.stringify(log, null, 1), { mode: 0o600, flag: 'w' }, this.o.fs ?? nodeFs);
+      const body = Buffer.from(JSON.stringify(log, null, 1));
+      await this.o.blobs.put(`${this.o.folder}/actions.json`, body, { contentType: 'application/json' });
       return log;
     })();
-  }
-
-  static async prepare(dir: string): Promise<void> {
-    await mkdir(join(dir, 'keyframes'), { recursive: true, mode: 0o700 });
   }
 }

@@ -3,18 +3,20 @@
 // length with the assistant message 'Recording automatically stopped …', takes the audio, and then posts
 // the summary as the user's input in the recording's thread (a new 'Demonstration' thread when it has
 // none), where the agent's next model call sees it with a few keyframes. Created in start.ts.
-// With several instances (a fleet) a recording lives on the instance that started it (its keyframes and action
-// log are on its disk): a stop or audio reaching another instance is passed to it, and the controlling viewer's
-// input on another instance travels to it over the bus.
+// Keyframes, the action log and the audio are kept in the blob store (the audio arrives in a file on this disk
+// first, then is put there). With several instances (a fleet) a recording is made by the instance that started it
+// (its action tracker is in that one's memory): a stop or audio reaching another instance is passed to it, and the
+// controlling viewer's input on another instance travels to it over the bus.
 import { randomUUID } from 'node:crypto';
-import { rename, unlink } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdir, rename, unlink } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Db } from '../db/db.ts';
 import type { Desktop, DesktopInput } from '../desktop/index.ts';
 import { addMessage } from '../threads/messages.ts';
 import {
-  addKeyframeBytes, getRecording, insertRecording, markStopped, markSummarized, openRecording, ownRecording, recordingBySession, setAudio,
+  addKeyframeBytes, clearAudio, getRecording, insertRecording, markStopped, markSummarized, openRecording, ownRecording, recordingBySession, setAudio,
   type RecordingRow,
 } from './store.ts';
 import { appendUserInput, createThread, getThread } from '../threads/threads.ts';
@@ -28,6 +30,7 @@ import type { Log } from '../ops/log.ts';
 import { ActiveRecording } from './active-recording.ts';
 import { InputRelay } from './input-relay.ts';
 import { buildSummary } from './summary.ts';
+import type { BlobStore } from '../storage/index.ts';
 import { audioExtension, type Transcriber } from './transcriber.ts';
 
 export const AUTO_STOP_PREFIX = 'Recording automatically stopped';
@@ -37,8 +40,10 @@ export type RecordingsOptions = {
   db: Db;
   bus: Bus;
   log: Log;
-  /** $DATA_DIR/files: recordings go to agent-<id>/recordings/<session id>/ (deleted with the agent). */
+  /** $DATA_DIR/files: audio is received into a file there before it goes to the store. */
   filesDir: string;
+  /** Where recordings are kept: agent-<id>/recordings/<session id>/ (deleted with the agent). */
+  blobs: BlobStore;
   /** The agent's running desktop, if any. */
   desktop: (agentId: number) => Desktop | null;
   transcriber: Transcriber | null;
@@ -46,7 +51,7 @@ export type RecordingsOptions = {
   maxSeconds?: number;
   /** The agents' storage quota, which audio and keyframes count against; without it they are not limited (tests). */
   storage?: AgentStorage;
-  /** Where audio, keyframes and action logs are written (tests pass a failing one). @default node:fs */
+  /** Where audio is received (tests pass a failing one). @default node:fs */
   fs?: FileSystem;
   /** With several instances: this one, and a signed call to another (undefined when that one is not alive). */
   fleet?: RecordingFleet | null;
@@ -104,19 +109,17 @@ export class Recordings {
     }
 
     const sessionId = randomUUID();
-    const dir = join(this.o.filesDir, recordingDir(agentId, sessionId));
-    await ActiveRecording.prepare(dir);
     await this.o.warm?.(agentId).catch(() => {});
     const instanceId = this.o.fleet?.instanceId ?? null;
     const created = await insertRecording(db, { sessionId, userId, agentId, threadId, startedAt: new Date(), instanceId });
     const recording: ActiveRecording = new ActiveRecording({
-      id: created.id, sessionId, agentId, userId, startedAt: new Date(created.started_at), dir,
+      id: created.id, sessionId, agentId, userId, startedAt: new Date(created.started_at),
+      blobs: this.o.blobs, folder: recordingDir(agentId, sessionId),
       maxMs: this.maxSeconds * 1000,
       desktop: () => this.o.desktop(agentId),
       onMaxLength: () => void this.autoStop(recording),
       log: this.o.log.error,
       account: this.o.storage && ((bytes) => this.accountKeyframe(created.id, agentId, bytes)),
-      fs: this.o.fs,
     });
     this.active.set(agentId, recording);
     this.sessions.set(sessionId, recording);
@@ -238,6 +241,7 @@ export class Recordings {
     row = await this.finish(row, false);
     const rel = `${recordingDir(row.agent_id, row.session_id)}/audio.${audioExtension(contentType)}`;
     const partial = join(this.o.filesDir, `${rel}.${randomUUID()}.partial`);
+    await mkdir(dirname(partial), { recursive: true, mode: 0o700 });
     const limit = (await this.o.storage?.limit(row.agent_id, this.maxAudioBytes)) ?? { bytes: this.maxAudioBytes };
     const bytes = await receiveRaw(req, partial, { ...limit, fs: this.o.fs, check }, 'Audio');
     const agentId = row.agent_id;
@@ -254,10 +258,23 @@ export class Recordings {
       await unlink(partial).catch(() => {});
       throw new HttpError(409, 'The audio of this recording was already received');
     }
-    await rename(partial, join(this.o.filesDir, rel));
+    await this.keepAudio(partial, rel).catch(async (err) => {
+      // Not kept (a store that fails: 503): the slot is given back, so that the page may send it again.
+      await unlink(partial).catch(() => {});
+      await clearAudio(this.o.db, id, rel).catch(() => {});
+      throw err;
+    });
     this.sessions.delete(row.session_id);
     this.track(this.summarize(row.id));
     return { session_id: row.session_id, received_bytes: bytes };
+  }
+
+  /** The received audio into the store: renamed into place on the local one, else put and removed from this disk. */
+  private async keepAudio(partial: string, key: string): Promise<void> {
+    const { blobs } = this.o;
+    if (blobs.localPath) return rename(partial, blobs.localPath(key));
+    await blobs.put(key, createReadStream(partial));
+    await unlink(partial);
   }
 
   private track(job: Promise<void>): void {
@@ -270,7 +287,7 @@ export class Recordings {
     const row = await getRecording(db, id);
     if (!row || row.summarized_at) return;
     const summary = await buildSummary(row, {
-      filesDir: this.o.filesDir, relDir: recordingDir(row.agent_id, row.session_id), transcriber: this.o.transcriber,
+      blobs: this.o.blobs, relDir: recordingDir(row.agent_id, row.session_id), transcriber: this.o.transcriber,
       signal: this.shutdown.signal, log: this.o.log.error,
     });
     if (this.shutdown.signal.aborted) return;

@@ -18,7 +18,7 @@ export type RecordingRow = {
   audio_content_type: string | null;
   audio_bytes: number | null;
   summarized_at: Date | null;
-  /** The instance that records it (its keyframes and action log are on that instance's disk); null on one instance. */
+  /** The instance that records it (its action tracker is in that instance's memory); null on one instance. */
   instance_id: string | null;
 };
 
@@ -101,6 +101,11 @@ export async function setAudio(db: Queryable, id: number, path: string, contentT
     'UPDATE recordings SET audio_path = $2, audio_content_type = $3, audio_bytes = $4 WHERE id = $1 AND audio_bytes IS NULL RETURNING id',
     [id, path, contentType, bytes]);
   return rows.length > 0;
+}
+
+/** Gives the audio slot back (the audio at `path` could not be kept). */
+export async function clearAudio(db: Queryable, id: number, path: string): Promise<void> {
+  await db.query('UPDATE recordings SET audio_path = NULL, audio_content_type = NULL, audio_bytes = NULL WHERE id = $1 AND audio_path = $2', [id, path]);
 }
 
 /** Counts a keyframe's bytes (or gives them back, negative) in the agent's storage. */

@@ -1,9 +1,9 @@
-// Builds a finished recording's summary from what is on disk: the action log, the transcript of its audio
-// when a transcriber is configured (else the summary says why there is none), and a few keyframes for the
+// Builds a finished recording's summary from what is in the blob store: the action log, the transcript of its
+// audio when a transcriber is configured (else the summary says why there is none), and a few keyframes for the
 // model, spread over the demonstration. Reads only the recording's own folder (the server's, never the
 // agent's home).
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { text } from 'node:stream/consumers';
+import { withLocalCopy, type BlobStore } from '../storage/index.ts';
 import type { RecordingRow } from './store.ts';
 import type { StepImage } from '../threads/steps.ts';
 import type { ActionLog } from './active-recording.ts';
@@ -16,18 +16,20 @@ export const SUMMARY_KEYFRAMES = 3;
 export type Summary = { text: string; images: StepImage[] };
 
 export type SummaryContext = {
-  /** $DATA_DIR/files: stored paths (audio, step images) are relative to it. */
-  filesDir: string;
-  /** The recording's folder, relative to filesDir. */
+  /** The store the recording is in: stored paths (audio, step images) are its keys. */
+  blobs: BlobStore;
+  /** The recording's folder in it. */
   relDir: string;
   transcriber: Transcriber | null;
   signal?: AbortSignal;
   log: (msg: string) => void;
 };
 
-export async function readActionLog(dir: string): Promise<ActionLog | null> {
+/** The recording's actions.json; null when there is none (or it cannot be read: the summary then has no actions). */
+export async function readActionLog(blobs: BlobStore, relDir: string): Promise<ActionLog | null> {
   try {
-    return JSON.parse(await readFile(join(dir, 'actions.json'), 'utf8')) as ActionLog;
+    const read = await blobs.get(`${relDir}/actions.json`);
+    return read ? (JSON.parse(await text(read.body)) as ActionLog) : null;
   } catch {
     return null;
   }
@@ -44,7 +46,10 @@ async function transcribe(row: RecordingRow, ctx: SummaryContext): Promise<{ spe
   if (!row.audio_path || !row.audio_bytes) return { speech: null, why: 'no audio was recorded' };
   if (!ctx.transcriber) return { speech: null, why: 'no transcription server is configured' };
   try {
-    const t = await ctx.transcriber.transcribe(join(ctx.filesDir, row.audio_path), row.audio_content_type ?? 'audio/ogg', ctx.signal);
+    const transcriber = ctx.transcriber;
+    // The transcriber sends a file: the audio as one on this machine (a temporary copy of an S3 object).
+    const t = await withLocalCopy(ctx.blobs, row.audio_path, (path) => transcriber.transcribe(path, row.audio_content_type ?? 'audio/ogg', ctx.signal));
+    if (!t) return { speech: null, why: 'its audio is no longer stored' };
     return { speech: t.segments.map((s) => ({ at: Math.round(s.start * 1000), text: s.text })) };
   } catch (err) {
     ctx.log(`recording ${row.session_id}: transcription failed: ${(err as Error).message}`);
@@ -53,7 +58,7 @@ async function transcribe(row: RecordingRow, ctx: SummaryContext): Promise<{ spe
 }
 
 export async function buildSummary(row: RecordingRow, ctx: SummaryContext): Promise<Summary> {
-  const log = await readActionLog(join(ctx.filesDir, ctx.relDir));
+  const log = await readActionLog(ctx.blobs, ctx.relDir);
   const actions = log?.actions ?? [];
   const stopped = row.stopped_at ? new Date(row.stopped_at).getTime() : Date.now();
   const { speech, why } = await transcribe(row, ctx);

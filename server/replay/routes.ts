@@ -1,6 +1,7 @@
 // The replay routes (issue 44). A run's replay is seen by its owner and admins (404 for anyone else, as threads),
-// and by whoever holds a live share link, without signing in. The recording is kept by the instance that ran the
-// run; any other instance streams it from there (a signed internal GET), so a replay plays through every instance.
+// and by whoever holds a live share link, without signing in. A finished recording is in the blob store, which every
+// instance reads; one still being written is a file on the instance that runs the run, and any other instance streams
+// it from there (a signed internal GET), so a run's replay plays through every instance while it runs too.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { idParam, type Api, type Ctx, type PublicCtx } from '../http/api.ts';
@@ -11,12 +12,15 @@ import { recordAlone } from '../audit/audit.ts';
 import { getRun, listRuns, visibleRun, type RunRow } from './runs-read.ts';
 import { idleSpans, listMarkers, markerDetail } from './markers.ts';
 import { createShare, getShare, liveShares, openShare, revokeShare, sharedReplayPath, SHARE_DEFAULT_S, SHARE_MAX_S, SHARE_MIN_S } from './shares.ts';
-import { serveRecordingFile } from './recording-file.ts';
+import { blobSource, fileSource, serveRecordingFile } from './recording-file.ts';
+import type { BlobStore } from '../storage/index.ts';
 
 export type ReplayDeps = {
   db: Db;
-  /** $DATA_DIR/files. */
+  /** $DATA_DIR/files: recordings being written here. */
   filesDir: string;
+  /** Where finished recordings are. */
+  blobs: BlobStore;
   instanceId: () => string;
   /** With a fleet: a signed GET to another instance, streamed (undefined when it is not alive). */
   openOnInstance?: ((instanceId: string, path: string, headers: Record<string, string>) => Promise<IncomingMessage | undefined>) | null;
@@ -121,12 +125,16 @@ async function detail(ctx: Ctx | PublicCtx, run: RunRow, raw: string | undefined
   return found;
 }
 
-/** The run's recording, from this instance's disk or streamed from the instance that keeps it. */
+/**
+ * The run's recording: from the blob store once it is finished, else from this instance's disk or streamed from the
+ * instance that writes it (also a finished one the store did not take, which stays with that instance).
+ */
 export async function serveRecording(deps: ReplayDeps, req: IncomingMessage, res: ServerResponse, run: RunRow): Promise<void> {
   if (!run.recording_path) throw new HttpError(404, 'This run has no recording');
-  if (run.instance_id === deps.instanceId() || !deps.openOnInstance) {
-    return serveRecordingFile(req, res, { path: join(deps.filesDir, run.recording_path), done: run.recording_done, name: `run-${run.id}.guac` });
-  }
+  const name = `run-${run.id}.guac`;
+  const stored = run.recording_done ? await blobSource(deps.blobs, run.recording_path) : null;
+  if (stored) return serveRecordingFile(req, res, { source: stored, done: true, name });
+  if (run.instance_id === deps.instanceId() || !deps.openOnInstance) return serveHere(deps, req, res, run);
   const pass: Record<string, string> = {};
   for (const h of ['range', 'accept-encoding'] as const) if (typeof req.headers[h] === 'string') pass[h] = req.headers[h] as string;
   const answer = await deps.openOnInstance(run.instance_id, recordingInternalPath(run.id), pass);
@@ -153,7 +161,13 @@ export class Replays {
   async serveRecordingHere(runId: number, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const run = await getRun(this.deps.db, runId);
     if (!run || run.instance_id !== this.deps.instanceId() || !run.recording_path) throw new HttpError(404, 'No such recording here');
-    const path = join(this.deps.filesDir, run.recording_path);
-    await serveRecordingFile(req, res, { path, done: run.recording_done, name: `run-${run.id}.guac` });
+    await serveHere(this.deps, req, res, run);
   }
+}
+
+/** The recording's file on this instance's disk (being written here, or kept here when the store would not take it). */
+async function serveHere(deps: ReplayDeps, req: IncomingMessage, res: ServerResponse, run: RunRow): Promise<void> {
+  const source = run.recording_path && await fileSource(join(deps.filesDir, run.recording_path));
+  if (!source) throw new HttpError(404, 'This recording is no longer available');
+  await serveRecordingFile(req, res, { source, done: run.recording_done, name: `run-${run.id}.guac` });
 }

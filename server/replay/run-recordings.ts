@@ -1,8 +1,12 @@
 // The recordings of the runs (issue 44): every run on a desktop is recorded by the instance that runs it, whether
-// anyone watches or not, into $DATA_DIR/files/agent-<a>/runs/thread-<t>/run-<r>.guac.gz (recorder.ts writes it).
+// anyone watches or not, into $DATA_DIR/files/agent-<a>/runs/thread-<t>/run-<r>.guac.gz (recorder.ts writes it), and
+// once the run ends the finished file is put in the blob store under that key (with the local store it is already
+// there), where every instance reads it. A file the store would not take stays on this instance, which serves it.
 // A recording counts against the agent's storage quota and never eats the disk's reserve for the database: without
 // room it does not start, and when room runs out it stops cleanly, the run goes on and the thread says so. A
-// deleted thread's recordings go (every instance removes its own); retention prunes old ones daily.
+// deleted thread's recordings go (from the store, and every instance removes its own files); retention prunes old
+// ones daily.
+import { createReadStream } from 'node:fs';
 import { mkdir, readdir, rm, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Db } from '../db/db.ts';
@@ -15,13 +19,16 @@ import { TOPICS } from '../realtime/topics.ts';
 import { recordAlone, SYSTEM } from '../audit/audit.ts';
 import { RunRecorder, type RecorderStop } from './recorder.ts';
 import type { OpenRun, RunRecording } from '../runner/index.ts';
+import type { BlobStore } from '../storage/index.ts';
 
 export type RunRecordingsOptions = {
   db: Db;
   bus: Bus;
   log: Log;
-  /** $DATA_DIR/files. */
+  /** $DATA_DIR/files: recordings being written. */
   filesDir: string;
+  /** Where finished recordings go. */
+  blobs: BlobStore;
   storage: AgentStorage;
   /** This instance: the runs it recorded are the ones whose files it keeps. */
   instanceId: string;
@@ -51,7 +58,8 @@ export class RunRecordings {
 
   constructor(private o: RunRecordingsOptions) {
     this.unsubscribe = o.bus.subscribe(TOPICS.threadDeleted, ({ thread_id, agent_id }) => {
-      rm(join(o.filesDir, `agent-${agent_id}/runs/thread-${thread_id}`), { recursive: true, force: true })
+      const folder = `agent-${agent_id}/runs/thread-${thread_id}`;
+      Promise.all([rm(join(o.filesDir, folder), { recursive: true, force: true }), o.blobs.deletePrefix(`${folder}/`)])
         .catch((err) => o.log.error(`replay: recordings of deleted thread ${thread_id} not removed: ${err.message}`));
     });
   }
@@ -105,24 +113,42 @@ export class RunRecordings {
       stop: async () => {
         const done = await recorder.stop();
         await stoppedEarly(done.reason); // the disk filled on the last bytes
+        await this.keep(run, relative, path);
         await db.query('UPDATE runs SET recording_bytes = $2, recording_done = true, recording_activity = $3 WHERE id = $1',
           [run.id, done.bytes, JSON.stringify(done.activity)]);
       },
     };
   }
 
+  /** The finished file into the blob store, then off this disk; when the store fails it stays here (and is served from here). */
+  private async keep(run: OpenRun, key: string, path: string): Promise<void> {
+    const { blobs } = this.o;
+    if (blobs.localPath?.(key) === path) return;
+    try {
+      await blobs.put(key, createReadStream(path), { contentType: 'application/gzip' });
+    } catch (err) {
+      this.o.log.error(`replay: run ${run.id}: recording kept on this instance, the store did not take it: ${(err as Error).message}`);
+      return;
+    }
+    await unlink(path).catch(() => {});
+  }
+
   /**
-   * Deletes the recordings of this instance's runs older than `days` (RECORDING_RETENTION_DAYS), and the files of
-   * runs that are gone (a thread deleted while this instance was down); audited when it removed any.
+   * Deletes the recordings of runs older than `days` (RECORDING_RETENTION_DAYS), and those of runs that are gone (a
+   * thread deleted while this instance was down); audited when it removed any. With a store every instance shares
+   * (S3) any instance prunes any run's; with the local one, each instance its own runs'.
    */
   async prune(days: number): Promise<number> {
-    const { db, filesDir, instanceId } = this.o;
+    const { db, filesDir, instanceId, blobs } = this.o;
     const old = await db.query<{ id: number; recording_path: string }>(
       `WITH old AS (SELECT id, recording_path FROM runs
-         WHERE recording_path IS NOT NULL AND instance_id = $1 AND started_at < now() - make_interval(days => $2) FOR UPDATE)
+         WHERE recording_path IS NOT NULL AND (instance_id = $1 OR $3) AND started_at < now() - make_interval(days => $2) FOR UPDATE)
        UPDATE runs r SET recording_path = NULL, recording_bytes = 0, recording_activity = NULL FROM old WHERE r.id = old.id
-       RETURNING r.id, old.recording_path`, [instanceId, days]);
-    for (const r of old) await unlink(join(filesDir, r.recording_path)).catch(() => {});
+       RETURNING r.id, old.recording_path`, [instanceId, days, blobs.kind !== 'local']);
+    for (const r of old) {
+      await blobs.delete(r.recording_path).catch((err) => this.o.log.error(`replay: run ${r.id}: recording not deleted: ${err.message}`));
+      await unlink(join(filesDir, r.recording_path)).catch(() => {});
+    }
     const strays = await this.sweep();
     if (old.length) {
       await recordAlone(db, {
@@ -133,25 +159,35 @@ export class RunRecordings {
     return old.length + strays;
   }
 
-  /** Removes recording files whose run no longer exists; how many. */
+  /** Removes recordings (in the store, and files on this disk) whose run no longer exists; how many. */
   private async sweep(): Promise<number> {
-    const { db, filesDir } = this.o;
-    const files: { path: string; id: number }[] = [];
-    for (const agent of await readdir(filesDir).catch(() => [] as string[])) {
-      if (!/^agent-\d+$/.test(agent)) continue;
-      for (const thread of await readdir(join(filesDir, agent, 'runs')).catch(() => [] as string[])) {
-        for (const name of await readdir(join(filesDir, agent, 'runs', thread)).catch(() => [] as string[])) {
-          const m = /^run-(\d+)\.guac\.gz$/.exec(name);
-          if (m) files.push({ path: join(filesDir, agent, 'runs', thread, name), id: Number(m[1]) });
+    const { db, filesDir, blobs } = this.o;
+    const found: { key: string; id: number }[] = [];
+    const note = (key: string) => {
+      const m = /^agent-\d+\/runs\/thread-\d+\/run-(\d+)\.guac\.gz$/.exec(key);
+      if (m) found.push({ key, id: Number(m[1]) });
+    };
+    // The store's, agent by agent (a deleted agent's went with it).
+    for (const { id } of await db.query<{ id: number }>('SELECT id FROM agents')) {
+      for await (const { key } of blobs.list(`agent-${id}/runs/`)) note(key);
+    }
+    if (!blobs.localPath) {
+      for (const agent of await readdir(filesDir).catch(() => [] as string[])) {
+        if (!/^agent-\d+$/.test(agent)) continue;
+        for (const thread of await readdir(join(filesDir, agent, 'runs')).catch(() => [] as string[])) {
+          for (const name of await readdir(join(filesDir, agent, 'runs', thread)).catch(() => [] as string[])) note(`${agent}/runs/${thread}/${name}`);
         }
       }
     }
-    if (!files.length) return 0;
-    // Only files of runs that are gone: a recording just starting has a file before its row names it.
-    const kept = new Set((await db.query<{ id: number }>('SELECT id FROM runs WHERE id = ANY($1::int[])', [files.map((f) => f.id)])).map((r) => r.id));
-    const strays = files.filter((f) => !kept.has(f.id));
-    for (const f of strays) await unlink(f.path).catch(() => {});
-    return strays.length;
+    if (!found.length) return 0;
+    // Only those of runs that are gone: a recording just starting has a file before its row names it.
+    const kept = new Set((await db.query<{ id: number }>('SELECT id FROM runs WHERE id = ANY($1::int[])', [found.map((f) => f.id)])).map((r) => r.id));
+    const strays = found.filter((f) => !kept.has(f.id));
+    for (const f of strays) {
+      await blobs.delete(f.key).catch(() => {});
+      await unlink(join(filesDir, f.key)).catch(() => {});
+    }
+    return new Set(strays.map((f) => f.key)).size;
   }
 
   private tell(run: OpenRun, text: string): void {

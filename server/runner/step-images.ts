@@ -1,6 +1,6 @@
 // Images that come with a user's words in a thread step (a recording's keyframes, a hand-back's screenshot): kept
-// under their path in the blob store (hand-backs) or this instance's $DATA_DIR/files (keyframes, not moved to the
-// store yet), turned into image blocks when a run replays the thread. Only paths inside the agent's recordings
+// under their path in the blob store (or, for keyframes recorded before they moved there and not migrated with
+// npm run storage:migrate, this instance's $DATA_DIR/files), turned into image blocks when a run replays the thread. Only paths inside the agent's recordings
 // folder are read; anything else, or a file gone, becomes a note.
 import { readFile } from 'node:fs/promises';
 import { join, normalize } from 'node:path';

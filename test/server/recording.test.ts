@@ -5,7 +5,8 @@
 // Input reaches the service as the gateway emits it; recording-desktop.test.ts drives the real tunnel.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import { text } from 'node:stream/consumers';
 import { createServer, request, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -16,7 +17,7 @@ import { createAnthropic } from '../../server/models/anthropic.ts';
 import { Recordings, recordingDir, type RecordingsOptions } from '../../server/recording/recordings.ts';
 import { createTranscriber } from '../../server/recording/transcriber.ts';
 import type { Runner } from '../../server/runner/runner.ts';
-import { adminToken, call, newAgent, newUser, testServer } from './helpers.ts';
+import { adminToken, call, newAgent, newUser, testS3, testServer } from './helpers.ts';
 import { FakeDesktop, swapRunner, waitFor } from './runner-helpers.ts';
 
 const quiet = { info: () => {}, error: (m: string) => process.env.TEST_VERBOSE && console.error(m) };
@@ -45,13 +46,30 @@ async function summaryStep(token: string, threadId: number, ms = 10_000) {
 
 const numbered = (text: string) => text.split('\n').filter((l) => /^\d+\. /.test(l)).map((l) => l.replace(/^\d+\. \[\d+:\d\d\] /, ''));
 
+/** A stored object's text (in the test server's store: DATA_DIR/files, or the S3 stand-in), or null. */
+async function stored(key: string): Promise<string | null> {
+  const read = await (await testServer()).parts.blobs.get(key);
+  return read && text(read.body);
+}
+/** The names of the objects in a folder of the store, relative to it. */
+async function storedNames(folder: string): Promise<string[]> {
+  const names: string[] = [];
+  for await (const { key } of (await testServer()).parts.blobs.list(`${folder}/`)) names.push(key.slice(folder.length + 1));
+  return names;
+}
+/** The files in a folder of this instance's DATA_DIR/files (partial audio is received there). */
+async function localNames(folder: string): Promise<string[]> {
+  const dir = join(filesDir((await testServer()).parts.config.dataDir), folder);
+  return existsSync(dir) ? readdirSync(dir) : [];
+}
+
 /** Swaps the server's recordings service for one built with these options (restored by restore()). */
 let original: Recordings | undefined;
 async function swapRecordings(options: Partial<RecordingsOptions>): Promise<Recordings> {
   const { parts } = await testServer();
   original ??= parts.recordings;
   const swapped = new Recordings({
-    db: parts.db, bus: parts.bus, log: quiet, filesDir: filesDir(parts.config.dataDir),
+    db: parts.db, bus: parts.bus, log: quiet, filesDir: filesDir(parts.config.dataDir), blobs: parts.blobs,
     desktop: () => null, transcriber: null, ...options,
   });
   parts.recordings = swapped;
@@ -112,9 +130,11 @@ access('start → stop → audio-final: the session is the caller\'s, the audio 
   assert.is(sent.status, 202, JSON.stringify(sent.body));
   assert.equal(sent.body, { session_id: started.body.session_id, received_bytes: 15 });
   const { parts } = await testServer();
-  const dir = join(filesDir(parts.config.dataDir), recordingDir(agent.id, started.body.session_id));
-  assert.is(readFileSync(join(dir, 'audio.ogg'), 'utf8'), 'OggS fake audio');
-  assert.equal(JSON.parse(readFileSync(join(dir, 'actions.json'), 'utf8')).actions, []);
+  const folder = recordingDir(agent.id, started.body.session_id);
+  const dir = join(filesDir(parts.config.dataDir), folder);
+  assert.is(await stored(`${folder}/audio.ogg`), 'OggS fake audio');
+  assert.equal(JSON.parse((await stored(`${folder}/actions.json`))!).actions, []);
+  if (parts.blobs.kind === 's3') assert.equal(await localNames(folder), [], 'nothing of it kept on this disk');
 
   const step = await summaryStep(user.token, thread.id);
   assert.match(step.user_text, 'The person did nothing on the desktop');
@@ -126,6 +146,7 @@ access('start → stop → audio-final: the session is the caller\'s, the audio 
 
   // Deleting the agent deletes what it recorded.
   assert.is((await call(`/api/agents/${agent.id}`, { method: 'DELETE', token: await adminToken() })).status, 204);
+  assert.equal(await storedNames(folder), []);
   assert.is(existsSync(dir), false);
 });
 
@@ -195,8 +216,9 @@ access('an oversized body is 413, declared or streamed, and leaves nothing behin
   } finally {
     parts.recordings!.maxAudioBytes = 100 * 1024 * 1024;
   }
-  const dir = join(filesDir(parts.config.dataDir), recordingDir(agent.id, session));
-  assert.equal(readdirSync(dir).filter((f) => f.startsWith('audio')), [], 'no partial audio left');
+  const folder = recordingDir(agent.id, session);
+  assert.equal((await localNames(folder)).filter((f) => f.startsWith('audio')), [], 'no partial audio left');
+  assert.equal((await storedNames(folder)).filter((f) => f.startsWith('audio')), [], 'no audio stored');
   assert.is((await parts.db.one('SELECT audio_bytes FROM recordings WHERE session_id = $1', [session]))!.audio_bytes, null);
   assert.is((await audio(user.token, session, 'fine')).status, 202);
 });
@@ -225,7 +247,6 @@ quota('audio past what is left of the quota is 413 with nothing stored, declared
   const KB = 1024;
   const saved = parts.config.agentStorageBytes;
   parts.config.agentStorageBytes = 1024 * KB;
-  const dirOf = (session: string) => join(filesDir(parts.config.dataDir), recordingDir(agent.id, session));
   try {
     const first = (await start(user.token, { agent_id: agent.id })).body.session_id;
     assert.is((await audio(user.token, first, new Uint8Array(600 * KB))).status, 202);
@@ -246,7 +267,8 @@ quota('audio past what is left of the quota is 413 with nothing stored, declared
     } as RequestInit);
     assert.is(streamed.status, 413);
     assert.is((await streamed.json()).detail, remain);
-    assert.equal(readdirSync(dirOf(second)).filter((f) => f.startsWith('audio')), [], 'no audio kept');
+    assert.equal((await localNames(recordingDir(agent.id, second))).filter((f) => f.startsWith('audio')), [], 'no audio kept');
+    assert.equal((await storedNames(recordingDir(agent.id, second))).filter((f) => f.startsWith('audio')), [], 'no audio stored');
     assert.is((await parts.db.one('SELECT audio_bytes FROM recordings WHERE session_id = $1', [second]))!.audio_bytes, null);
     // An upload sees the stored audio in what remains.
     const form = new FormData();
@@ -259,6 +281,28 @@ quota('audio past what is left of the quota is 413 with nothing stored, declared
   } finally {
     parts.config.agentStorageBytes = saved;
   }
+});
+
+quota('audio the bucket does not take (S3 pass only) is 503 with {detail}, nothing kept; sent again it is taken', async () => {
+  if (!testS3) return; // the local store's full disk is write-errors.test.ts's
+  const { parts } = await testServer();
+  const { user, agent } = await owner();
+  const session = (await start(user.token, { agent_id: agent.id })).body.session_id;
+  assert.is((await stop(user.token, { agent_id: agent.id })).status, 200);
+  const folder = recordingDir(agent.id, session);
+  testS3.fault = { mode: 'error', when: (method, url) => method === 'PUT' && url.pathname.includes('/audio.') };
+  try {
+    const refused = await audio(user.token, session, 'OggS audio');
+    assert.is(refused.status, 503);
+    assert.is(refused.body.detail, 'File storage is not available right now; try again in a moment');
+  } finally {
+    testS3.fault = null;
+  }
+  assert.equal((await storedNames(folder)).filter((f) => f.startsWith('audio')), []);
+  assert.equal(await localNames(folder), [], 'no partial audio left on this disk');
+  assert.is((await parts.db.one('SELECT audio_bytes FROM recordings WHERE session_id = $1', [session]))!.audio_bytes, null);
+  assert.is((await audio(user.token, session, 'OggS audio')).status, 202);
+  assert.is(await stored(`${folder}/audio.ogg`), 'OggS audio');
 });
 
 quota.run();
@@ -451,15 +495,15 @@ model('"do what I just showed you": the call carries the summary and its keyfram
     person.ctrl('s', 5500);
     person.click(300, 300, 7000);
     await stop(user.token, { agent_id: agent.id });
-    const dir = join(filesDir(parts.config.dataDir), recordingDir(agent.id, started.session_id));
-    assert.equal(readdirSync(join(dir, 'keyframes')), ['0001.png', '0002.png', '0003.png', '0004.png', '0005.png']);
+    const keyframes = (await storedNames(recordingDir(agent.id, started.session_id))).filter((f) => f.startsWith('keyframes/'));
+    assert.equal(keyframes, ['keyframes/0001.png', 'keyframes/0002.png', 'keyframes/0003.png', 'keyframes/0004.png', 'keyframes/0005.png']);
     await audio(user.token, started.session_id, '');
     const summary = await summaryStep(user.token, thread.id);
     assert.match(summary.user_text, 'Screenshots taken at actions 1, 3 and 5 come with this summary.');
 
     runner = await swapRunner({
       provider: createAnthropic({ apiKey: 'k', baseUrl: `http://127.0.0.1:${(api.address() as AddressInfo).port}`, model: 'claude-sonnet-4-5-20250929' }),
-      filesDir: filesDir(parts.config.dataDir),
+      filesDir: filesDir(parts.config.dataDir), blobs: parts.blobs,
     });
     await call(`/api/threads/${thread.id}/set-user-input-and-schedule`, { token: user.token, body: { user_text: 'Do what I just showed you' } });
     await call(`/api/agents/${agent.id}/run-state`, { token: user.token, body: { state: 'run_all' } });

@@ -14,6 +14,7 @@ import { GuacParser } from '../../server/desktop/view/codec.ts';
 import { IS_ROOT, smallDisk } from './fault-helpers.ts';
 import { call, newAgent, newUser, testServer } from './helpers.ts';
 import { scripted, swapRunner, text, toolUse, waitFor, type FakeDesktop } from './runner-helpers.ts';
+import { LocalStore } from '../../server/storage/index.ts';
 
 const full = suite('replay: a full disk during a recording');
 const quiet = { info: () => {}, error: () => {} };
@@ -26,7 +27,9 @@ full('the recording stops cleanly, the run goes on, the thread says so, and what
   const { db, bus } = server.parts;
   // Room for the database is not this disk's business here: no reserve, so only ENOSPC stops the recording.
   const storage = new AgentStorage({ db, config: { agentStorageBytes: 1e12 }, disk: new DiskSpace({ dir: disk.dir, reserveBytes: 0, log: quiet }) });
-  const recordings = new RunRecordings({ db, bus, log: quiet, filesDir: disk.dir, storage, instanceId: server.parts.runner!.id });
+  const recordings = new RunRecordings({
+    db, bus, log: quiet, filesDir: disk.dir, blobs: new LocalStore(disk.dir), storage, instanceId: server.parts.runner!.id,
+  });
   // Each action fills the screen with fresh noise: ~4 MB of raw pixels, a PNG of about the same size.
   const actions = Array.from({ length: 6 }, (_, i) => [toolUse(`n${i}`, 'computer', { action: 'key', text: 'abcdef'[i] })]);
   runner = await swapRunner({

@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { GuacParser } from '../../server/desktop/view/codec.ts';
 import type { Runner } from '../../server/runner/runner.ts';
 import { filesDir } from '../../server/files/storage.ts';
-import { adminToken, call, newAgent, newUser, testServer } from './helpers.ts';
+import { adminToken, call, newAgent, newUser, testS3, testServer } from './helpers.ts';
 import { scripted, swapRunner, text, toolUse, waitFor, type FakeDesktop } from './runner-helpers.ts';
 
 const test = suite('replay');
@@ -199,11 +199,13 @@ test('a share link opens the replay without sign-in, audited; revoked it is 404,
 test('deleting the thread deletes its runs and their recordings', async () => {
   const { server, user, agent, threadId, runs } = await setup();
   const [row] = await server.parts.db.query<{ recording_path: string }>('SELECT recording_path FROM runs WHERE id = $1', [runs[0].id]);
+  const { blobs } = server.parts;
+  assert.ok(await blobs.head(row.recording_path), 'the finished recording is in the store');
   const file = join(filesDir(server.parts.config.dataDir), row.recording_path);
-  assert.ok(existsSync(file));
+  if (blobs.kind === 's3') assert.not.ok(existsSync(file), 'and no longer on this disk');
   assert.ok(row.recording_path.startsWith(`agent-${agent.id}/runs/thread-${threadId}/`));
   assert.is((await call(`/api/threads/${threadId}`, { token: user.token, method: 'DELETE' })).status, 204);
-  await waitFor(() => !existsSync(file), 5000, 'the recording to go');
+  await waitFor(async () => (await blobs.head(row.recording_path)) === null, 5000, 'the recording to go');
   assert.equal(await server.parts.db.query('SELECT id FROM runs WHERE id = $1', [runs[0].id]), []);
 });
 
@@ -238,17 +240,38 @@ test('the recordings prune deletes old ones and is audited', async () => {
   const { server, runs } = await setup();
   const { db } = server.parts;
   const [row] = await db.query<{ recording_path: string }>('SELECT recording_path FROM runs WHERE id = $1', [runs[0].id]);
-  const file = join(filesDir(server.parts.config.dataDir), row.recording_path);
+  const { blobs } = server.parts;
+  assert.ok(await blobs.head(row.recording_path));
   await db.query(`UPDATE runs SET started_at = started_at - interval '31 days' WHERE id = $1`, [runs[0].id]);
   const removed = await server.parts.runRecordings!.prune(30);
   assert.ok(removed >= 1);
-  assert.ok(!existsSync(file));
+  assert.is(await blobs.head(row.recording_path), null, 'gone from the store');
   const [after] = await db.query<{ recording_path: string | null; recording_bytes: string }>(
     'SELECT recording_path, recording_bytes FROM runs WHERE id = $1', [runs[0].id]);
   assert.is(after.recording_path, null);
   assert.is(Number(after.recording_bytes), 0);
   const audit = await db.query(`SELECT detail FROM audit_events WHERE action = 'replay.prune' ORDER BY id DESC LIMIT 1`);
   assert.ok(audit[0].detail.deleted >= 1);
+});
+
+test('a recording the bucket does not take (S3 pass only) stays on the instance that made it, which plays it', async () => {
+  if (!testS3) return; // with the local store the file is the stored object
+  testS3.fault = { mode: 'error', when: (method, url) => method === 'PUT' && url.pathname.endsWith('.guac.gz') };
+  let made: Awaited<ReturnType<typeof setup>>;
+  try {
+    made = await setup();
+  } finally {
+    testS3.fault = null;
+  }
+  const { server, user, runs } = made;
+  const [row] = await server.parts.db.query<{ recording_path: string; recording_done: boolean }>(
+    'SELECT recording_path, recording_done FROM runs WHERE id = $1', [runs[0].id]);
+  assert.ok(row.recording_done);
+  assert.is(await server.parts.blobs.head(row.recording_path), null, 'not in the bucket');
+  assert.ok(existsSync(join(filesDir(server.parts.config.dataDir), row.recording_path)), 'kept on this disk');
+  const res = await fetch(`${(await testServer()).url}/api/runs/${runs[0].id}/recording`, { headers: { Authorization: `Bearer ${user.token}` } });
+  assert.is(res.status, 200);
+  assert.ok((await res.text()).startsWith('4.size,'), 'the recording, from this disk');
 });
 
 test.after(async () => {

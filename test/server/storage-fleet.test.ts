@@ -8,6 +8,7 @@ import { openDb } from '../../server/db/db.ts';
 import { spawnServer, until } from './fault-helpers.ts';
 import { ADMIN } from './helpers.ts';
 import { startS3Server } from './s3-helpers.ts';
+import { fleetUnavailable, ok, startFleet, view, type Fleet } from './fleet-helpers.ts';
 
 // Two server processes on one PostgreSQL database of their own and one bucket: what one stores, the other has.
 const storageFleet = suite('S3 storage shared by two instances');
@@ -99,3 +100,56 @@ test('a bucket that refuses the credentials stops a third instance with one line
 });
 
 storageFleet.run();
+
+// The same with desktops (Xvnc): a run's recording is written on the instance that runs it, then kept in the bucket.
+const desktopFleet = suite('S3 storage shared by two instances with desktops');
+const unavailable = await fleetUnavailable();
+const withDesktops = unavailable ? desktopFleet.skip : desktopFleet;
+const d = {} as { f: Fleet | null };
+
+desktopFleet.before(async () => {
+  if (unavailable) return void console.log(`\n    SKIPPED: ${unavailable}; the run replayed from the bucket was not tested.`);
+  const { endpoint, accessKeyId, secretAccessKey } = s3.config('fleet-runs');
+  d.f = await startFleet({
+    STORAGE_URL: 's3://fleet-runs/aw', S3_ENDPOINT: endpoint, S3_FORCE_PATH_STYLE: '1', AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey,
+  });
+});
+
+desktopFleet.after(async () => {
+  await d.f?.close();
+  await s3.close();
+});
+
+withDesktops('a run recorded on A is played through B from the bucket, with A stopped', async () => {
+  const { a, b, db } = d.f!;
+  const token = (await ok(a.url, '/api/auth/sign-in', { body: ADMIN })).token;
+  const agent = (await ok(a.url, '/api/agents/', { token, body: { name: 'Recorded in the bucket' } })).id;
+  (await view(a.url, token, agent)).viewer.close(); // A holds the desktop
+  const thread = await ok(a.url, `/api/threads/${agent}/create-new-thread`, {
+    token, body: { user_text: 'open a terminal, type "echo kept > kept.txt" and press enter' },
+  });
+  await ok(a.url, `/api/agents/${agent}/run-state`, { token, body: { state: 'run_all' } });
+  const run = await until(async () => (await db.query<{ id: number; instance_id: string; recording_path: string }>(
+    'SELECT id, instance_id, recording_path FROM runs WHERE thread_id = $1 AND recording_done', [thread.id]))[0], 90_000, 'the run to be recorded', 200);
+  const [holder, other] = run.instance_id.includes(`:${a.child.pid}:`) ? [a, b] : [b, a];
+  const stored = s3.buckets.get('fleet-runs')!.get(`aw/${run.recording_path}`);
+  assert.ok(stored && stored.body.length > 0, 'the recording is in the bucket');
+  assert.not.ok(existsSync(join(holder.dataDir, 'files', run.recording_path)), 'and no longer on the disk of the instance that ran it');
+  const get = (base: string, headers: Record<string, string> = {}) =>
+    fetch(`${base}/api/runs/${run.id}/recording`, { headers: { Authorization: `Bearer ${token}`, ...headers } });
+  const recording = await (await get(holder.url)).text();
+  assert.ok(recording.startsWith('4.size,'), 'a Guacamole recording');
+
+  // The instance that ran it stops: the other serves the recording on its own, from the bucket.
+  holder.child.kill('SIGTERM');
+  await until(() => holder.child.exitCode !== null || holder.child.signalCode !== null, 15_000, 'the holder to stop');
+  const there = await get(other.url);
+  assert.is(there.status, 200);
+  assert.is(there.headers.get('content-encoding'), 'gzip');
+  assert.is(await there.text(), recording, 'the same recording');
+  const part = await get(other.url, { Range: 'bytes=0-19', 'Accept-Encoding': 'identity' });
+  assert.is(part.status, 206);
+  assert.is(await part.text(), recording.slice(0, 20));
+});
+
+desktopFleet.run();

@@ -256,17 +256,22 @@ files('an outbox .eml that does not fit fails the attempt with the detail and le
   delivery.close();
 });
 
+async function keysOf(store: LocalStore, prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const { key } of store.list(prefix)) keys.push(key);
+  return keys;
+}
+
 files('keyframes and the action log: a full disk keeps nothing, gives the counted bytes back, and the log is written once there is room', async () => {
-  const dir = tempDir();
-  await ActiveRecording.prepare(dir);
   const disk = fillingFs(16);
+  const store = new LocalStore(tempDir(), { fs: disk.fs });
   const counted: number[] = [];
   const logged: string[] = [];
   const png = Buffer.alloc(4096, 9);
   const recording = new ActiveRecording({
-    id: 1, sessionId: 's', agentId: 1, userId: 1, startedAt: new Date(), dir, maxMs: 60_000,
+    id: 1, sessionId: 's', agentId: 1, userId: 1, startedAt: new Date(), blobs: store, folder: 'rec', maxMs: 60_000,
     desktop: () => ({ width: 800, height: 600, screenshot: async () => png }) as any,
-    onMaxLength: () => {}, log: (m) => logged.push(m), account: async (bytes) => void counted.push(bytes), fs: disk.fs,
+    onMaxLength: () => {}, log: (m) => logged.push(m), account: async (bytes) => void counted.push(bytes),
   });
   recording.dropped('a.txt');
   try {
@@ -277,22 +282,20 @@ files('keyframes and the action log: a full disk keeps nothing, gives the counte
   }
   assert.equal(counted, [4096, -4096], 'counted before the write, given back after it failed');
   assert.match(logged.join('\n'), 'keyframe not written: Not enough storage space on the server');
-  assert.equal(readdirSync(join(dir, 'keyframes')), []);
-  assert.not.ok(existsSync(join(dir, 'actions.json')));
+  assert.equal(await keysOf(store, 'rec/'), [], 'neither the keyframe nor the log is stored');
   disk.full = false;
   const log = await recording.finish(new Date());
   assert.is(log.actions.length, 1);
   assert.is(log.actions[0].keyframe, undefined, 'the keyframe that was not kept is not named');
-  assert.ok(existsSync(join(dir, 'actions.json')));
+  assert.equal(await keysOf(store, 'rec/'), ['rec/actions.json']);
 });
 
 files('a keyframe past the agent\'s quota is not written and says so in the log once', async () => {
-  const dir = tempDir();
-  await ActiveRecording.prepare(dir);
+  const store = new LocalStore(tempDir());
   const logged: string[] = [];
   let now = Date.now();
   const recording = new ActiveRecording({
-    id: 1, sessionId: 's', agentId: 1, userId: 1, startedAt: new Date(), dir, maxMs: 60_000,
+    id: 1, sessionId: 's', agentId: 1, userId: 1, startedAt: new Date(), blobs: store, folder: 'rec', maxMs: 60_000,
     desktop: () => ({ width: 800, height: 600, screenshot: async () => Buffer.alloc(100) }) as any,
     onMaxLength: () => {}, log: (m) => logged.push(m), account: async () => { throw new QuotaExceeded(1000, 1000); },
   });
@@ -300,7 +303,7 @@ files('a keyframe past the agent\'s quota is not written and says so in the log 
   recording.dropped('b.txt', (now += 2000));
   const log = await recording.finish(new Date());
   assert.equal(log.actions.map((a) => a.keyframe), [undefined, undefined]);
-  assert.equal(readdirSync(join(dir, 'keyframes')), []);
+  assert.equal(await keysOf(store, 'rec/'), ['rec/actions.json'], 'no keyframe');
   assert.is(logged.length, 1, logged.join('\n'));
 });
 
