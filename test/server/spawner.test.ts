@@ -1,7 +1,7 @@
 // The spawner (issue 48, item 5): children started through it, their pipes straight to the server, exit codes and
 // signals, kill() to the whole process group, no server secret in a child's environment; a spawner killed while it
 // starts a child fails that start and is replaced, and children it had started outlive it with their end still seen.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { processAlive } from '../../server/system/processes.ts';
@@ -171,6 +171,37 @@ spawner('the server gone (its pipe closed), the spawner ends every child: those 
     }
   });
   assert.equal(left, []);
+});
+
+// A sleeping desktop is frozen (cgroup freezer), and a frozen process does not die of SIGKILL until it is thawed: a
+// server killed with -9 left its sleeping desktops frozen for good. Root only, with a freezer (v1's or v2's).
+const V1 = '/sys/fs/cgroup/freezer';
+const freezer = process.getuid?.() !== 0 ? null : existsSync(`${V1}/freezer.state`) || existsSync(`${V1}/tasks`)
+  ? { dir: `${V1}/agent-workspace/spawner-test-${process.pid}`, file: 'freezer.state', frozen: 'FROZEN' }
+  : existsSync('/sys/fs/cgroup/cgroup.controllers') ? { dir: `/sys/fs/cgroup/agent-workspace/spawner-test-${process.pid}`, file: 'cgroup.freeze', frozen: '1' } : null;
+(freezer ? spawner : spawner.skip)('the server gone, a frozen child (a sleeping desktop) is thawed so that it ends too', async () => {
+  const { dir, file, frozen } = freezer!;
+  mkdirSync(dir, { recursive: true });
+  try {
+    const child = s.spawn('/bin/sh', ['-c', 'sleep 300 & wait']);
+    const pid = await spawned(child);
+    const sleepPid = () => readdirSync('/proc').find((e) => /^\d+$/.test(e) && readFileSync(`/proc/${e}/stat`, 'latin1').includes(` ${pid} ${pid} `)
+      && Number(e) !== pid);
+    await until(() => sleepPid() !== undefined, 'its sleep');
+    for (const p of [pid, Number(sleepPid())]) writeFileSync(`${dir}/cgroup.procs`, String(p));
+    writeFileSync(`${dir}/${file}`, frozen);
+    await until(() => readFileSync(`/proc/${pid}/status`, 'latin1').includes('State:\tD') || readFileSync(`${dir}/${file}`, 'utf8').trim() === frozen,
+      'the group to freeze');
+    s.close();
+    await until(() => !processAlive(pid), 'the frozen child to end');
+    assert.equal(readFileSync(`${dir}/cgroup.procs`, 'utf8').trim(), '', 'nothing of it left in its group');
+  } finally {
+    try {
+      writeFileSync(`${dir}/${file}`, file === 'freezer.state' ? 'THAWED' : '0');
+    } catch {}
+    await until(() => !existsSync(`${dir}/cgroup.procs`) || readFileSync(`${dir}/cgroup.procs`, 'utf8').trim() === '', 'the group to empty');
+    rmdirSync(dir);
+  }
 });
 
 spawner.run();

@@ -10,7 +10,7 @@ export const SPAWNER_PROGRAM = String.raw`
 'use strict';
 const { spawn } = require('node:child_process');
 const net = require('node:net');
-const { readFileSync, rmSync } = require('node:fs');
+const { readdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 // The folder of the server's socket for children's pipes: removed as the spawner ends after the server (killed, it
 // removed nothing).
 const socketDir = process.argv[1];
@@ -91,8 +91,36 @@ function adopt(m) {
   if (started) adopted.set(m.pid, { started, group: m.group });
 }
 
+/**
+ * The freezer files of the control groups the processes of group pgid are in (/proc, written by the kernel): a
+ * sleeping desktop is frozen, and a frozen process does not die of SIGKILL until it is thawed.
+ */
+function freezersOf(pgid) {
+  const files = new Set();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync('/proc/' + entry + '/stat', 'latin1');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) !== pgid) continue;
+      for (const line of readFileSync('/proc/' + entry + '/cgroup', 'latin1').split('\n')) {
+        const [, controllers, path] = line.split(':');
+        if (!path || path.includes('..')) continue;
+        if (controllers.split(',').includes('freezer')) files.add('/sys/fs/cgroup/freezer' + path + '/freezer.state');
+        else if (controllers === '') files.add('/sys/fs/cgroup' + path + '/cgroup.freeze');
+      }
+    } catch {} // ended meanwhile
+  }
+  return files;
+}
+
 function endAll() {
-  const end = (pid, group) => { try { process.kill(group ? -pid : pid, 'SIGKILL'); } catch {} };
+  const end = (pid, group) => {
+    const freezers = group ? freezersOf(pid) : new Set();
+    try { process.kill(group ? -pid : pid, 'SIGKILL'); } catch {}
+    for (const file of freezers) {
+      try { writeFileSync(file, file.endsWith('freezer.state') ? 'THAWED' : '0'); } catch {} // not frozen, or not ours to thaw
+    }
+  };
   for (const { child, group } of children.values()) if (child.exitCode === null && child.signalCode === null) end(child.pid, group);
   for (const [pid, { started, group }] of adopted) if (startTime(pid) === started) end(pid, group);
 }
