@@ -178,7 +178,8 @@ spawner('the server gone (its pipe closed), the spawner ends every child: those 
 const V1 = '/sys/fs/cgroup/freezer';
 const freezer = process.getuid?.() !== 0 ? null : existsSync(`${V1}/freezer.state`) || existsSync(`${V1}/tasks`)
   ? { dir: `${V1}/agent-workspace/spawner-test-${process.pid}`, file: 'freezer.state', frozen: 'FROZEN' }
-  : existsSync('/sys/fs/cgroup/cgroup.controllers') ? { dir: `/sys/fs/cgroup/agent-workspace/spawner-test-${process.pid}`, file: 'cgroup.freeze', frozen: '1' } : null;
+  : existsSync('/sys/fs/cgroup/cgroup.controllers')
+    ? { dir: `/sys/fs/cgroup/agent-workspace/spawner-test-${process.pid}`, file: 'cgroup.freeze', frozen: '1' } : null;
 (freezer ? spawner : spawner.skip)('the server gone, a frozen child (a sleeping desktop) is thawed so that it ends too', async () => {
   const { dir, file, frozen } = freezer!;
   mkdirSync(dir, { recursive: true });
