@@ -34,10 +34,10 @@ test('Files: what the desktop wrote is listed and downloads', async ({ page, req
   // The list refreshes while open: the shell's write shows within a few refreshes.
   await expect(row).toBeVisible({ timeout: 20_000 });
   await expect(row).toContainText('Desktop');
-  await expect(row).toContainText('20 bytes');
+  await expect(row).toContainText('20 B');
   // The upload is listed as such, and its copy the desktop got on ~/Desktop as a desktop file.
-  await expect(dialog.getByRole('row', { name: /^brief\.txt Uploaded 9 bytes/ })).toBeVisible();
-  await expect(dialog.getByRole('row', { name: /^brief\.txt Desktop 9 bytes/ })).toBeVisible();
+  await expect(dialog.getByRole('row', { name: /^brief\.txt Uploaded 9 B/ })).toBeVisible();
+  await expect(dialog.getByRole('row', { name: /^brief\.txt Desktop 9 B/ })).toBeVisible();
   await screenshotBothThemes(page, 'agent-files');
 
   const button = row.getByRole('button', { name: 'Download made-on-desktop.txt' });

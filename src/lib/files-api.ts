@@ -20,16 +20,3 @@ export async function downloadAgentFile(file: AgentFile): Promise<void> {
   const blob = await request<Blob>(file.url.replace(/^\/api/, ''), { parse: 'blob', timeout: TIMEOUTS.long });
   saveBlob(blob, file.name);
 }
-
-/** 1.2 MB, 340 KB, 12 bytes. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} ${bytes === 1 ? 'byte' : 'bytes'}`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
-}

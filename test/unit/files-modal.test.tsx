@@ -3,7 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FilesModal } from '../../src/screens/agent/files-modal.tsx';
-import { formatBytes } from '../../src/lib/files-api.ts';
+import { formatBytes } from '../../src/lib/format-bytes.ts';
 import { byRole, cleanup, click, FakeApi, getRole, json, renderScreen, settle, text, USER, waitFor } from './helpers/screen-harness.tsx';
 
 const FILES = [
@@ -32,7 +32,7 @@ ui('lists each file with where it is, its size and date, newest first as the ser
   await renderScreen(new FakeApi(USER).on('GET /api/agents/7/files', () => FILES), <FilesModal agentId={7} onClose={() => {}} />);
   assert.is(getRole('dialog').querySelector('h2')!.textContent, 'Files');
   const rows = [...document.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].slice(0, 3).map((td) => td.textContent));
-  assert.equal(rows, [['report.pdf', 'Downloads', '1.5 MB'], ['brief.txt', 'Uploaded', '12 bytes']]);
+  assert.equal(rows, [['report.pdf', 'Downloads', '1.5 MB'], ['brief.txt', 'Uploaded', '12 B']]);
   assert.is(document.querySelector('time')!.getAttribute('datetime'), '2026-11-29T10:00:00Z');
   assert.is(byRole('button', /^Download /).length, 2);
 });
@@ -64,11 +64,12 @@ ui('a failed download says so; an agent without files says where files come from
   assert.match(text(), 'No files yet');
 });
 
-ui('sizes read as people read them', () => {
-  assert.is(formatBytes(1), '1 byte');
-  assert.is(formatBytes(1023), '1023 bytes');
-  assert.is(formatBytes(1536), '1.5 KB');
-  assert.is(formatBytes(250 * 1024 * 1024), '250 MB');
+ui('sizes read as on every other screen: whole bytes and KB, one decimal from MB on', () => {
+  assert.is(formatBytes(1), '1 B');
+  assert.is(formatBytes(1023), '1023 B');
+  assert.is(formatBytes(1536), '2 KB');
+  assert.is(formatBytes(250 * 1024 * 1024), '250.0 MB');
+  assert.is(formatBytes(41.25 * 1024 ** 3), '41.3 GB');
 });
 
 ui.run();

@@ -2,22 +2,10 @@
 // database. Below the reserve the server refuses new uploads and mail attachments (507) until space is freed,
 // which the panel says in words, not only in colour.
 import { adminStoragePath, type DiskSpace } from '../../lib/admin-api.ts';
+import { formatBytes } from '../../lib/format-bytes.ts';
 import { useResource } from '../../lib/use-resource.ts';
 import { ADMIN_REFRESH_MS } from './admin-dashboard.tsx';
 import { LoadError } from './load-error.tsx';
-
-const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
-
-/** 1024-based, one decimal from MB on: '41.2 GB'. */
-export function formatBytes(bytes: number): string {
-  let value = Math.max(0, bytes);
-  let unit = 0;
-  while (value >= 1024 && unit < UNITS.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${unit < 2 ? Math.round(value) : value.toFixed(1)} ${UNITS[unit]}`;
-}
 
 export function DiskSpacePanel() {
   const { data, error } = useResource<DiskSpace>(adminStoragePath, { refreshInterval: ADMIN_REFRESH_MS });

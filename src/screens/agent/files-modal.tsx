@@ -2,7 +2,8 @@
 // each with its size, date and a download button. Opened from the title bar's Files button; refreshed while open,
 // since the desktop keeps writing.
 import { useState } from 'react';
-import { agentFilesPath, downloadAgentFile, formatBytes, type AgentFile } from '../../lib/files-api.ts';
+import { agentFilesPath, downloadAgentFile, type AgentFile } from '../../lib/files-api.ts';
+import { formatBytes } from '../../lib/format-bytes.ts';
 import { normalizeError } from '../../lib/http.ts';
 import { useResource } from '../../lib/use-resource.ts';
 import { DownloadIcon } from '../../ui/icons.tsx';

@@ -3,6 +3,7 @@
 // (logged only) and can be retried. Files over 100 MB are refused with a message shown for 5 s.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { uploadFile, type UploadOptions, type UploadResult } from '../../../lib/api.ts';
+import { formatBytes } from '../../../lib/format-bytes.ts';
 import { FILE_ERROR_MS, oversizeMessage, splitBySize } from './file-limits.ts';
 import { CheckIcon, CloseIcon, FileIcon, RetryIcon } from '../../../ui/icons.tsx';
 
@@ -87,9 +88,6 @@ export function useAttachments(agentId: number, upload: Upload = uploadFile) {
   return { items, error, add, remove, retry, clearDone };
 }
 
-const formatSize = (bytes: number) =>
-  bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${Math.round(bytes / 1024)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-
 type AttachmentListProps = {
   items: FileItem[];
   onRemove: (id: number) => void;
@@ -110,7 +108,7 @@ export function AttachmentList({ items, onRemove, onRetry }: AttachmentListProps
             <span className="attachment-meta">
               {item.status === 'uploading' ? `${percent}%`
                 : item.status === 'done' ? 'Uploaded'
-                : item.failures > 0 ? 'Upload failed' : formatSize(item.file.size)}
+                : item.failures > 0 ? 'Upload failed' : formatBytes(item.file.size)}
             </span>
             {item.status === 'pending' && item.failures > 0 && (
               <button type="button" className="icon-button attachment-action" aria-label={`Retry upload of ${name}`} title="Retry upload"
