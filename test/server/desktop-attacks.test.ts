@@ -140,7 +140,7 @@ if (!READY) {
     assert.ok(logged.some((m) => /desktop 9301 crashed: .*4096x4096/.test(m)), logged.join('\n'));
     assert.ok(process.memoryUsage().rss - before < 48 * 1024 * 1024, 'no 64 MB framebuffer');
     // Ended whole: nothing of the agent's uid runs on.
-    await until(() => processesOf(uid).length === 0, 15_000, 'every process of the desktop to end');
+    await until(async () => (await processesOf(uid)).length === 0, 15_000, 'every process of the desktop to end');
   });
 
   attacks('a desktop that disconnects the server from its own Xvnc is ended whole, network and all', async () => {
@@ -153,7 +153,7 @@ if (!READY) {
     // vncconfig drops every viewer, the server's connection among them; Xvnc and its apps would run on untracked.
     await desktop.typeText('vncconfig -display :1 -disconnect\n');
     await closed;
-    await until(() => processesOf(uid).length === 0, 15_000, 'every process of the desktop to end');
+    await until(async () => (await processesOf(uid)).length === 0, 15_000, 'every process of the desktop to end');
     if (netns) {
       await until(() => spawnSync('pgrep', ['-f', `^slirp4netns .*${netns} `]).status !== 0, 10_000, 'its slirp4netns to end');
       await until(() => !existsSync(netns), 10_000, 'its network namespace to go');

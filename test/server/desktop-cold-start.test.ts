@@ -92,9 +92,9 @@ if (!HAVE_XVNC) {
     assert.not.ok(upAtStop, 'stopped while the apps were still starting');
     await ctx.manager.stop(agent.id);
     await desktop.ready; // resolves: the apps' start ended with the stop
-    assert.equal(processesOf(AGENT_UID_BASE + agent.id), [], 'nothing of the agent left');
+    assert.equal(await processesOf(AGENT_UID_BASE + agent.id), [], 'nothing of the agent left');
     await sleep(1500); // a window for a late start to show in: a negative, so no condition to wait on
-    assert.equal(processesOf(AGENT_UID_BASE + agent.id), [], 'nothing of the agent started after the stop');
+    assert.equal(await processesOf(AGENT_UID_BASE + agent.id), [], 'nothing of the agent started after the stop');
   });
 }
 

@@ -137,11 +137,11 @@ isolation('stopping a desktop ends every process of the agent\'s uid, also jobs 
     // A background job of its own (setsid: another session and process group than anything the server started).
     const job = asAgent(STOP, provider.homeOf(STOP), 'setsid sleep 600 & wait');
     job.unref();
-    await until(() => processesOf(uid).some((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1').startsWith('sleep\x00600')), 5000, 'the job');
-    const before = processesOf(uid);
+    await until(async () => (await processesOf(uid)).some((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1').startsWith('sleep\x00600')), 5000, 'the job');
+    const before = await processesOf(uid);
     assert.ok(before.length >= 3, `Xvnc, the window manager, the terminal and the job: ${before.length}`);
     await desktop.stop();
-    assert.equal(processesOf(uid), []);
+    assert.equal(await processesOf(uid), []);
     assert.ok(before.every((pid) => !alive(pid)));
   } finally {
     await desktop.stop();
@@ -160,11 +160,11 @@ isolation('Chromium on a desktop keeps its sandbox when the machine allows user 
   const desktop = await provider.start(SANDBOX);
   await desktop.ready; // its processes settled: the probes that start beside the apps come and go
   try {
-    const browsers = () => processesOf(AGENT_UID_BASE + SANDBOX)
+    const browsers = async () => (await processesOf(AGENT_UID_BASE + SANDBOX))
       .map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1'))
       .filter((c) => /chrom/i.test(c.split('\0')[0]));
-    await until(() => browsers().length > 0, 15_000, 'Chromium');
-    const flags = browsers()[0].split('\0');
+    await until(async () => (await browsers()).length > 0, 15_000, 'Chromium');
+    const flags = (await browsers())[0].split('\0');
     assert.is(flags.includes('--no-sandbox'), !namespaces, `user namespaces ${namespaces ? 'work' : 'do not work'} here; flags: ${flags.join(' ')}`);
   } finally {
     await desktop.stop();

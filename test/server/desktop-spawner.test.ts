@@ -48,7 +48,7 @@ if (!HAVE_XVNC) {
     const running = await ctx.manager.acquire(1);
     await running.ready;
     await until(() => terminalShown(running), 'the first desktop’s terminal');
-    const xvnc = processesOf(AGENT_UID_BASE + 1);
+    const xvnc = await processesOf(AGENT_UID_BASE + 1);
     assert.ok(xvnc.length > 0);
 
     // Stopped first, so that the start below is surely waiting on it when it dies.
@@ -69,7 +69,7 @@ if (!HAVE_XVNC) {
     assert.instance(err, Error, 'the start failed');
     assert.match(err!.message, /spawner/);
     assert.is(ctx.manager.running(2), null);
-    await until(() => processesOf(AGENT_UID_BASE + 2).length === 0, 'nothing of the failed start left');
+    await until(async () => (await processesOf(AGENT_UID_BASE + 2)).length === 0, 'nothing of the failed start left');
 
     // The next start, through a new spawner.
     const again = await ctx.manager.acquire(2);
@@ -83,7 +83,7 @@ if (!HAVE_XVNC) {
     assert.ok(await terminalShown(running));
     // And still stops whole: its pieces' ends are seen without their spawner.
     await ctx.manager.stop(1);
-    await until(() => processesOf(AGENT_UID_BASE + 1).length === 0, 'the first desktop’s processes to end');
+    await until(async () => (await processesOf(AGENT_UID_BASE + 1)).length === 0, 'the first desktop’s processes to end');
   });
 }
 

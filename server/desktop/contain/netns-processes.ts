@@ -3,25 +3,23 @@
 // can leave it. Processes in namespaces they made themselves (Chromium's sandboxed children, an agent's own
 // `unshare -n`) live in the pid namespace of a bubblewrap process that is in the desktop's namespace; when
 // that one is killed, the kernel ends the rest of its pid namespace.
-import { statSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { endProcesses, processesOf } from './processes.ts';
 
 /** Live processes of `uid` in the network namespace `netns` (a file such as /run/netns/<name>). */
-export function processesInNetns(uid: number, netns: string): number[] {
+export async function processesInNetns(uid: number, netns: string): Promise<number[]> {
   let ns: { dev: number; ino: number };
   try {
-    ns = statSync(netns);
+    ns = await stat(netns);
   } catch {
     return []; // gone: nothing can be in it any more
   }
-  return processesOf(uid).filter((pid) => {
-    try {
-      const st = statSync(`/proc/${pid}/ns/net`);
-      return st.ino === ns.ino && st.dev === ns.dev;
-    } catch {
-      return false; // gone meanwhile
-    }
-  });
+  const pids = await processesOf(uid);
+  const inside = await Promise.all(pids.map((pid) => stat(`/proc/${pid}/ns/net`).then(
+    (st) => st.ino === ns.ino && st.dev === ns.dev,
+    () => false, // gone meanwhile
+  )));
+  return pids.filter((_, i) => inside[i]);
 }
 
 /**

@@ -195,7 +195,7 @@ async function removeLeftovers(name: string): Promise<void> {
     return; // no namespace made yet on this machine
   }
   for (const leftover of names.filter((n) => sameUid.test(n) && !OPEN.has(n))) {
-    for (const pid of processesWithArgument(`${NETNS_DIR}/${leftover}`)) {
+    for (const pid of await processesWithArgument(`${NETNS_DIR}/${leftover}`)) {
       try {
         process.kill(pid, 'SIGKILL');
       } catch {}

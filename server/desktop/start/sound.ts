@@ -59,6 +59,12 @@ export class DesktopSound {
   private listeners = new Set<(chunk: Buffer) => void>();
   private capture: Child | null = null;
   private retry: NodeJS.Timeout | null = null;
+  /**
+   * The sweeps for stray readers, one after the other: a capture starts only once the sweep before it is done,
+   * so that no sweep takes the new capture's reader for a stray.
+   */
+  private sweeps: Promise<void> = Promise.resolve();
+  private starting = false;
   private closed = false;
   /** Its socket is there: capture may start. */
   private up = false;
@@ -141,8 +147,15 @@ export class DesktopSound {
   }
 
   private startCapture(): void {
-    if (this.closed || this.capture || !this.up) return;
-    this.endStrayReaders();
+    if (this.closed || this.capture || this.starting || !this.up) return;
+    this.starting = true;
+    this.sweeps = this.sweeps.then(() => this.endStrayReaders()).then(() => {
+      this.starting = false;
+      if (!this.closed && !this.capture && this.listeners.size) this.readFifo();
+    });
+  }
+
+  private readFifo(): void {
     // What the FIFO holds now was written while nobody read it (after that, the sink dropped what it played):
     // old sound, which the non-blocking dd drains before cat streams what plays from now on.
     const read = 'dd if="$0" iflag=nonblock of=/dev/null bs=65536 count=1 2>/dev/null; exec cat "$0"';
@@ -183,7 +196,7 @@ export class DesktopSound {
     const child = this.capture;
     this.capture = null;
     if (child && child.exitCode === null) child.kill('SIGTERM');
-    this.endStrayReaders();
+    this.sweeps = this.sweeps.then(() => this.endStrayReaders());
   }
 
   /**
@@ -191,9 +204,12 @@ export class DesktopSound {
    * set up can leave its `cat` running (bubblewrap's child outlives a parent killed before it asked to die
    * with it); such a reader would take what plays from the next one, and read the FIFO for good.
    */
-  private endStrayReaders(): void {
-    const own = this.sandbox.account ? new Set(processesOf(this.sandbox.account.uid)) : null;
-    for (const pid of processesWithArgument(this.fifo)) {
+  private async endStrayReaders(): Promise<void> {
+    const [own, readers] = await Promise.all([
+      this.sandbox.account ? processesOf(this.sandbox.account.uid).then((pids) => new Set(pids)) : null,
+      processesWithArgument(this.fifo),
+    ]).catch(() => [null, []] as const); // /proc unreadable: nothing to sweep
+    for (const pid of readers) {
       if (own && !own.has(pid)) continue; // contained, every desktop's FIFO has the same path
       try {
         process.kill(pid, 'SIGKILL');
