@@ -92,6 +92,8 @@ if (!READY) {
 
   attacks.after(async () => {
     await ctx.desktops.stopAll();
+    // The server's stop unmounts the home images it mounted (through the spawner, the event loop running on).
+    assert.not.ok(readFileSync('/proc/self/mountinfo', 'utf8').includes(` ${home(ATTACKER)} `), 'the home image is still mounted');
   });
 
   attacks('a link planted over the RFB socket, at the next start, never takes the server to another tenant\'s desktop', async () => {

@@ -80,10 +80,15 @@ export class HomeImages {
     return pending;
   }
 
-  /** Unmounts every home this instance mounted (the server stops); the next use mounts it again. */
-  unmountAll(): void {
-    for (const home of this.mine) unmount(home);
+  /** Unmounts every home this instance mounted (the server stops), through the spawner; the next use mounts it again. */
+  async unmountAll(): Promise<void> {
+    const homes = [...this.mine];
     this.mine.clear();
+    await Promise.all(homes.map(async (home) => {
+      if (!MOUNTED.has(home) && !mountedAt(home)) return;
+      // Kept in MOUNTED until it is unmounted: should this fail, the process's exit tries again.
+      await run('umount', ['-l', home]).then(() => MOUNTED.delete(home), () => {});
+    }));
   }
 
   /** Every home image mounted under `dir`, unmounted: what a killed server left in a data directory about to go. */

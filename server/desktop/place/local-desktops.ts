@@ -310,7 +310,7 @@ export class LocalDesktops extends EventEmitter implements Desktops {
     this.emit('closing');
     const ids = [...this.entries.keys()];
     await Promise.all(ids.map((id) => this.stop(id).catch(() => {})));
-    this.xvnc?.unmountHomes();
+    await this.xvnc?.unmountHomes();
   }
 }
 

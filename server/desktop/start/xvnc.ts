@@ -111,9 +111,9 @@ export class XvncProvider {
   }
 
   /** Unmounts the homes' images this server mounted and removes what it made ahead (it stops). */
-  unmountHomes(): void {
-    this.containment.homes.images?.unmountAll();
+  async unmountHomes(): Promise<void> {
     this.containment.close();
+    await this.containment.homes.images?.unmountAll();
   }
 
   /** Removes the agent's home (and its image) for good; its desktop is stopped. */
