@@ -141,18 +141,16 @@ export class Containment {
   }
 
   /** A contained desktop's network, limits and /tmp, made side by side; `release` removes them. */
-  private async jail(account: Account): Promise<{ jail: Jail; release: () => void }> {
+  private async jail(account: Account): Promise<{ jail: Jail; release: () => Promise<unknown> }> {
     const name = DesktopNetwork.nameFor(account.uid); // its own per start: an old desktop's cleanup never removes it
     const { config } = this.options;
     const pieces = await Promise.allSettled([
       this.networks!.take(account.uid),
-      Promise.resolve().then(() => DesktopLimits.open(name, config.limits)),
+      DesktopLimits.open(name, config.limits),
       // Its /tmp: a tmpfs of its own, made by root (a fresh name nobody could plant), sticky like any /tmp.
       DesktopTmp.open(account.uid, config.tmpMb),
     ]);
-    const release = () => {
-      for (const piece of pieces) if (piece.status === 'fulfilled') piece.value.close();
-    };
+    const release = () => Promise.all(pieces.map((piece) => piece.status === 'fulfilled' && piece.value.close()));
     try {
       const [network, limits, tmp] = pieces.map((piece) => {
         if (piece.status === 'rejected') throw piece.reason;

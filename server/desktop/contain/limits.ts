@@ -2,7 +2,10 @@
 // its own (cgroup v2, or the v1 pids, memory and cpu controllers), so that a fork bomb or a memory hog in
 // one desktop leaves the server and the other desktops answering. Without control groups only the number
 // of processes is bounded, by RLIMIT_NPROC (per uid, and each agent has its own).
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+// Groups are made and removed with fs/promises: the kernel takes milliseconds over a memory group's mkdir and
+// rmdir, which held the event loop at every start and stop (issue 48).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdir, readdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 export type Limits = { pids: number; memoryMb: number; cpus: number };
@@ -21,20 +24,20 @@ export class DesktopLimits {
   private constructor(private dirs: string[], readonly enforcement: Enforcement) {}
 
   /** Makes the desktop's control group(s) with `limits`; falls back to rlimits where there are none. */
-  static open(name: string, limits: Limits): DesktopLimits {
+  static async open(name: string, limits: Limits): Promise<DesktopLimits> {
     const memory = limits.memoryMb * 1024 * 1024;
     const quota = Math.max(1000, Math.round(limits.cpus * PERIOD_US));
     if (existsSync(join(ROOT, 'cgroup.controllers'))) {
       // cgroup v2: one tree; the parent hands its children the controllers.
       const parent = join(ROOT, PARENT);
-      mkdirSync(parent, { recursive: true });
-      writeFileSync(join(ROOT, 'cgroup.subtree_control'), '+pids +memory +cpu');
-      writeFileSync(join(parent, 'cgroup.subtree_control'), '+pids +memory +cpu');
-      const dir = fresh(join(parent, name));
-      writeFileSync(join(dir, 'pids.max'), String(limits.pids));
-      writeFileSync(join(dir, 'memory.max'), String(memory));
-      writeFileSync(join(dir, 'memory.swap.max'), '0');
-      writeFileSync(join(dir, 'cpu.max'), `${quota} ${PERIOD_US}`);
+      await mkdir(parent, { recursive: true });
+      await writeFile(join(ROOT, 'cgroup.subtree_control'), '+pids +memory +cpu');
+      await writeFile(join(parent, 'cgroup.subtree_control'), '+pids +memory +cpu');
+      const dir = await fresh(join(parent, name));
+      await writeFile(join(dir, 'pids.max'), String(limits.pids));
+      await writeFile(join(dir, 'memory.max'), String(memory));
+      await writeFile(join(dir, 'memory.swap.max'), '0');
+      await writeFile(join(dir, 'cpu.max'), `${quota} ${PERIOD_US}`);
       const freezer = existsSync(join(dir, 'cgroup.freeze')) ? new Freezer(dir, 'v2') : null;
       return new DesktopLimits([dir], { cgroupProcs: [join(dir, 'cgroup.procs')], rlimits: [], how: 'cgroup v2', freezer });
     }
@@ -42,14 +45,14 @@ export class DesktopLimits {
     if (v1.length === 3) {
       // The v1 freezer is a controller of its own, mounted or not: without it the desktop only stays awake.
       if (writable(join(ROOT, 'freezer'))) v1.push('freezer');
-      const dirs = v1.map((c) => fresh(join(ROOT, c, PARENT, name)));
+      const dirs = await Promise.all(v1.map((c) => fresh(join(ROOT, c, PARENT, name))));
       const [pids, mem, cpu, frozen] = dirs;
-      writeFileSync(join(pids, 'pids.max'), String(limits.pids));
-      writeFileSync(join(mem, 'memory.limit_in_bytes'), String(memory));
+      await writeFile(join(pids, 'pids.max'), String(limits.pids));
+      await writeFile(join(mem, 'memory.limit_in_bytes'), String(memory));
       // Swap counts too where the kernel accounts it; a hog must not spill into swap instead.
-      if (existsSync(join(mem, 'memory.memsw.limit_in_bytes'))) writeFileSync(join(mem, 'memory.memsw.limit_in_bytes'), String(memory));
-      writeFileSync(join(cpu, 'cpu.cfs_period_us'), String(PERIOD_US));
-      writeFileSync(join(cpu, 'cpu.cfs_quota_us'), String(quota));
+      if (existsSync(join(mem, 'memory.memsw.limit_in_bytes'))) await writeFile(join(mem, 'memory.memsw.limit_in_bytes'), String(memory));
+      await writeFile(join(cpu, 'cpu.cfs_period_us'), String(PERIOD_US));
+      await writeFile(join(cpu, 'cpu.cfs_quota_us'), String(quota));
       const freezer = frozen ? new Freezer(frozen, 'v1') : null;
       return new DesktopLimits(dirs, { cgroupProcs: dirs.map((d) => join(d, 'cgroup.procs')), rlimits: [], how: 'cgroup v1', freezer });
     }
@@ -58,13 +61,9 @@ export class DesktopLimits {
   }
 
   /** Removes the groups once their processes are gone (the kernel refuses while any is left). */
-  close(): void {
-    this.enforcement.freezer?.thaw(); // a frozen process cannot end
-    for (const dir of this.dirs) {
-      try {
-        rmdirSync(dir);
-      } catch {}
-    }
+  close(): Promise<void> {
+    this.enforcement.freezer?.thaw(); // a frozen process cannot end: at once
+    return Promise.all(this.dirs.map((dir) => rmdir(dir).catch(() => {}))).then(() => {});
   }
 }
 
@@ -115,29 +114,25 @@ export class Freezer {
  * The group `dir`, made anew, and the empty groups an earlier start of the same uid left beside it (a killed server's:
  * each start's name is its own, aw-<uid>-<hex>). A group with processes still in it stays: the kernel refuses.
  */
-function fresh(dir: string): string {
+async function fresh(dir: string): Promise<string> {
   const stem = /^(aw-\d+-)[0-9a-f]+$/.exec(basename(dir))?.[1];
-  for (const sibling of stem && existsSync(dirname(dir)) ? readdirSync(dirname(dir)) : []) {
+  for (const sibling of stem && existsSync(dirname(dir)) ? await readdir(dirname(dir)) : []) {
     if (sibling.startsWith(stem!) && sibling !== basename(dir)) {
       // A killed server's desktop may have been asleep: frozen, its processes could not even be killed.
       thawGroup(join(dirname(dir), sibling));
-      try {
-        rmdirSync(join(dirname(dir), sibling));
-      } catch {} // still in use, or not a group
+      await rmdir(join(dirname(dir), sibling)).catch(() => {}); // still in use, or not a group
     }
   }
   if (existsSync(dir)) {
     thawGroup(dir);
-    for (const pid of readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) {
+    for (const pid of (await readFile(join(dir, 'cgroup.procs'), 'utf8')).split('\n').filter(Boolean)) {
       try {
         process.kill(Number(pid), 'SIGKILL');
       } catch {}
     }
-    try {
-      rmdirSync(dir);
-    } catch {}
+    await rmdir(dir).catch(() => {});
   }
-  mkdirSync(dir, { recursive: true });
+  await mkdir(dir, { recursive: true });
   return dir;
 }
 

@@ -95,7 +95,7 @@ export class Sandbox {
     private host: HostSettings,
     readonly jail: Jail | null = null,
     /** Removes what contained it (namespace, groups, /tmp) once its processes are gone. */
-    private release: () => void = () => {},
+    private release: () => Promise<unknown> = async () => {},
   ) {
     if (jail && !account) throw new Error('a contained desktop needs an account of its own');
     this.insideHome = jail ? JAIL_HOME : home;
@@ -194,7 +194,7 @@ export class Sandbox {
       if (left) RUNNING.set(account.uid, left);
       else RUNNING.delete(account.uid);
     } else await this.endAll();
-    this.release();
+    await this.release();
   }
 
   /** The command line that starts `command` contained, and what bwrap reads from fd `first` on. */
