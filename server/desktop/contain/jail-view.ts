@@ -81,18 +81,23 @@ function procStat(): string {
   return `${keep.join('\n')}\nintr 0\nctxt 0\nprocesses 0\nprocs_running 1\nprocs_blocked 0\nsoftirq 0\n`;
 }
 
-function isFile(path: string): boolean {
+// Every program of a desktop starts with this view (14 a start), and each asked ~45 lstat calls of the same paths
+// (issue 48): what the host has is kept for HOST_ETC_MS, then asked again (a package installed meanwhile).
+const HOST_ETC_MS = 10_000;
+const kinds = new Map<string, { kind: 'file' | 'dir' | null; at: number }>();
+
+function kindOf(path: string): 'file' | 'dir' | null {
+  const now = Date.now();
+  const known = kinds.get(path);
+  if (known && now - known.at < HOST_ETC_MS) return known.kind;
+  let kind: 'file' | 'dir' | null = null;
   try {
-    return lstatSync(path).isFile();
-  } catch {
-    return false;
-  }
+    const stat = lstatSync(path);
+    kind = stat.isFile() ? 'file' : stat.isDirectory() ? 'dir' : null;
+  } catch {} // not there
+  kinds.set(path, { kind, at: now });
+  return kind;
 }
 
-function isDir(path: string): boolean {
-  try {
-    return lstatSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
+const isFile = (path: string) => kindOf(path) === 'file';
+const isDir = (path: string) => kindOf(path) === 'dir';
