@@ -3,8 +3,8 @@
 // change waits up to 30 s, or until 512 changes are pending (kCommitInterval and kCommitAfterBatchSize in
 // net/extras/sqlite/sqlite_persistent_cookie_store.cc; Electron documents the same for cookies.flushStore()). The
 // DevTools protocol has no command that flushes it (none in browser_protocol.pdl; embedders call the network
-// service's CookieManager::FlushCookieStore, which no DevTools command reaches). So the flush is 512 changes of one
-// cookie of the server's own: the count reaches 512 whatever was pending, and that commit holds every change made
+// service's CookieManager::FlushCookieStore, which no DevTools command reaches). So the flush is over 512 changes of
+// one cookie of the server's own: the count reaches 512 whatever was pending, and that commit holds every change made
 // before. It costs a write of the cookie file, so it is skipped when neither the cookies nor that file changed since
 // the last flush.
 import { createHash } from 'node:crypto';
@@ -12,8 +12,11 @@ import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DevtoolsPipe } from './devtools-pipe.ts';
 
-/** Chromium's batch size: this many changes commit at once. */
-const CHANGES = 512;
+/**
+ * Overwrites of the server's cookie: each is two changes (the old one deleted, the new one added), so about 600 in all,
+ * which reach Chromium's batch size of 512 from any count pending, and pass it twice only with over 400 pending.
+ */
+const OVERWRITES = 300;
 /** The server's own cookie, on a name that cannot exist (.invalid, RFC 2606). */
 const MARK = { name: 'aw-cookie-flush', domain: 'cookie-flush.invalid', path: '/' };
 /** How long a commit may take to reach the disk; how long the file must stay unchanged to count as written. */
@@ -43,8 +46,7 @@ export class CookieFlush {
     if (this.last && this.last.cookies === now && this.last.files === before) return false;
     // Short-lived: one a later commit still writes (its delete left pending) expires within a minute.
     const expires = Math.floor(Date.now() / 1000) + 60;
-    // An overwrite is two changes (the old one deleted, the new one added): 2 × 512 passes 512 whatever was pending.
-    const marks = Array.from({ length: CHANGES }, (_, i) => ({ ...MARK, value: String(i), expires }));
+    const marks = Array.from({ length: OVERWRITES }, (_, i) => ({ ...MARK, value: String(i), expires }));
     await browser.send('Storage.setCookies', { cookies: marks });
     // An expired cookie deletes its equal and is not kept: the mark is gone from the browser again.
     await browser.send('Storage.setCookies', { cookies: [{ ...MARK, value: 'gone', expires: 1 }] });
