@@ -22,6 +22,11 @@ const MARK = { name: 'aw-cookie-flush', domain: 'cookie-flush.invalid', path: '/
 /** How long a commit may take to reach the disk; how long the file must stay unchanged to count as written. */
 const WRITTEN_WITHIN_MS = 3000;
 const QUIET_MS = 150;
+/**
+ * A jar this large on disk is not asked for whole: its answer could pass the DevTools pipe's message limit (8 MiB),
+ * which closes the pipe; pages may fill a jar to 3300 cookies of 4 KB. Such a jar is flushed at every sleep.
+ */
+const ASK_JAR_UNDER_BYTES = 1024 * 1024;
 
 type Cookie = { name: string; domain: string; path: string; value: string; expires: number };
 
@@ -40,10 +45,10 @@ export class CookieFlush {
    * Rejects when the browser does not answer or the file is not written within 3 s.
    */
   async flush(browser: DevtoolsPipe): Promise<boolean> {
-    const { cookies } = await browser.send<{ cookies: Cookie[] }>('Storage.getCookies');
-    const now = fingerprint(cookies);
     const before = this.stamp();
-    if (this.last && this.last.cookies === now && this.last.files === before) return false;
+    const small = (statOf(this.files[0])?.size ?? 0) < ASK_JAR_UNDER_BYTES;
+    const now = small ? fingerprint((await browser.send<{ cookies: Cookie[] }>('Storage.getCookies')).cookies) : null;
+    if (now && this.last?.cookies === now && this.last.files === before) return false;
     // Short-lived: one a later commit still writes (its delete left pending) expires within a minute.
     const expires = Math.floor(Date.now() / 1000) + 60;
     const marks = Array.from({ length: OVERWRITES }, (_, i) => ({ ...MARK, value: String(i), expires }));
@@ -51,7 +56,7 @@ export class CookieFlush {
     // An expired cookie deletes its equal and is not kept: the mark is gone from the browser again.
     await browser.send('Storage.setCookies', { cookies: [{ ...MARK, value: 'gone', expires: 1 }] });
     await this.written(before);
-    this.last = { cookies: now, files: this.stamp() };
+    this.last = now ? { cookies: now, files: this.stamp() } : null;
     return true;
   }
 
