@@ -1,6 +1,10 @@
 // Where blobs live (server/storage): DATA_DIR/files, or the S3-compatible bucket STORAGE_URL=s3://bucket/prefix
-// names, with S3_ENDPOINT, S3_REGION, S3_FORCE_PATH_STYLE and the standard AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY.
-import { flag, httpUrl, refuse, type Env } from './parse.ts';
+// names, with S3_ENDPOINT, S3_REGION, S3_FORCE_PATH_STYLE, S3_TIMEOUT_MS and the standard AWS_ACCESS_KEY_ID /
+// AWS_SECRET_ACCESS_KEY.
+import { flag, httpUrl, positive, refuse, type Env } from './parse.ts';
+
+/** The longest timer Node keeps: a longer one fires at once (TimeoutOverflowWarning), which would be no deadline. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export type S3Config = {
   bucket: string;
@@ -16,6 +20,11 @@ export type S3Config = {
   secretAccessKey: string;
   /** AWS_SESSION_TOKEN, for temporary credentials. */
   sessionToken?: string;
+  /**
+   * S3_TIMEOUT_MS: how long one request to the bucket may go unanswered before it fails (a 503 for the caller);
+   * default 30000. Optional here only for configs made by hand (tests, scripts): those get the store's default.
+   */
+  timeoutMs?: number;
 };
 
 /** STORAGE_URL's bucket, or null for DATA_DIR/files. */
@@ -41,5 +50,12 @@ export function loadStorageConfig(env: Env): S3Config | null {
     accessKeyId,
     secretAccessKey,
     sessionToken: env.AWS_SESSION_TOKEN || undefined,
+    timeoutMs: deadline(env),
   };
+}
+
+function deadline(env: Env): number {
+  const ms = positive(env, 'S3_TIMEOUT_MS', 30_000);
+  if (ms > MAX_TIMER_MS) throw refuse('S3_TIMEOUT_MS', env.S3_TIMEOUT_MS, `a positive whole number of milliseconds up to ${MAX_TIMER_MS}`);
+  return ms;
 }

@@ -18,9 +18,10 @@ export { LocalStore, pipeBlob } from './local-store.ts';
 export { S3Store, type S3Options } from './s3-store.ts';
 export { StorageUnavailable, STORAGE_UNAVAILABLE_DETAIL } from './storage-unavailable.ts';
 
+/** The store of a bucket's config: its deadline is S3_TIMEOUT_MS unless `options` names one. */
 export function s3Store(config: S3Config, options: { timeoutMs?: number; partBytes?: number } = {}): S3Store {
-  const { accessKeyId, secretAccessKey, sessionToken, ...where } = config;
-  return new S3Store({ ...where, ...options, credentials: { accessKeyId, secretAccessKey, sessionToken } });
+  const { accessKeyId, secretAccessKey, sessionToken, timeoutMs, ...where } = config;
+  return new S3Store({ ...where, ...(timeoutMs ? { timeoutMs } : {}), ...options, credentials: { accessKeyId, secretAccessKey, sessionToken } });
 }
 
 /**

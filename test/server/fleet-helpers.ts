@@ -25,6 +25,8 @@ export type Fleet = {
   db: Db;
   /** One more instance on the same database (its own port and DATA_DIR), e.g. a web tier with DESKTOP_HOST=0. */
   spawn: (label: string, displayBase: number, uidOffset: number, env?: Record<string, string>) => Promise<Instance>;
+  /** Starts B, when startFleet left it for later (`{ b: false }`: what A does alone is A's). */
+  startB: () => Promise<Instance>;
   close: () => Promise<void>;
 };
 
@@ -48,7 +50,7 @@ export async function fleetUnavailable(): Promise<string | null> {
 }
 
 /** Two instances on a fresh database of the test PostgreSQL; A starts first (it runs the migrations). */
-export async function startFleet(extra: Record<string, string> = {}): Promise<Fleet> {
+export async function startFleet(extra: Record<string, string> = {}, options: { b?: boolean } = {}): Promise<Fleet> {
   const pgUrl = process.env.TEST_DATABASE_URL!;
   const name = `aw_fleet_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
   const admin = await openDb({ databaseUrl: pgUrl });
@@ -87,8 +89,9 @@ export async function startFleet(extra: Record<string, string> = {}): Promise<Fl
   try {
     // Not offset 0: that base is this test process's own (its in-process servers hold it, and a server claims its base).
     const a = await spawn('a', 300, 750);
-    const b = await spawn('b', 400, 500);
-    return { a, b, db, spawn, close };
+    const fleet: Fleet = { a, b: undefined as unknown as Instance, db, spawn, close, startB: async () => (fleet.b = await spawn('b', 400, 500)) };
+    if (options.b !== false) await fleet.startB();
+    return fleet;
   } catch (err) {
     await close();
     throw err;
@@ -121,6 +124,25 @@ export async function view(base: string, token: string, agentId: number): Promis
   const viewer = await GuacTestClient.connect(base.replace(/^http/, 'ws') + entered.guacamole_tunnel_url);
   await viewer.until(() => viewer.frames > 0, 30_000, 'the first frame');
   return { viewer, sessionId: entered.session_id };
+}
+
+/**
+ * One turn of the agent's thread through `base` (a new thread when `thread` is null), run by the offline model until
+ * it answers; resolves with the thread's id. The instance that runs it is whichever claims it.
+ */
+export async function agentTurn(base: string, token: string, agentId: number, thread: number | null, text: string): Promise<number> {
+  const id = thread ?? (await ok(base, `/api/threads/${agentId}/create-new-thread`, { token, body: { user_text: text } })).id;
+  if (thread !== null) await ok(base, `/api/threads/${thread}/set-user-input-and-schedule`, { token, body: { user_text: text } });
+  await ok(base, `/api/agents/${agentId}/run-state`, { token, body: { state: 'run' } });
+  const steps = async (): Promise<any[]> => (await ok(base, `/api/threads/${id}/steps`, { token })).steps ?? [];
+  const asked = (await steps()).filter((s) => s.user_text).length; // this turn's included
+  await until(async () => {
+    const t = await ok(base, `/api/threads/${id}`, { token });
+    const all = await steps();
+    const answered = all.filter((s) => s.user_text).length === asked && !!all[all.length - 1]?.assistant_text;
+    return !t.thread_running && t.schedule_sequence === null && answered ? true : null;
+  }, 120_000, `the agent's answer to "${text}"`, 250);
+  return id;
 }
 
 /** The live screenshot of the agent's desktop through `base`, decoded. */

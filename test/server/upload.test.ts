@@ -7,7 +7,8 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { adminToken, call, newAgent, newUser, storedBytes, storedKeys, testS3, testServer } from './helpers.ts';
+import { spawnServer, until } from './fault-helpers.ts';
+import { ADMIN, adminToken, call, newAgent, newUser, storedBytes, storedKeys, testS3, testServer } from './helpers.ts';
 
 const upload = suite('agent file upload');
 
@@ -61,6 +62,69 @@ upload('a bucket that answers 500 (S3 pass only): 503 with {detail}, nothing lis
   }
   const res = await multipart(`/api/agents/${agent.id}/upload_file`, user.token, [{ name: 'file', filename: 'after.txt', body: 'fine again' }]);
   assert.is(res.status, 200);
+});
+
+upload('a bucket that never answers (S3 pass only): 503 with {detail} once S3_TIMEOUT_MS passed, nothing listed, nothing kept', async () => {
+  if (!testS3) return;
+  const s3 = testS3;
+  // A server of its own (its own process, PGlite, one bucket of the stand-in) with a short deadline: the shared one waits 30 s.
+  const TIMEOUT_MS = 1000;
+  const { endpoint, accessKeyId, secretAccessKey } = s3.config('hang-files');
+  const dataDir = mkdtempSync(join(tmpdir(), 'aw-s3-hang-'));
+  const server = await spawnServer({
+    DATA_DIR: dataDir, DATABASE_URL: '', ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, STORAGE_URL: 's3://hang-files/aw',
+    S3_ENDPOINT: endpoint, S3_FORCE_PATH_STYLE: '1', AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey, S3_TIMEOUT_MS: String(TIMEOUT_MS),
+  });
+  const api = async (path: string, token: string, body?: unknown) => {
+    const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+    const res = await fetch(server.url + path, { method: body ? 'POST' : 'GET', headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: res.status, body: await res.json() };
+  };
+  const post = async (token: string, agentId: number, name: string, body: Buffer) => {
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(body)]), name);
+    const res = await fetch(`${server.url}/api/agents/${agentId}/upload_file`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: form });
+    return { status: res.status, body: await res.json() };
+  };
+  try {
+    const json = { 'Content-Type': 'application/json' };
+    const { token } = await (await fetch(`${server.url}/api/auth/sign-in`, { method: 'POST', headers: json, body: JSON.stringify(ADMIN) })).json();
+    const agent = (await api('/api/agents/', token, { name: 'Hanging bucket agent' })).body;
+    const bucket = s3.buckets.get('hang-files')!;
+    const ours = (url: URL) => url.pathname.startsWith('/hang-files/');
+    const cases: [string, (method: string, url: URL) => boolean, Buffer][] = [
+      ['every request of the bucket', (_method, url) => ours(url), Buffer.from('never stored')],
+      // Two parts: the first is stored, the second never answered; the abort of the multipart upload is answered.
+      ['the second part', (method, url) => ours(url) && method === 'PUT' && url.searchParams.get('partNumber') === '2', Buffer.alloc(7 * 1024 * 1024, 5)],
+    ];
+    for (const [what, when, body] of cases) {
+      s3.fault = { mode: 'hang', when };
+      const started = Date.now();
+      let res: Awaited<ReturnType<typeof post>>;
+      try {
+        res = await post(token, agent.id, 'hung.bin', body);
+      } finally {
+        s3.fault = null;
+      }
+      const took = Date.now() - started;
+      assert.is(res.status, 503, `${what}: ${JSON.stringify(res.body)}`);
+      assert.is(res.body.detail, 'File storage is not available right now; try again in a moment');
+      // The deadline ended it: not before it, and long before the default 30 s.
+      assert.ok(took >= TIMEOUT_MS && took < 15_000, `${what}: answered after ${took} ms`);
+      assert.equal((await api(`/api/agents/${agent.id}/files`, token)).body, [], `${what}: nothing listed`);
+      assert.equal([...bucket.keys()].filter((k) => k.startsWith(`aw/agent-${agent.id}/`)), [], `${what}: nothing stored`);
+      assert.equal([...s3.uploads.values()].filter((u) => u.bucket === 'hang-files'), [], `${what}: no multipart upload left open`);
+    }
+    const after = await post(token, agent.id, 'after.txt', Buffer.from('fine again'));
+    assert.is(after.status, 200);
+    assert.equal((await api(`/api/agents/${agent.id}/files`, token)).body.map((f: any) => f.name), ['after.txt']);
+  } finally {
+    s3.fault = null;
+    server.child.kill('SIGTERM');
+    const stopped = () => server.child.exitCode !== null || server.child.signalCode !== null;
+    await until(stopped, 15_000, 'the server to stop').catch(() => server.child.kill('SIGKILL'));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });
 
 upload('deleting the agent deletes its files from the store and what this instance keeps on its disk for it', async () => {

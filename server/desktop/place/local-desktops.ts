@@ -275,7 +275,10 @@ export class LocalDesktops extends EventEmitter implements Desktops {
         await this.stop(desktop.agentId).catch((err) => this.options.log.error(`desktop ${desktop.agentId}: stop failed: ${err.message}`));
       } else if (idle > this.sleepMs && !desktop.asleep) {
         if (!desktop.canSleep) this.sayWhySleepless();
-        else if (!(await desktop.sleep())) this.options.log.error(`desktop ${desktop.agentId}: could not freeze it; it stays awake`);
+        // (Not frozen because it was used while its browser's cookies were written: no failure.)
+        else if (!(await desktop.sleep())) {
+          if (desktop.lastActivity <= now && !desktop.closed) this.options.log.error(`desktop ${desktop.agentId}: could not freeze it; it stays awake`);
+        }
         // Frozen, its programs write nothing: the home as it is now is what a failover restores.
         else await this.checkpoint(desktop.agentId, 'sleep');
       }

@@ -32,6 +32,8 @@ export type RfbDesktopHooks<S extends DesktopSoundSource = DesktopSound> = {
   ready?: Promise<void>;
   /** Stops and resumes every process of the desktop (its cgroup's freezer); absent or null: it never sleeps. */
   freezer?: DesktopFreezer | null;
+  /** What must reach the disk before the freeze (the browser's cookies: the home is checkpointed asleep); never rejects. */
+  beforeSleep?: () => Promise<void>;
 };
 
 export type DesktopFreezer = { freeze(): Promise<boolean>; thaw(): void };
@@ -250,6 +252,10 @@ export class RfbDesktop<S extends DesktopSoundSource = DesktopSound> extends Eve
   async sleep(): Promise<boolean> {
     const freezer = this.hooks.freezer;
     if (!freezer || this.sleeping || this.stopped || this.holders > 0) return false;
+    const used = this.lastActivity;
+    await this.hooks.beforeSleep?.();
+    // Used meanwhile (a viewer came, an action ran): it stays awake.
+    if (this.stopped || this.holders > 0 || this.lastActivity !== used || this.sleeping) return false;
     this.sleeping = true;
     this.sleptAt = Date.now();
     if (!(await freezer.freeze())) {

@@ -13,6 +13,7 @@ import { WindowLookup } from './windows.ts';
 import { xauthorityCookie } from './x11-client.ts';
 import { DevtoolsPipe } from './devtools-pipe.ts';
 import { focusedField } from './browser-focus.ts';
+import { CookieFlush } from './cookie-flush.ts';
 import { startDesktopApps, type DesktopApp } from './apps.ts';
 import { RfbClient } from '../rfb/client.ts';
 import { RfbDesktop } from '../rfb/desktop.ts';
@@ -179,6 +180,7 @@ export class XvncProvider {
     const env: NodeJS.ProcessEnv = { DISPLAY: `:${display}` };
     const windows = new WindowLookup({ path: xSock, cookie });
     let devtools: DevtoolsPipe | null = null;
+    const cookies = new CookieFlush(join(sandbox.home, '.config', 'chromium'));
     let stopped: Promise<void> | null = null;
     // Aborted by the stop: apps still starting start nothing more.
     const starting = new AbortController();
@@ -241,6 +243,11 @@ export class XvncProvider {
         focusedWindow: () => windows.focused(),
         target: { path: hostSock },
         freezer: sandbox.jail?.limits.freezer ?? null,
+        // The browser's cookies on disk before the freeze: Chromium writes them up to 30 s late (cookie-flush.ts).
+        beforeSleep: async () => {
+          if (!devtools || devtools.closed) return;
+          await cookies.flush(devtools).catch((err) => this.options.log.error(`desktop ${agentId}: cookies not flushed before sleep: ${err.message}`));
+        },
         ready: apps.then(() => this.pointerToTerminal(desktop!, starting.signal)),
       });
       // What the spawner had not started yet when it died failed: rather than a desktop short of a piece, none.
