@@ -103,6 +103,23 @@ export class RfbClient extends EventEmitter {
     return RfbClient.over(socket, options);
   }
 
+  /**
+   * As connect, to a Unix socket a server is about to listen on: refused connections are tried again until
+   * `timeout`. Xvnc binds its socket before it listens, so on a loaded machine the socket's file is there some
+   * milliseconds before anything accepts.
+   */
+  static async connectWhenListening(path: string, options: RfbOptions = {}): Promise<RfbClient> {
+    const deadline = Date.now() + (options.timeout ?? 5000);
+    for (;;) {
+      try {
+        return await RfbClient.connect({ path }, { ...options, timeout: Math.max(1, deadline - Date.now()) });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ECONNREFUSED' || Date.now() > deadline) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+  }
+
   /** The handshake over a transport already open (or opening); it is destroyed when that fails. */
   static async over(socket: RfbTransport, options: RfbOptions = {}): Promise<RfbClient> {
     const client = new RfbClient(socket, options);

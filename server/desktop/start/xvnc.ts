@@ -216,7 +216,7 @@ export class XvncProvider {
     const adopt = (child: Child) => (children.push(child), LIVE.add(child));
     try {
       windows.open();
-      const rfb = await RfbClient.connect({ path: hostSock }, { timeout: 5000, maxPixels: this.options.maxPixels });
+      const rfb = await RfbClient.connectWhenListening(hostSock, { timeout: 5000, maxPixels: this.options.maxPixels });
       // Its socket is known before it is up, so viewers may listen at once; the apps wait for it.
       if (this.options.sound ?? DesktopSound.installed(sandbox)) {
         sound = DesktopSound.start({ sandbox, log: this.options.log });
