@@ -6,10 +6,7 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { once } from 'node:events';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { PartStore, type StoredPart } from './s3-part-store.ts';
 import type { S3Config } from '../../server/config/index.ts';
 
 export type S3Object = { body: Buffer; modified: Date; meta: Record<string, string>; etag: string };
@@ -19,9 +16,8 @@ type Fault = { mode: 'error' | 'hang' | 'corrupt'; when?: (method: string, url: 
 export type S3Server = {
   url: string;
   buckets: Map<string, Map<string, S3Object>>;
-  /** Multipart uploads begun and neither completed nor aborted. */
-  /** (Parts are kept on disk: a test that measures the process's memory must not count the stand-in's.) */
-  uploads: Map<string, { bucket: string; key: string; parts: Map<number, string>; meta: Record<string, string> }>;
+  /** Multipart uploads begun and neither completed nor aborted (their parts: s3-part-store.ts). */
+  uploads: Map<string, { bucket: string; key: string; parts: Map<number, StoredPart>; meta: Record<string, string> }>;
   fault: Fault | null;
   /** Keys per ListObjectsV2 page when the request does not ask for fewer (S3's is 1000): small, it tests paging. */
   pageSize: number;
@@ -31,14 +27,13 @@ export type S3Server = {
   close(): Promise<void>;
 };
 
-let partsDir = '';
 const ACCESS_KEY = 'test-access-key';
 const SECRET_KEY = 'test-secret-key';
 const REGION = 'us-east-1';
 
 export async function startS3Server(): Promise<S3Server> {
   const sockets = new Set<Socket>();
-  partsDir = mkdtempSync(join(tmpdir(), 'aw-s3-parts-'));
+  const parts = new PartStore();
   const s3: S3Server = {
     url: '', buckets: new Map(), uploads: new Map(), fault: null, pageSize: 1000, requests: [],
     config(bucket = 'test-bucket', prefix = '', secret = SECRET_KEY) {
@@ -50,12 +45,12 @@ export async function startS3Server(): Promise<S3Server> {
     },
     close: () => new Promise<void>((resolve) => {
       for (const socket of sockets) socket.destroy();
-      rmSync(partsDir, { recursive: true, force: true });
+      parts.close();
       server.close(() => resolve());
     }),
   };
   const server = createServer((req, res) => {
-    handle(s3, req, res).catch((err) => answerError(res, 500, 'InternalError', String(err)));
+    handle(s3, parts, req, res).catch((err) => answerError(res, 500, 'InternalError', String(err)));
   });
   server.on('connection', (socket) => {
     sockets.add(socket);
@@ -67,19 +62,23 @@ export async function startS3Server(): Promise<S3Server> {
   return s3;
 }
 
-async function handle(s3: S3Server, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(s3: S3Server, parts: PartStore, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://s3.test');
   const method = req.method ?? 'GET';
-  const partFile = method === 'PUT' && url.searchParams.has('uploadId') ? join(partsDir, randomUUID()) : null;
-  const { body, hash } = await readAll(req, partFile);
+  const part = method === 'PUT' && url.searchParams.has('uploadId') ? await parts.receive(req) : null;
+  const { body, hash } = part ? { body: Buffer.alloc(0), hash: part.sha256 } : await readAll(req);
   s3.requests.push({ method, path: url.pathname + url.search });
   const corrupt = s3.fault?.mode === 'corrupt' && (!s3.fault.when || s3.fault.when(method, url));
   if (s3.fault && s3.fault.mode !== 'corrupt' && (!s3.fault.when || s3.fault.when(method, url))) {
+    if (part) parts.drop(part);
     if (s3.fault.mode === 'hang') return; // never answered: the client's deadline must end it
     return answerError(res, 500, 'InternalError', 'We encountered an internal error. Please try again.');
   }
   const refused = checkSignature(req, url, hash);
-  if (refused) return answerError(res, 403, refused.code, refused.message);
+  if (refused) {
+    if (part) parts.drop(part);
+    return answerError(res, 403, refused.code, refused.message);
+  }
   const [, bucketName, ...rest] = url.pathname.split('/');
   const key = rest.map(decodeURIComponent).join('/');
   const bucket = s3.buckets.get(decodeURIComponent(bucketName ?? ''));
@@ -98,27 +97,41 @@ async function handle(s3: S3Server, req: IncomingMessage, res: ServerResponse): 
   const uploadId = q.get('uploadId');
   if (uploadId) {
     const upload = s3.uploads.get(uploadId);
-    if (!upload) return answerError(res, 404, 'NoSuchUpload', 'The specified upload does not exist');
+    if (!upload) {
+      if (part) parts.drop(part);
+      return answerError(res, 404, 'NoSuchUpload', 'The specified upload does not exist');
+    }
     if (method === 'PUT') {
-      upload.parts.set(Number(q.get('partNumber')), partFile!);
-      return void res.writeHead(200, { ETag: `"${hash.slice(0, 32)}"` }).end();
+      const number = Number(q.get('partNumber'));
+      const before = upload.parts.get(number);
+      if (before) parts.drop(before); // a part sent again replaces the first, as on S3
+      upload.parts.set(number, part!);
+      return void res.writeHead(200, { ETag: etagOf(hash) }).end();
     }
     if (method === 'DELETE') {
-      for (const file of upload.parts.values()) rmSync(file, { force: true });
+      for (const stored of upload.parts.values()) parts.drop(stored);
       s3.uploads.delete(uploadId);
       return void res.writeHead(204).end();
     }
-    const numbers = [...body.toString().matchAll(/<PartNumber>(\d+)<\/PartNumber>/g)].map((m) => Number(m[1]));
-    if (!numbers.length || numbers.some((n) => !upload.parts.has(n))) return answerError(res, 400, 'InvalidPart', 'A part is missing');
-    const whole = Buffer.concat(numbers.map((n) => readFileSync(upload.parts.get(n)!)));
-    for (const file of upload.parts.values()) rmSync(file, { force: true });
+    const listed = [...body.toString().matchAll(/<PartNumber>(\d+)<\/PartNumber><ETag>([^<]*)<\/ETag>/g)];
+    const chosen = listed.map(([, n, etag]) => ({ stored: upload.parts.get(Number(n)), asked: etag.replace(/&quot;/g, '"') }));
+    if (!chosen.length || chosen.some((c) => !c.stored || etagOf(c.stored.sha256) !== c.asked)) {
+      return answerError(res, 400, 'InvalidPart', 'One or more of the specified parts could not be found or its ETag does not match');
+    }
+    const whole = Buffer.allocUnsafe(chosen.reduce((sum, c) => sum + c.stored!.bytes, 0));
+    let at = 0;
+    for (const { stored } of chosen) at += parts.copy(stored!, whole, at);
+    for (const stored of upload.parts.values()) parts.drop(stored);
     s3.uploads.delete(uploadId);
-    bucket.set(key, { body: whole, modified: new Date(), meta: upload.meta, etag: `"${md5(whole)}-${numbers.length}"` });
+    // S3's multipart ETag: the MD5 of the parts' binary ETags, then '-' and how many.
+    const digests = chosen.map(({ stored }) => Buffer.from(stored!.sha256.slice(0, 32), 'hex'));
+    const etag = `"${md5(Buffer.concat(digests))}-${chosen.length}"`;
+    bucket.set(key, { body: whole, modified: new Date(), meta: upload.meta, etag });
     return xml(res, 200, `<CompleteMultipartUploadResult><Key>${esc(key)}</Key></CompleteMultipartUploadResult>`);
   }
   if (method === 'PUT') {
     const meta = metaOf(req);
-    const etag = `"${md5(body)}"`;
+    const etag = etagOf(hash);
     if (corrupt && body.length) body[body.length - 1] ^= 0xff;
     bucket.set(key, { body, modified: new Date(), meta, etag });
     return void res.writeHead(200, { ETag: etag }).end();
@@ -206,17 +219,17 @@ function xml(res: ServerResponse, status: number, body: string): void {
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+// An object's (or part's) ETag: 128 bits of the SHA-256 every body is hashed with anyway (for x-amz-content-sha256),
+// not S3's MD5, a second pass over every byte; S3 calls the ETag opaque, and nothing here reads more into it.
+const etagOf = (sha256Hex: string) => `"${sha256Hex.slice(0, 32)}"`;
 
-/** The body and its SHA-256; a part's body goes to `file` as it arrives instead (then `body` is empty). */
-async function readAll(req: IncomingMessage, file: string | null): Promise<{ body: Buffer; hash: string }> {
+/** The body and its SHA-256. */
+async function readAll(req: IncomingMessage): Promise<{ body: Buffer; hash: string }> {
   const hash = createHash('sha256');
   const chunks: Buffer[] = [];
-  const out = file ? createWriteStream(file) : null;
   for await (const chunk of req) {
     hash.update(chunk as Buffer);
-    if (!out) chunks.push(chunk as Buffer);
-    else if (!out.write(chunk)) await once(out, 'drain');
+    chunks.push(chunk as Buffer);
   }
-  if (out) await new Promise((resolve) => out.end(resolve));
   return { body: Buffer.concat(chunks), hash: hash.digest('hex') };
 }
