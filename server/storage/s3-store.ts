@@ -1,13 +1,14 @@
-// Blobs in an S3-compatible bucket (AWS, MinIO, R2, Ceph…), spoken to over fetch with SigV4 (sigv4.ts). Every
-// instance of a fleet reads what any other wrote. A put that fits one part is one PUT; a larger one is a multipart
-// upload, aborted when anything fails, so a failed put leaves nothing listed. Each request has a deadline; a store
-// that fails, times out or cannot be reached is StorageUnavailable (503).
+// Blobs in an S3-compatible bucket (AWS, MinIO, R2, Ceph…), spoken to over node:http(s) (s3-http.ts) with SigV4
+// (sigv4.ts). Every instance of a fleet reads what any other wrote. A put that fits one part is one PUT; a larger one
+// is a multipart upload, aborted when anything fails, so a failed put leaves nothing listed (s3-put.ts). Each request
+// has a deadline; a store that fails, times out or cannot be reached is StorageUnavailable (503).
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { StatusError } from '../system/status-error.ts';
 import { isBlobKey, type BlobInfo, type BlobPutOptions, type BlobRange, type BlobRead, type BlobStore } from './blob-store.ts';
 import { signRequest, uriEncode, EMPTY_HASH, type Credentials } from './sigv4.ts';
-import { parseError, parseListPage, tagText } from './s3-xml.ts';
+import { parseError, parseListPage } from './s3-xml.ts';
+import { putObject, type S3Request } from './s3-put.ts';
 import { StorageUnavailable } from './storage-unavailable.ts';
 import { exchange, type S3Answer } from './s3-http.ts';
 
@@ -28,11 +29,15 @@ export type S3Options = {
    * upload is two parts, the first sent while the rest arrives (bench-storage: 1.6× local instead of 2.1× as one PUT).
    */
   partBytes?: number;
+  /**
+   * Parts of one put sent at once (s3-put.ts); a put holds this many part buffers, plus the one filling. @default 2: the
+   * body arrives from a client slower than it leaves for the bucket, so one part going up while the next fills keeps
+   * pace; a second in flight covers a slow answer.
+   */
+  partsInFlight?: number;
 };
 
-type Send = { query?: Record<string, string>; headers?: Record<string, string>; body?: Buffer; expect?: number[] };
-
-const DEFAULTS = { timeoutMs: 30_000, partBytes: 5 * 1024 * 1024 };
+const DEFAULTS = { timeoutMs: 30_000, partBytes: 5 * 1024 * 1024, partsInFlight: 2 };
 
 export class S3Store implements BlobStore {
   readonly kind = 's3' as const;
@@ -63,50 +68,12 @@ export class S3Store implements BlobStore {
   }
 
   async put(key: string, body: Readable | Uint8Array, options: BlobPutOptions = {}): Promise<BlobInfo> {
-    const name = this.objectKey(key);
     const headers: Record<string, string> = { 'content-type': options.contentType ?? 'application/octet-stream' };
     if (options.sha256) headers['x-amz-meta-sha256'] = options.sha256;
-    const spare: Buffer[] = [];
-    const chunks = partsOf(body instanceof Readable ? body : Readable.from([Buffer.from(body)]), this.o.partBytes, options.maxBytes, spare);
-    const first = await chunks.next();
-    const second = first.done ? first : await chunks.next();
-    if (second.done) {
-      const part = first.done ? Buffer.alloc(0) : first.value;
-      (await this.send('PUT', name, { headers, body: part })).body.resume();
-      return { key, bytes: part.length, modifiedAt: new Date() };
-    }
-    const created = await this.send('POST', name, { query: { uploads: '' }, headers });
-    const uploadId = tagText(await created.text(), 'UploadId');
-    if (!uploadId) throw new StorageUnavailable('CreateMultipartUpload answered without an UploadId');
-    try {
-      const etags: string[] = [];
-      let bytes = 0;
-      // One part goes up while the next is read: the upload keeps pace with the sender.
-      let part: IteratorResult<Buffer> = first;
-      let next: Promise<IteratorResult<Buffer>> | null = Promise.resolve(second);
-      while (!part.done) {
-        const sending = this.send('PUT', name, { query: { partNumber: String(etags.length + 1), uploadId }, body: part.value });
-        const [res, following] = await Promise.all([sending, next ?? chunks.next()]);
-        res.body.resume();
-        etags.push(res.headers.get('etag') ?? '');
-        bytes += part.value.length;
-        if (part.value.length === this.o.partBytes) spare.push(part.value); // sent: its buffer may take a later part
-        part = following;
-        next = null;
-      }
-      const list = etags.map((etag, i) => `<Part><PartNumber>${i + 1}</PartNumber><ETag>${escapeXml(etag)}</ETag></Part>`);
-      const xml = `<CompleteMultipartUpload>${list.join('')}</CompleteMultipartUpload>`;
-      const done = await this.send('POST', name, { query: { uploadId }, body: Buffer.from(xml) });
-      // S3 may answer 200 with an <Error> once it has started to answer.
-      const answer = parseError(await done.text());
-      if (answer) throw new StorageUnavailable(`CompleteMultipartUpload: ${answer.code}: ${answer.message}`);
-      return { key, bytes, modifiedAt: new Date() };
-    } catch (err) {
-      await this.send('DELETE', name, { query: { uploadId }, expect: [200, 204, 404] }).then((res) => res.body.resume(), () => {});
-      throw err;
-    } finally {
-      await chunks.return(undefined);
-    }
+    const source = body instanceof Readable ? body : Readable.from([Buffer.from(body)]);
+    const plan = { partBytes: this.o.partBytes, partsInFlight: this.o.partsInFlight, maxBytes: options.maxBytes, headers };
+    const bytes = await putObject((method, name, request) => this.send(method, name, request), this.objectKey(key), source, plan);
+    return { key, bytes, modifiedAt: new Date() };
   }
 
   async get(key: string, range?: BlobRange): Promise<BlobRead | null> {
@@ -166,7 +133,7 @@ export class S3Store implements BlobStore {
   }
 
   /** One request whose status must be in `expect` (2xx by default); anything else is StorageUnavailable. */
-  private async send(method: string, name: string | null, options: Send = {}): Promise<S3Answer> {
+  private async send(method: string, name: string | null, options: S3Request = {}): Promise<S3Answer> {
     const res = await this.request(method, name, options);
     const expected = options.expect ? options.expect.includes(res.status) : res.ok;
     if (expected) return res;
@@ -174,10 +141,10 @@ export class S3Store implements BlobStore {
     throw new StorageUnavailable(`${method} ${name ?? this.o.bucket}: ${res.status}${error ? ` ${error.code}: ${error.message}` : ''}`);
   }
 
-  private async request(method: string, name: string | null, options: Send, quiet = false): Promise<S3Answer> {
+  private async request(method: string, name: string | null, options: S3Request, quiet = false): Promise<S3Answer> {
     const url = this.url(name, options.query ?? {});
     const body = options.body;
-    const payloadHash = body ? createHash('sha256').update(body).digest('hex') : EMPTY_HASH;
+    const payloadHash = options.payloadHash ?? (body ? createHash('sha256').update(body).digest('hex') : EMPTY_HASH);
     const headers = signRequest({ method, url, headers: options.headers, region: this.o.region, credentials: this.o.credentials, payloadHash });
     try {
       return await exchange(url, { method, headers, body, timeoutMs: this.o.timeoutMs });
@@ -198,39 +165,7 @@ export class S3Store implements BlobStore {
   }
 }
 
-/** The source cut into parts of `size` bytes (the last one shorter); past `maxBytes`, TooLarge (413). */
-async function* partsOf(source: Readable, size: number, maxBytes: number | undefined, spare: Buffer[]): AsyncGenerator<Buffer> {
-  // Each part is copied into a buffer of its own (slices of the chunks would keep them all alive), taken from
-  // `spare` where the put gives back the buffers of parts sent: a large upload turns over two or three buffers.
-  let part = spare.pop() ?? Buffer.allocUnsafe(size);
-  let filled = 0;
-  let total = 0;
-  let any = false;
-  for await (const chunk of source) {
-    const data: Buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
-    total += data.length;
-    if (maxBytes !== undefined && total > maxBytes) throw new StatusError(413, 'File too large');
-    let at = 0;
-    while (at < data.length) {
-      const n = data.copy(part, filled, at);
-      filled += n;
-      at += n;
-      if (filled === size) {
-        yield part;
-        any = true;
-        part = spare.pop() ?? Buffer.allocUnsafe(size);
-        filled = 0;
-      }
-    }
-  }
-  if (filled > 0 || !any) yield part.subarray(0, filled);
-}
-
 function lastModified(res: S3Answer): Date {
   const value = res.headers.get('last-modified');
   return value ? new Date(value) : new Date();
-}
-
-function escapeXml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
