@@ -100,7 +100,8 @@ export async function start(config: Config, db: Db, log: Log): Promise<Running> 
   // Web Push's key pair: made by the first instance to start on this database, the same for every one after it.
   parts.vapid = await loadVapid(db, secrets, () => vapidSubject(config.publicUrl, config.adminEmail, config.mailDomain));
   parts.metrics = new Metrics();
-  parts.onUpload = desktopUploadHook(desktops, log);
+  // Only where a desktop can take a file: with none, an upload kept in S3 is not fetched back to be copied nowhere.
+  if (local.xvnc || fleet) parts.onUpload = desktopUploadHook(desktops, log);
   parts.billing = chooseBillingProvider(config, db);
   const { transcribe, maxSeconds } = config.recording;
   parts.recordings = new Recordings({
