@@ -21,11 +21,15 @@ const MB8 = 8 * 1024 * 1024;
 console.log(`load average at the start: ${loadavg().map((l) => l.toFixed(2)).join(', ')} (1, 5, 15 min) on ${cpus().length} cores`);
 
 // The stand-in in a child process: it prints its config as JSON once it listens.
-const standIn = spawn(process.execPath, ['--import', './test/setup/register.mjs', '--input-type=module', '-e', `
+// BENCH_STANDIN_PROFILE=<dir>: the stand-in's own CPU profile, written there when it is stopped.
+const profile = process.env.BENCH_STANDIN_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_STANDIN_PROFILE}`] : [];
+const standIn = spawn(process.execPath, [...profile, '--import', './test/setup/register.mjs', '--input-type=module', '-e', `
   const { startS3Server } = await import('./test/server/s3-helpers.ts');
   const s3 = await startS3Server();
+  process.on('SIGTERM', () => process.exit(0));
   console.log(JSON.stringify(s3.config('bench', 'aw')));
 `], { stdio: ['ignore', 'pipe', 'inherit'] });
+process.on('exit', () => standIn.kill()); // also when the start below fails
 const s3Config = await new Promise((resolve, reject) => {
   let out = '';
   standIn.stdout.on('data', (d) => {
@@ -38,8 +42,10 @@ const s3Config = await new Promise((resolve, reject) => {
 const dataDir = mkdtempSync(join(tmpdir(), 'aw-bench-storage-'));
 const ADMIN = { email: 'bench-admin@example.test', password: 'bench-password-123' };
 const db = await openDb({ dataDir: null });
+// No desktops: the bench measures storage, and must not claim the uid range of a server already running here.
 const running = await start({
-  ...loadConfig({}), port: 0, smtpPort: 0, dataDir, staticDir: null, logRequests: false, adminEmail: ADMIN.email, adminPassword: ADMIN.password,
+  ...loadConfig({ DESKTOP_PROVIDER: 'none' }), port: 0, smtpPort: 0, dataDir, staticDir: null, logRequests: false,
+  adminEmail: ADMIN.email, adminPassword: ADMIN.password,
   agentStorageBytes: 10 * 1024 * 1024 * 1024,
 }, db, { info: () => {}, error: (m) => process.env.BENCH_VERBOSE && console.error(m) });
 const stores = { local: new LocalStore(join(dataDir, 'files')), s3: s3Store(s3Config) };
