@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import { LocalStore, openBlobStore, s3Store, type BlobStore } from '../../server/storage/index.ts';
 import { StartRefused } from '../../server/system/start-refused.ts';
 import { startS3Server, type S3Server } from './s3-helpers.ts';
+import { until } from './fault-helpers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'aw-blob-'));
 (globalThis as { __teardown?: (() => Promise<void>)[] }).__teardown?.push(async () => rmSync(dir, { recursive: true, force: true }));
@@ -110,6 +111,40 @@ s3only('a bucket that answers 500 makes a put StorageUnavailable (503, {detail})
     s3.fault = null;
   }
   assert.equal(await keys(store, 'agent-3/'), []);
+});
+
+s3only('a multipart put begins while its body still arrives: part 1 is stored before the rest is sent', async () => {
+  const store = await stores.s3();
+  const body = Buffer.alloc(3 * 64 * 1024 + 5);
+  for (let i = 0; i < body.length; i++) body[i] = (i * 7) & 0xff;
+  const source = new Readable({ read() {} });
+  const put = store.put('agent-6/streamed.bin', source);
+  source.push(body.subarray(0, 64 * 1024 + 1)); // a byte past the first part: it is full and not the last
+  const parts = () => s3.requests.filter((r) => r.path.includes('/streamed.bin?partNumber='));
+  await until(() => parts().length === 1, 5000, 'part 1 at the bucket');
+  assert.match(parts()[0].path, /partNumber=1&/);
+  source.push(body.subarray(64 * 1024 + 1));
+  source.push(null);
+  assert.is((await put).bytes, body.length);
+  const read = await store.get('agent-6/streamed.bin');
+  const chunks: Buffer[] = [];
+  for await (const c of read!.body) chunks.push(c as Buffer);
+  assert.ok(Buffer.concat(chunks).equals(body), 'the object is the body, byte for byte');
+  await store.deletePrefix('agent-6/');
+});
+
+s3only('a put keeps at most two parts in flight: two that never answer hold the third back, and it is aborted', async () => {
+  const store = s3Store((s3 ??= await startS3Server()).config('contract'), { partBytes: 64 * 1024, timeoutMs: 300 });
+  s3.fault = { mode: 'hang', when: (method, url) => method === 'PUT' && ['1', '2'].includes(url.searchParams.get('partNumber')!) };
+  try {
+    assert.is((await refusal(store.put('agent-7/x.bin', Readable.from([Buffer.alloc(4 * 64 * 1024)])))).status, 503);
+  } finally {
+    s3.fault = null;
+  }
+  const parts = s3.requests.filter((r) => r.path.includes('/x.bin?partNumber=')).map((r) => new URLSearchParams(r.path.split('?')[1]).get('partNumber'));
+  assert.equal(parts.sort(), ['1', '2'], 'part 3 waited for a place');
+  assert.is(s3.uploads.size, 0, 'the multipart upload was aborted');
+  assert.is(await store.head('agent-7/x.bin'), null);
 });
 
 s3only('a listing over several pages (continuation tokens) has every key once, in order, and deletePrefix takes them all', async () => {
