@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { S3Config } from '../config/index.ts';
 import { StartRefused } from '../system/start-refused.ts';
 import { LocalStore } from './local-store.ts';
-import { S3Store } from './s3-store.ts';
+import { S3Store, type S3Options } from './s3-store.ts';
 import type { BlobStore } from './blob-store.ts';
 
 export { isBlobKey, type BlobInfo, type BlobPutOptions, type BlobRange, type BlobRead, type BlobStore } from './blob-store.ts';
@@ -20,7 +20,7 @@ export { S3Store, type S3Options } from './s3-store.ts';
 export { StorageUnavailable, STORAGE_UNAVAILABLE_DETAIL } from './storage-unavailable.ts';
 
 /** The store of a bucket's config: its deadline is S3_TIMEOUT_MS unless `options` names one. */
-export function s3Store(config: S3Config, options: { timeoutMs?: number; partBytes?: number; partsInFlight?: number } = {}): S3Store {
+export function s3Store(config: S3Config, options: Pick<S3Options, 'timeoutMs' | 'partBytes' | 'partsInFlight' | 'signPayload'> = {}): S3Store {
   const { accessKeyId, secretAccessKey, sessionToken, timeoutMs, ...where } = config;
   return new S3Store({ ...where, ...(timeoutMs ? { timeoutMs } : {}), ...options, credentials: { accessKeyId, secretAccessKey, sessionToken } });
 }

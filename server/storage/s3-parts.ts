@@ -1,6 +1,6 @@
 // A put's body cut into S3 parts as it arrives. Each part is copied into a buffer of its own (slices of the chunks
-// would keep them all alive) and hashed while it fills, so its SigV4 payload hash is ready the moment it is full
-// rather than costing a second pass over it then. A full part is handed on only once a byte past it has arrived (or
+// would keep them all alive) and, when its payload is signed, hashed while it fills, so its SigV4 payload hash is
+// ready the moment it is full rather than costing a second pass over it then. A full part is handed on only once a byte past it has arrived (or
 // the body ended), so the put knows whether it was the last: a body that fits one part is one PutObject.
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
@@ -10,8 +10,8 @@ export type Part = {
   /** 1, 2, … as S3's partNumber. */
   number: number;
   body: Buffer;
-  /** SHA-256 of `body`, hex. */
-  sha256: string;
+  /** SHA-256 of `body`, hex; null when the reader was asked for none. */
+  sha256: string | null;
   /** Whether the body ended with this part. */
   last: boolean;
 };
@@ -20,7 +20,7 @@ export class PartReader {
   // Buffers of parts sent, given back by release(): a large put turns over as many as it has parts in flight, plus one.
   private readonly spare: Buffer[] = [];
 
-  constructor(private readonly size: number) {}
+  constructor(private readonly size: number, private readonly hashed = true) {}
 
   /** The part's buffer may take a later part (its bytes are sent). */
   release(part: Part): void {
@@ -30,7 +30,7 @@ export class PartReader {
   /** The source's parts, in order; past `maxBytes`, TooLarge (413). An empty body is one empty part. */
   async *parts(source: Readable, maxBytes?: number): AsyncGenerator<Part> {
     let buffer = this.buffer();
-    let hash = createHash('sha256');
+    let hash = this.hashed ? createHash('sha256') : null;
     let filled = 0;
     let total = 0;
     let number = 1;
@@ -41,18 +41,18 @@ export class PartReader {
       let at = 0;
       while (at < data.length) {
         if (filled === this.size) { // full, and more follows: not the last
-          yield { number: number++, body: buffer, sha256: hash.digest('hex'), last: false };
+          yield { number: number++, body: buffer, sha256: hash?.digest('hex') ?? null, last: false };
           buffer = this.buffer();
-          hash = createHash('sha256');
+          hash = this.hashed ? createHash('sha256') : null;
           filled = 0;
         }
         const n = data.copy(buffer, filled, at);
-        hash.update(buffer.subarray(filled, filled + n));
+        hash?.update(buffer.subarray(filled, filled + n));
         filled += n;
         at += n;
       }
     }
-    yield { number, body: buffer.subarray(0, filled), sha256: hash.digest('hex'), last: true };
+    yield { number, body: buffer.subarray(0, filled), sha256: hash?.digest('hex') ?? null, last: true };
   }
 
   private buffer(): Buffer {

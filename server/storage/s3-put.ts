@@ -8,22 +8,30 @@ import type { S3Answer } from './s3-http.ts';
 import { parseError, tagText } from './s3-xml.ts';
 import { PartReader, type Part } from './s3-parts.ts';
 import { StorageUnavailable } from './storage-unavailable.ts';
+import { UNSIGNED_PAYLOAD } from './sigv4.ts';
 
 export type S3Request = { query?: Record<string, string>; headers?: Record<string, string>; body?: Buffer; payloadHash?: string; expect?: number[] };
 /** One signed request for the object `name`, whose status must be expected (else StorageUnavailable). */
 export type S3Send = (method: string, name: string, request?: S3Request) => Promise<S3Answer>;
 
-export type PutPlan = { partBytes: number; partsInFlight: number; maxBytes?: number; headers: Record<string, string> };
+export type PutPlan = {
+  partBytes: number;
+  partsInFlight: number;
+  /** Whether each body's SHA-256 is signed (else UNSIGNED-PAYLOAD): S3Options.signPayload. */
+  signPayload: boolean;
+  maxBytes?: number;
+  headers: Record<string, string>;
+};
 
 /** Puts the whole body under `name`, or nothing; the bytes put. */
 export async function putObject(send: S3Send, name: string, source: Readable, plan: PutPlan): Promise<number> {
-  const reader = new PartReader(plan.partBytes);
+  const reader = new PartReader(plan.partBytes, plan.signPayload);
   const parts = reader.parts(source, plan.maxBytes);
   let bytes: number;
   try {
     const first = (await parts.next()).value as Part;
     if (first.last) {
-      (await send('PUT', name, { headers: plan.headers, body: first.body, payloadHash: first.sha256 })).body.resume();
+      (await send('PUT', name, { headers: plan.headers, body: first.body, payloadHash: first.sha256 ?? UNSIGNED_PAYLOAD })).body.resume();
       bytes = first.body.length;
     } else {
       bytes = await multipart(send, name, first, parts, reader, plan);
@@ -89,7 +97,7 @@ async function nextPart(parts: AsyncGenerator<Part>, failure: Promise<never>): P
 
 async function sendPart(send: S3Send, name: string, uploadId: string, part: Part): Promise<string> {
   const query = { partNumber: String(part.number), uploadId };
-  const res = await send('PUT', name, { query, body: part.body, payloadHash: part.sha256 });
+  const res = await send('PUT', name, { query, body: part.body, payloadHash: part.sha256 ?? UNSIGNED_PAYLOAD });
   res.body.resume();
   return res.headers.get('etag') ?? '';
 }

@@ -1,7 +1,7 @@
 // AWS Signature Version 4 for S3 requests, over node:crypto: the canonical request, the string to sign and the
-// Authorization header (https://docs.aws.amazon.com/AmazonS3/latest/API/sig-v4-header-based-auth.html). Bodies
-// are sent as UNSIGNED-PAYLOAD (allowed over S3's REST API) so a stream need not be read twice; header auth only,
-// no presigned URLs.
+// Authorization header (https://docs.aws.amazon.com/AmazonS3/latest/API/sig-v4-header-based-auth.html). A body is
+// signed by its SHA-256, or goes as UNSIGNED-PAYLOAD (allowed over S3's REST API; the store's choice, s3-store.ts
+// signPayload); header auth only, no presigned URLs.
 import { createHash, createHmac } from 'node:crypto';
 
 export type Credentials = { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
@@ -53,7 +53,7 @@ export function signRequest(input: SignInput): Record<string, string> {
   const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256(canonicalRequest)].join('\n');
   const key = hmac(hmac(hmac(hmac(`AWS4${input.credentials.secretAccessKey}`, day), input.region), 's3'), 'aws4_request');
   const signature = createHmac('sha256', key).update(stringToSign).digest('hex');
-  const { host: _host, ...sent } = headers; // fetch sets Host itself, from the URL signed
+  const { host: _host, ...sent } = headers; // node:http sets Host itself, from the URL signed
   return {
     ...sent,
     authorization: `AWS4-HMAC-SHA256 Credential=${input.credentials.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`,

@@ -147,6 +147,24 @@ s3only('a put keeps at most two parts in flight: two that never answer hold the 
   assert.is(await store.head('agent-7/x.bin'), null);
 });
 
+s3only('a body is signed by its SHA-256 over http, and sent as UNSIGNED-PAYLOAD with signPayload: false (the https default)', async () => {
+  const body = Buffer.alloc(2 * 64 * 1024 + 3, 9);
+  for (const signPayload of [undefined, false]) {
+    const store = s3Store((s3 ??= await startS3Server()).config('contract'), { partBytes: 64 * 1024, signPayload });
+    for (const [key, data] of [[`agent-8/${signPayload}-small.bin`, body.subarray(0, 10)], [`agent-8/${signPayload}-big.bin`, body]] as const) {
+      assert.is((await store.put(key, Readable.from([data]))).bytes, data.length);
+      assert.is((await text(store, key))?.text, data.toString(), 'stored as sent');
+      const puts = s3.requests.filter((r) => r.method === 'PUT' && r.path.includes(key));
+      assert.ok(puts.length >= 1);
+      for (const { contentSha256 } of puts) {
+        if (signPayload === false) assert.is(contentSha256, 'UNSIGNED-PAYLOAD');
+        else assert.match(contentSha256, /^[0-9a-f]{64}$/);
+      }
+    }
+    await store.deletePrefix('agent-8/');
+  }
+});
+
 s3only('a listing over several pages (continuation tokens) has every key once, in order, and deletePrefix takes them all', async () => {
   const store = await stores.s3();
   s3.pageSize = 3;

@@ -21,7 +21,8 @@ export type S3Server = {
   fault: Fault | null;
   /** Keys per ListObjectsV2 page when the request does not ask for fewer (S3's is 1000): small, it tests paging. */
   pageSize: number;
-  requests: { method: string; path: string }[];
+  /** Every request, with its x-amz-content-sha256 (a hex hash, or UNSIGNED-PAYLOAD). */
+  requests: { method: string; path: string; contentSha256: string }[];
   /** A config for STORAGE_URL=s3://<bucket>/<prefix> at this server (the bucket is made). */
   config(bucket?: string, prefix?: string, secret?: string): S3Config;
   close(): Promise<void>;
@@ -67,7 +68,7 @@ async function handle(s3: S3Server, parts: PartStore, req: IncomingMessage, res:
   const method = req.method ?? 'GET';
   const part = method === 'PUT' && url.searchParams.has('uploadId') ? await parts.receive(req) : null;
   const { body, hash } = part ? { body: Buffer.alloc(0), hash: part.sha256 } : await readAll(req);
-  s3.requests.push({ method, path: url.pathname + url.search });
+  s3.requests.push({ method, path: url.pathname + url.search, contentSha256: String(req.headers['x-amz-content-sha256'] ?? '') });
   const corrupt = s3.fault?.mode === 'corrupt' && (!s3.fault.when || s3.fault.when(method, url));
   if (s3.fault && s3.fault.mode !== 'corrupt' && (!s3.fault.when || s3.fault.when(method, url))) {
     if (part) parts.drop(part);
