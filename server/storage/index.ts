@@ -1,9 +1,9 @@
 // The storage wing's face: the BlobStore every part of the server keeps its blobs in, chosen by the config.
 //   blob-store.ts          the interface and what a key may be
 //   local-store.ts         DATA_DIR/files (the embedded default)
-//   s3-store.ts            an S3-compatible bucket, with sigv4.ts (the signer), s3-put.ts and s3-parts.ts (a put,
-//                          whole or in parts as it arrives), s3-http.ts (one exchange over node:http(s)) and
-//                          s3-xml.ts (its few answers)
+//   s3-store.ts            an S3-compatible bucket, with sigv4.ts (the signer), s3-put.ts, s3-parts.ts and
+//                          s3-multipart.ts (a put, whole or in parts as it arrives), s3-http.ts (one exchange over
+//                          node:http(s)) and s3-xml.ts (its few answers)
 //   storage-unavailable.ts the 503 a store that fails or times out becomes
 //   blob-sink.ts           a put fed chunk by chunk (an upload as it arrives)
 //   local-copy.ts          a blob as a file on this machine, for the one call that wants a path

@@ -2,9 +2,12 @@
 // sending it (the Fetch standard's "copy of the bytes"), 8 MB of garbage per part that a 100 MB upload piles up
 // faster than the collector returns it; here a part's buffer is written as it is. Kept-alive connections; the
 // deadline covers the wait for the answer and, as an idle limit, its body.
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
+
+/** A request's body: one buffer, or the chunks of one (a part as it arrived), written as they are. */
+export type S3Body = Buffer | readonly Buffer[];
 
 export type S3Answer = {
   status: number;
@@ -20,13 +23,23 @@ export class NoAnswer extends Error {
   override name = 'NoAnswer';
 }
 
-export function exchange(url: URL, init: { method: string; headers: Record<string, string>; body?: Buffer; timeoutMs: number }): Promise<S3Answer> {
+export function exchange(url: URL, init: { method: string; headers: Record<string, string>; body?: S3Body; timeoutMs: number }): Promise<S3Answer> {
   const secure = url.protocol === 'https:';
-  const headers = { ...init.headers, 'content-length': String(init.body?.length ?? 0) };
+  const chunks = init.body === undefined ? [] : Buffer.isBuffer(init.body) ? [init.body] : init.body;
+  const headers = { ...init.headers, 'content-length': String(chunks.reduce((sum, c) => sum + c.length, 0)) };
+  const req = (secure ? httpsRequest : httpRequest)(url, { method: init.method, headers, agent: secure ? agents.https : agents.http });
+  const answer = answerOf(req, init.timeoutMs);
+  req.cork(); // the chunks go out together (one writev), not one write each
+  for (const chunk of chunks) req.write(chunk);
+  req.end();
+  return answer;
+}
+
+// Apart from exchange(), so that no listener left on a kept-alive socket holds on to the body sent.
+function answerOf(req: ClientRequest, timeoutMs: number): Promise<S3Answer> {
   return new Promise<S3Answer>((resolve, reject) => {
-    const req = (secure ? httpsRequest : httpRequest)(url, { method: init.method, headers, agent: secure ? agents.https : agents.http });
-    const deadline = setTimeout(() => req.destroy(new NoAnswer(`no answer within ${init.timeoutMs} ms`)), init.timeoutMs);
-    req.setTimeout(init.timeoutMs, () => req.destroy(new NoAnswer(`nothing received for ${init.timeoutMs} ms`)));
+    const deadline = setTimeout(() => req.destroy(new NoAnswer(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    req.setTimeout(timeoutMs, () => req.destroy(new NoAnswer(`nothing received for ${timeoutMs} ms`)));
     req.on('error', (err) => {
       clearTimeout(deadline);
       reject(err instanceof NoAnswer ? err : new NoAnswer((err as NodeJS.ErrnoException).code ?? err.message));
@@ -45,6 +58,5 @@ export function exchange(url: URL, init: { method: string; headers: Record<strin
         },
       });
     });
-    req.end(init.body);
   });
 }

@@ -1,7 +1,9 @@
-// A put's body cut into S3 parts as it arrives. Each part is copied into a buffer of its own (slices of the chunks
-// would keep them all alive) and, when its payload is signed, hashed while it fills, so its SigV4 payload hash is
-// ready the moment it is full rather than costing a second pass over it then. A full part is handed on only once a byte past it has arrived (or
-// the body ended), so the put knows whether it was the last: a body that fits one part is one PutObject.
+// A put's body cut into S3 parts as it arrives. A part is the chunks that came, the one across a boundary split
+// without a copy: copying them into a part-sized buffer cost the server's thread 1 ms per fresh 5 MiB buffer, most of
+// it page faults (0.1 ms into a reused one), and the chunks are let go with their part all the same. When its payload
+// is signed, a part is hashed while it fills, so its SigV4 payload hash is ready the moment it is full. A full part
+// is handed on only once a byte past it has arrived (or the body ended), so the put knows whether it was the last:
+// a body that fits one part is one PutObject.
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { StatusError } from '../system/status-error.ts';
@@ -9,53 +11,44 @@ import { StatusError } from '../system/status-error.ts';
 export type Part = {
   /** 1, 2, … as S3's partNumber. */
   number: number;
-  body: Buffer;
-  /** SHA-256 of `body`, hex; null when the reader was asked for none. */
+  chunks: Buffer[];
+  bytes: number;
+  /** SHA-256 of the part, hex; null when none was asked for. */
   sha256: string | null;
   /** Whether the body ended with this part. */
   last: boolean;
 };
 
-export class PartReader {
-  // Buffers of parts sent, given back by release(): a large put turns over as many as it has parts in flight, plus one.
-  private readonly spare: Buffer[] = [];
-
-  constructor(private readonly size: number, private readonly hashed = true) {}
-
-  /** The part's buffer may take a later part (its bytes are sent). */
-  release(part: Part): void {
-    if (part.body.length === this.size) this.spare.push(part.body);
-  }
-
-  /** The source's parts, in order; past `maxBytes`, TooLarge (413). An empty body is one empty part. */
-  async *parts(source: Readable, maxBytes?: number): AsyncGenerator<Part> {
-    let buffer = this.buffer();
-    let hash = this.hashed ? createHash('sha256') : null;
-    let filled = 0;
-    let total = 0;
-    let number = 1;
-    for await (const chunk of source) {
-      const data: Buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
-      total += data.length;
-      if (maxBytes !== undefined && total > maxBytes) throw new StatusError(413, 'File too large');
-      let at = 0;
-      while (at < data.length) {
-        if (filled === this.size) { // full, and more follows: not the last
-          yield { number: number++, body: buffer, sha256: hash?.digest('hex') ?? null, last: false };
-          buffer = this.buffer();
-          hash = this.hashed ? createHash('sha256') : null;
-          filled = 0;
-        }
-        const n = data.copy(buffer, filled, at);
-        hash?.update(buffer.subarray(filled, filled + n));
-        filled += n;
-        at += n;
+/** The source's parts of `size` bytes (the last one shorter), in order; past `maxBytes`, TooLarge (413). An empty body is one part. */
+export async function* partsOf(source: Readable, size: number, options: { hashed: boolean; maxBytes?: number }): AsyncGenerator<Part> {
+  let number = 1;
+  let total = 0;
+  let chunks: Buffer[] = [];
+  let filled = 0;
+  let hash = options.hashed ? createHash('sha256') : null;
+  for await (const chunk of source) {
+    let data = asBuffer(chunk);
+    total += data.length;
+    if (options.maxBytes !== undefined && total > options.maxBytes) throw new StatusError(413, 'File too large');
+    while (data.length > 0) {
+      if (filled === size) { // full, and more follows: not the last
+        yield { number: number++, chunks, bytes: filled, sha256: hash?.digest('hex') ?? null, last: false };
+        chunks = [];
+        filled = 0;
+        hash = options.hashed ? createHash('sha256') : null;
       }
+      const piece = data.length <= size - filled ? data : data.subarray(0, size - filled);
+      chunks.push(piece);
+      hash?.update(piece);
+      filled += piece.length;
+      data = data.subarray(piece.length);
     }
-    yield { number, body: buffer.subarray(0, filled), sha256: hash?.digest('hex') ?? null, last: true };
   }
+  yield { number, chunks, bytes: filled, sha256: hash?.digest('hex') ?? null, last: true };
+}
 
-  private buffer(): Buffer {
-    return this.spare.pop() ?? Buffer.allocUnsafe(this.size);
-  }
+function asBuffer(chunk: unknown): Buffer {
+  if (Buffer.isBuffer(chunk)) return chunk;
+  if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength); // a view, not a copy
+  return Buffer.from(String(chunk));
 }

@@ -8,9 +8,10 @@ import { StatusError } from '../system/status-error.ts';
 import { isBlobKey, type BlobInfo, type BlobPutOptions, type BlobRange, type BlobRead, type BlobStore } from './blob-store.ts';
 import { signRequest, uriEncode, EMPTY_HASH, type Credentials } from './sigv4.ts';
 import { parseError, parseListPage } from './s3-xml.ts';
-import { putObject, type S3Request } from './s3-put.ts';
+import { putObject } from './s3-put.ts';
+import type { S3Request } from './s3-multipart.ts';
 import { StorageUnavailable } from './storage-unavailable.ts';
-import { exchange, type S3Answer } from './s3-http.ts';
+import { exchange, type S3Answer, type S3Body } from './s3-http.ts';
 
 export type S3Options = {
   bucket: string;
@@ -30,7 +31,7 @@ export type S3Options = {
    */
   partBytes?: number;
   /**
-   * Parts of one put sent at once (s3-put.ts); a put holds this many part buffers, plus the one filling. @default 2: the
+   * Parts of one put sent at once (s3-put.ts); a put holds this many parts in memory, plus the one filling. @default 2: the
    * body arrives from a client slower than it leaves for the bucket, so one part going up while the next fills keeps
    * pace; a second in flight covers a slow answer.
    */
@@ -153,7 +154,7 @@ export class S3Store implements BlobStore {
   private async request(method: string, name: string | null, options: S3Request, quiet = false): Promise<S3Answer> {
     const url = this.url(name, options.query ?? {});
     const body = options.body;
-    const payloadHash = options.payloadHash ?? (body ? createHash('sha256').update(body).digest('hex') : EMPTY_HASH);
+    const payloadHash = options.payloadHash ?? (body ? sha256Of(body) : EMPTY_HASH);
     const headers = signRequest({ method, url, headers: options.headers, region: this.o.region, credentials: this.o.credentials, payloadHash });
     try {
       return await exchange(url, { method, headers, body, timeoutMs: this.o.timeoutMs });
@@ -172,6 +173,12 @@ export class S3Store implements BlobStore {
     for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
     return url;
   }
+}
+
+function sha256Of(body: S3Body): string {
+  const hash = createHash('sha256');
+  for (const chunk of Buffer.isBuffer(body) ? [body] : body) hash.update(chunk);
+  return hash.digest('hex');
 }
 
 function lastModified(res: S3Answer): Date {
