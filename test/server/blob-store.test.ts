@@ -4,7 +4,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { LocalStore, openBlobStore, s3Store, type BlobStore } from '../../server/storage/index.ts';
+import { runInNewContext } from 'node:vm';
+import v8 from 'node:v8';
+import { BlobSink, LocalStore, openBlobStore, s3Store, type BlobStore } from '../../server/storage/index.ts';
 import { StartRefused } from '../../server/system/start-refused.ts';
 import { startS3Server, type S3Server } from './s3-helpers.ts';
 import { until } from './fault-helpers.ts';
@@ -12,6 +14,8 @@ import { until } from './fault-helpers.ts';
 const dir = mkdtempSync(join(tmpdir(), 'aw-blob-'));
 (globalThis as { __teardown?: (() => Promise<void>)[] }).__teardown?.push(async () => rmSync(dir, { recursive: true, force: true }));
 let s3: S3Server;
+v8.setFlagsFromString('--expose-gc');
+const gc: () => void = runInNewContext('gc');
 const stores: Record<string, () => Promise<BlobStore>> = {
   local: async () => new LocalStore(join(dir, 'files')),
   // Parts of 64 KB: the multipart path is taken by a 200 KB put (a real S3 wants parts of at least 5 MB).
@@ -163,6 +167,27 @@ s3only('a body is signed by its SHA-256 over http, and sent as UNSIGNED-PAYLOAD 
     }
     await store.deletePrefix('agent-8/');
   }
+});
+
+s3only('a 100 MB put holds a few parts at a time, never the body', async () => {
+  // The stand-in runs in this process: its parts go to files, so that what is measured is the client's.
+  const own = await startS3Server({ partsInMemory: 0 });
+  const store = s3Store(own.config('memory'));
+  // Twice: buffers the first collection freed leave the arrayBuffers count only as they are swept, in the background.
+  const live = () => (gc(), gc(), process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers);
+  const base = live();
+  let most = 0;
+  const sink = new BlobSink(store, 'agent-9/big.bin');
+  for (let i = 0; i < 1600; i++) {
+    await sink.write(Buffer.alloc(64 * 1024, i & 0xff)); // 100 MiB in all, each chunk a buffer of its own as a socket's are
+    if (i % 100 === 99) most = Math.max(most, live() - base);
+  }
+  assert.is((await sink.end()).bytes, 100 * 1024 * 1024);
+  const part = 5 * 1024 * 1024;
+  // Two parts in flight and one filling, and the stand-in's writes: under 5 parts (one that kept its parts: 20).
+  assert.ok(most < 5 * part, `the put held ${(most / 1048576).toFixed(1)} MiB at most (parts of 5 MiB, two in flight)`);
+  assert.is((await store.head('agent-9/big.bin'))?.bytes, 100 * 1024 * 1024);
+  await own.close();
 });
 
 s3only('a listing over several pages (continuation tokens) has every key once, in order, and deletePrefix takes them all', async () => {

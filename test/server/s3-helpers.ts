@@ -32,9 +32,10 @@ const ACCESS_KEY = 'test-access-key';
 const SECRET_KEY = 'test-secret-key';
 const REGION = 'us-east-1';
 
-export async function startS3Server(): Promise<S3Server> {
+/** `partsInMemory`: bytes of parts in progress kept in memory before they go to files (s3-part-store.ts). */
+export async function startS3Server(options: { partsInMemory?: number } = {}): Promise<S3Server> {
   const sockets = new Set<Socket>();
-  const parts = new PartStore();
+  const parts = new PartStore(options.partsInMemory);
   const s3: S3Server = {
     url: '', buckets: new Map(), uploads: new Map(), fault: null, pageSize: 1000, requests: [],
     config(bucket = 'test-bucket', prefix = '', secret = SECRET_KEY) {
