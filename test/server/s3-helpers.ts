@@ -9,7 +9,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { PartStore, type StoredPart } from './s3-part-store.ts';
 import type { S3Config } from '../../server/config/index.ts';
 
-export type S3Object = { body: Buffer; modified: Date; meta: Record<string, string>; etag: string };
+/** `body` is joined from the parts it was sent in the first time it is read (a completed upload's stays as it came). */
+export type S3Object = { readonly body: Buffer; bytes: number; modified: Date; meta: Record<string, string>; etag: string };
 /** error: 500; hang: no answer; corrupt: a PUT is answered 200 but its last byte is stored flipped. */
 type Fault = { mode: 'error' | 'hang' | 'corrupt'; when?: (method: string, url: URL) => boolean };
 
@@ -120,22 +121,20 @@ async function handle(s3: S3Server, parts: PartStore, req: IncomingMessage, res:
     if (!chosen.length || chosen.some((c) => !c.stored || etagOf(c.stored.sha256) !== c.asked)) {
       return answerError(res, 400, 'InvalidPart', 'One or more of the specified parts could not be found or its ETag does not match');
     }
-    const whole = Buffer.allocUnsafe(chosen.reduce((sum, c) => sum + c.stored!.bytes, 0));
-    let at = 0;
-    for (const { stored } of chosen) at += parts.copy(stored!, whole, at);
+    const chunks = chosen.flatMap(({ stored }) => parts.chunks(stored!));
     for (const stored of upload.parts.values()) parts.drop(stored);
     s3.uploads.delete(uploadId);
     // S3's multipart ETag: the MD5 of the parts' binary ETags, then '-' and how many.
     const digests = chosen.map(({ stored }) => Buffer.from(stored!.sha256.slice(0, 32), 'hex'));
     const etag = `"${md5(Buffer.concat(digests))}-${chosen.length}"`;
-    bucket.set(key, { body: whole, modified: new Date(), meta: upload.meta, etag });
+    bucket.set(key, storedObject(chunks, upload.meta, etag));
     return xml(res, 200, `<CompleteMultipartUploadResult><Key>${esc(key)}</Key></CompleteMultipartUploadResult>`);
   }
   if (method === 'PUT') {
     const meta = metaOf(req);
     const etag = etagOf(hash);
     if (corrupt && body.length) body[body.length - 1] ^= 0xff;
-    bucket.set(key, { body, modified: new Date(), meta, etag });
+    bucket.set(key, storedObject([body], meta, etag));
     return void res.writeHead(200, { ETag: etag }).end();
   }
   const object = bucket.get(key);
@@ -148,12 +147,12 @@ async function handle(s3: S3Server, parts: PartStore, req: IncomingMessage, res:
   const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
   if (range && method === 'GET') {
     const start = Number(range[1]);
-    if (start >= object.body.length) return answerError(res, 416, 'InvalidRange', 'The requested range is not satisfiable');
-    const end = Math.min(range[2] ? Number(range[2]) : object.body.length - 1, object.body.length - 1);
-    res.writeHead(206, { ...headers, 'Content-Length': end - start + 1, 'Content-Range': `bytes ${start}-${end}/${object.body.length}` });
+    if (start >= object.bytes) return answerError(res, 416, 'InvalidRange', 'The requested range is not satisfiable');
+    const end = Math.min(range[2] ? Number(range[2]) : object.bytes - 1, object.bytes - 1);
+    res.writeHead(206, { ...headers, 'Content-Length': end - start + 1, 'Content-Range': `bytes ${start}-${end}/${object.bytes}` });
     return void res.end(object.body.subarray(start, end + 1));
   }
-  res.writeHead(200, { ...headers, 'Content-Length': object.body.length });
+  res.writeHead(200, { ...headers, 'Content-Length': object.bytes });
   res.end(method === 'HEAD' ? undefined : object.body);
 }
 
@@ -171,7 +170,7 @@ function list(res: ServerResponse, bucket: Map<string, S3Object>, q: URLSearchPa
   const contents = page.map((k) => {
     const o = bucket.get(k)!;
     return `<Contents><Key>${esc(k)}</Key><LastModified>${o.modified.toISOString()}</LastModified><ETag>${esc(o.etag)}</ETag>`
-      + `<Size>${o.body.length}</Size></Contents>`;
+      + `<Size>${o.bytes}</Size></Contents>`;
   }).join('');
   const next = truncated ? `<NextContinuationToken>${esc(page[page.length - 1])}</NextContinuationToken>` : '';
   const head = `<Prefix>${esc(prefix)}</Prefix><KeyCount>${page.length}</KeyCount><IsTruncated>${truncated}</IsTruncated>`;
@@ -224,6 +223,19 @@ const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 // An object's (or part's) ETag: 128 bits of the SHA-256 every body is hashed with anyway (for x-amz-content-sha256),
 // not S3's MD5, a second pass over every byte; S3 calls the ETag opaque, and nothing here reads more into it.
 const etagOf = (sha256Hex: string) => `"${sha256Hex.slice(0, 32)}"`;
+
+function storedObject(chunks: Buffer[], meta: Record<string, string>, etag: string): S3Object {
+  let body: Buffer | null = null;
+  const bytes = chunks.reduce((sum, c) => sum + c.length, 0);
+  return {
+    get body() {
+      body ??= chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, bytes);
+      chunks = [];
+      return body;
+    },
+    bytes, modified: new Date(), meta, etag,
+  };
+}
 
 /** The body and its SHA-256. */
 async function readAll(req: IncomingMessage): Promise<{ body: Buffer; hash: string }> {

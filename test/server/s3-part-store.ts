@@ -3,12 +3,13 @@
 // memory (a refused 100 MB upload) must not count 100 MB of the stand-in's parts; a few parts in memory it may.
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { closeSync, createWriteStream, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export type StoredPart = { bytes: number; sha256: string; body: Buffer | null; file: string | null };
+/** A part's bytes: the chunks it arrived in, or a file. */
+export type StoredPart = { bytes: number; sha256: string; chunks: Buffer[] | null; file: string | null };
 
 export class PartStore {
   private held = 0;
@@ -36,7 +37,7 @@ export class PartStore {
         this.held -= declared;
       }
       this.held += bytes;
-      return { bytes, sha256: hash.digest('hex'), body: Buffer.concat(chunks, bytes), file: null };
+      return { bytes, sha256: hash.digest('hex'), chunks, file: null };
     }
     this.dir ??= mkdtempSync(join(tmpdir(), 'aw-s3-parts-'));
     const file = join(this.dir, `${Date.now()}-${Math.random().toString(36).slice(2)}`);
@@ -51,27 +52,16 @@ export class PartStore {
     } finally {
       await new Promise((resolve) => out.end(resolve));
     }
-    return { bytes, sha256: hash.digest('hex'), body: null, file };
+    return { bytes, sha256: hash.digest('hex'), chunks: null, file };
   }
 
-  /** Copies the part into `to` at `at`; its length. */
-  copy(part: StoredPart, to: Buffer, at: number): number {
-    if (part.body) return part.body.copy(to, at);
-    const fd = openSync(part.file!, 'r');
-    try {
-      for (let done = 0; done < part.bytes;) {
-        const n = readSync(fd, to, at + done, part.bytes - done, done);
-        if (n === 0) throw new Error(`${part.file} has fewer than ${part.bytes} bytes`);
-        done += n;
-      }
-      return part.bytes;
-    } finally {
-      closeSync(fd);
-    }
+  /** The part's bytes, as chunks (read from its file when it has one). */
+  chunks(part: StoredPart): Buffer[] {
+    return part.chunks ?? [readFileSync(part.file!)];
   }
 
   drop(part: StoredPart): void {
-    if (part.body) this.held -= part.bytes;
+    if (part.chunks) this.held -= part.bytes;
     if (part.file) rmSync(part.file, { force: true });
   }
 
