@@ -17,6 +17,12 @@ export type BlobPutOptions = {
   maxBytes?: number;
   /** The body's SHA-256 in hex, when the caller knows it beforehand: kept with the object (S3), for checks. */
   sha256?: string;
+  /**
+   * About how many bytes will come, when the caller knows before they do (an upload's Content-Length, its multipart
+   * framing included): S3 begins a multipart upload at once for a body expected past one part, not once the first
+   * part is full. Only a hint: the body may be shorter or longer.
+   */
+  expectedBytes?: number;
 };
 
 export type BlobRange = { start: number; end?: number }; // end is inclusive, as in an HTTP Range header

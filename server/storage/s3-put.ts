@@ -13,21 +13,25 @@ export type PutPlan = {
   /** Whether each body's SHA-256 is signed (else UNSIGNED-PAYLOAD): S3Options.signPayload. */
   signPayload: boolean;
   maxBytes?: number;
+  /** BlobPutOptions.expectedBytes. */
+  expectedBytes?: number;
   headers: Record<string, string>;
 };
 
 /** Puts the whole body under `name`, or nothing; the bytes put. */
 export async function putObject(send: S3Send, name: string, source: Readable, plan: PutPlan): Promise<number> {
   const parts = partsOf(source, plan.partBytes, { hashed: plan.signPayload, maxBytes: plan.maxBytes });
-  let upload: MultipartUpload | null = null;
+  // A body expected past one part: its upload begun while the first part fills (its answer is then no wait).
+  const expectMany = plan.expectedBytes !== undefined && plan.expectedBytes > plan.partBytes;
+  let upload = expectMany ? new MultipartUpload(send, name, plan.headers, plan.partsInFlight) : null;
   let bytes = 0;
   try {
     let part = (await parts.next()).value as Part | undefined;
-    if (part!.last) {
+    if (part!.last && !upload) {
       (await send('PUT', name, { headers: plan.headers, body: part!.chunks, payloadHash: part!.sha256 ?? UNSIGNED_PAYLOAD })).body.resume();
       bytes = part!.bytes;
     } else {
-      upload = new MultipartUpload(send, name, plan.headers, plan.partsInFlight);
+      upload ??= new MultipartUpload(send, name, plan.headers, plan.partsInFlight);
       while (part) {
         await upload.add(part);
         bytes += part.bytes;

@@ -81,7 +81,7 @@ export class S3Store implements BlobStore {
     if (options.sha256) headers['x-amz-meta-sha256'] = options.sha256;
     const source = body instanceof Readable ? body : Readable.from([Buffer.from(body)]);
     const { partBytes, partsInFlight, signPayload } = this.o;
-    const plan = { partBytes, partsInFlight, signPayload, maxBytes: options.maxBytes, headers };
+    const plan = { partBytes, partsInFlight, signPayload, maxBytes: options.maxBytes, expectedBytes: options.expectedBytes, headers };
     const bytes = await putObject((method, name, request) => this.send(method, name, request), this.objectKey(key), source, plan);
     return { key, bytes, modifiedAt: new Date() };
   }

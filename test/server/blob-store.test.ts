@@ -137,6 +137,21 @@ s3only('a multipart put begins while its body still arrives: part 1 is stored be
   await store.deletePrefix('agent-6/');
 });
 
+s3only('a put expected past one part begins its multipart upload at once; shorter than expected, it is still whole', async () => {
+  const store = await stores.s3();
+  const source = new Readable({ read() {} });
+  const put = store.put('agent-6/hinted.bin', source, { expectedBytes: 3 * 64 * 1024 });
+  source.push(Buffer.from('a first few bytes, '));
+  const begun = () => s3.requests.some((r) => r.method === 'POST' && r.path.endsWith('/hinted.bin?uploads='));
+  await until(begun, 5000, 'CreateMultipartUpload before the first part is full');
+  source.push(Buffer.from('and the end'));
+  source.push(null);
+  assert.is((await put).bytes, 30);
+  assert.is((await text(store, 'agent-6/hinted.bin'))?.text, 'a first few bytes, and the end');
+  assert.is(s3.uploads.size, 0, 'completed');
+  await store.deletePrefix('agent-6/');
+});
+
 s3only('a put keeps at most two parts in flight: two that never answer hold the third back, and it is aborted', async () => {
   const store = s3Store((s3 ??= await startS3Server()).config('contract'), { partBytes: 64 * 1024, timeoutMs: 300 });
   s3.fault = { mode: 'hang', when: (method, url) => method === 'PUT' && ['1', '2'].includes(url.searchParams.get('partNumber')!) };
