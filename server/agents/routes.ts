@@ -90,9 +90,11 @@ export function registerAgentRoutes(api: Api, deps: Deps) {
     let name = '';
     try {
       // Streamed into the store as it arrives: a put that fails (503, 507) or a body refused (413) leaves nothing.
+      // The request's length, framing and all, says about how long the file is (S3 begins a large one at once).
+      const expectedBytes = Number(ctx.req.headers['content-length']) || undefined;
       const file = await receiveFile(ctx.req, 'file', (part) => {
         name = safeFileName(part.filename);
-        return new BlobSink(blobs, `${slot}/${name}`, { contentType: storableName(part.contentType) });
+        return new BlobSink(blobs, `${slot}/${name}`, { contentType: storableName(part.contentType), expectedBytes });
       }, limit);
       const file_path = `${slot}/${name}`;
       const record = { file_path, original_name: storableName(file.filename), size: file.size, content_type: storableName(file.contentType) };
