@@ -1,6 +1,6 @@
 // One HTTP exchange with the bucket, over node:http(s) rather than fetch: fetch copies a Uint8Array body before
 // sending it (the Fetch standard's "copy of the bytes"), 8 MB of garbage per part that a 100 MB upload piles up
-// faster than the collector returns it; here a part's buffer is written as it is. Kept-alive connections; the
+// faster than the collector returns it; here a part's chunks are written as they are. Kept-alive connections; the
 // deadline covers the wait for the answer and, as an idle limit, its body.
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
@@ -35,7 +35,8 @@ export function exchange(url: URL, init: { method: string; headers: Record<strin
   return answer;
 }
 
-// Apart from exchange(), so that no listener left on a kept-alive socket holds on to the body sent.
+// Apart from exchange(): these closures live as long as the request and its answer, and there they would close over
+// `init` and keep the body sent alive with them.
 function answerOf(req: ClientRequest, timeoutMs: number): Promise<S3Answer> {
   return new Promise<S3Answer>((resolve, reject) => {
     const deadline = setTimeout(() => req.destroy(new NoAnswer(`no answer within ${timeoutMs} ms`)), timeoutMs);
