@@ -3,6 +3,7 @@
 // that its work is not counted in the server's event loop). One real server (PGlite in memory, temporary DATA_DIR);
 // its parts.blobs is swapped between DATA_DIR/files and the bucket, the uploads interleaved, BENCH_STORAGE_RUNS
 // (default 15) of each; every object is deleted after its upload. The time is the client's, request to answer.
+// No desktop takes the uploads unless BENCH_STORAGE_DESKTOP=1 (then each is copied onto the agent's ~/Desktop too).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { register } from 'node:module';
@@ -44,7 +45,7 @@ const ADMIN = { email: 'bench-admin@example.test', password: 'bench-password-123
 const db = await openDb({ dataDir: null });
 // No desktops: the bench measures storage, and must not claim the uid range of a server already running here.
 const running = await start({
-  ...loadConfig({ DESKTOP_PROVIDER: 'none' }), port: 0, smtpPort: 0, dataDir, staticDir: null, logRequests: false,
+  ...loadConfig({ DESKTOP_PROVIDER: process.env.BENCH_STORAGE_DESKTOP ? 'xvnc' : 'none' }), port: 0, smtpPort: 0, dataDir, staticDir: null, logRequests: false,
   adminEmail: ADMIN.email, adminPassword: ADMIN.password,
   agentStorageBytes: 10 * 1024 * 1024 * 1024,
 }, db, { info: () => {}, error: (m) => process.env.BENCH_VERBOSE && console.error(m) });

@@ -7,7 +7,7 @@ import {
 import { recordUpload } from './uploads.ts';
 import { receiveFile } from '../files/multipart.ts';
 import { filesDir, MAX_UPLOAD_BYTES, safeFileName, storableName } from '../files/storage.ts';
-import { BlobSink, withLocalCopy, type BlobStore } from '../storage/index.ts';
+import { BlobSink, type BlobStore } from '../storage/index.ts';
 import { uploadSlot } from './stored-files.ts';
 import { agentIdParam } from './params.ts';
 import { discardRest } from '../http/body.ts';
@@ -88,23 +88,27 @@ export function registerAgentRoutes(api: Api, deps: Deps) {
     const limit = await storage.limit(id, MAX_UPLOAD_BYTES);
     const slot = uploadSlot(id);
     let name = '';
+    let sink: BlobSink | null = null;
     try {
       // Streamed into the store as it arrives: a put that fails (503, 507) or a body refused (413) leaves nothing.
       // The request's length, framing and all, says about how long the file is (S3 begins a large one at once).
       const expectedBytes = Number(ctx.req.headers['content-length']) || undefined;
       const file = await receiveFile(ctx.req, 'file', (part) => {
         name = safeFileName(part.filename);
-        return new BlobSink(blobs, `${slot}/${name}`, { contentType: storableName(part.contentType), expectedBytes });
+        const options = { contentType: storableName(part.contentType), expectedBytes, keepLocalCopy: !!deps.onUpload };
+        return (sink = new BlobSink(blobs, `${slot}/${name}`, options));
       }, limit);
       const file_path = `${slot}/${name}`;
       const record = { file_path, original_name: storableName(file.filename), size: file.size, content_type: storableName(file.contentType) };
       await recordUpload(db, ctx.user.id, id, record, await storage.quota(id));
-      const onDesktop = deps.onUpload ? await withLocalCopy(blobs, file_path, (path) => deps.onUpload!(id, path, name)).catch(() => null) : null;
+      // From the bytes as they came (a bucket's object is not read back whole for it).
+      const onDesktop = deps.onUpload ? await sink!.withLocalCopy((path) => deps.onUpload!(id, path, name)).catch(() => null) : null;
       deps.recordings?.dropped(id, name);
       deps.handbacks?.dropped(id, name);
       // desktop_file: where the copy landed on the agent's desktop (a name taken there gets a number), or null.
       return { file_path, file_name: name, size: file.size, desktop_file: onDesktop && `~/Desktop/${onDesktop}` };
     } catch (err) {
+      await (sink as BlobSink | null)?.discard();
       await blobs.deletePrefix(`${slot}/`).catch(() => {});
       throw err;
     }

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -83,6 +83,32 @@ for (const [kind, open] of Object.entries(stores)) {
     assert.equal(await keys(store, 'agent-2/'), [`agent-2/big.bin:${big.length}`]);
     if (kind === 's3') assert.is(s3.uploads.size, 0, 'the multipart upload was aborted');
     await store.deletePrefix('agent-2/');
+  });
+
+  contract('a sink that keeps a local copy hands the bytes as they came to what needs a path, never reading the object back', async () => {
+    const store = await open();
+    const body = Buffer.alloc(150 * 1024, 3);
+    const sink = new BlobSink(store, 'agent-3/drop.bin', { keepLocalCopy: true });
+    for (let at = 0; at < body.length; at += 10_000) await sink.write(body.subarray(at, at + 10_000));
+    assert.is((await sink.end()).bytes, body.length);
+    const reads = () => (kind === 's3' ? s3.requests.filter((r) => r.method === 'GET').length : 0);
+    const before = reads();
+    let seen = '';
+    const copied = await sink.withLocalCopy(async (path) => ((seen = path), readFileSync(path)));
+    assert.ok(copied?.equals(body), 'the copy holds the bytes put');
+    assert.is(reads(), before, 'nothing read back from the bucket');
+    if (kind === 's3') assert.not.ok(existsSync(seen), 'the private copy is removed after use');
+    else assert.is(seen, store.localPath!('agent-3/drop.bin'), 'the local store hands its own file');
+    // A sink discarded midway leaves neither an object nor a copy.
+    const copies = () => readdirSync(tmpdir()).filter((name) => name.startsWith('aw-blob-')).length;
+    const copiesBefore = copies();
+    const dropped = new BlobSink(store, 'agent-3/dropped.bin', { keepLocalCopy: true });
+    await dropped.write(body);
+    if (kind === 's3') assert.is(copies(), copiesBefore + 1, 'a copy is kept while the bytes come');
+    await dropped.discard();
+    assert.equal(await keys(store, 'agent-3/'), [`agent-3/drop.bin:${body.length}`]);
+    assert.is(copies(), copiesBefore, 'no copy left');
+    await store.deletePrefix('agent-3/');
   });
 
   contract('keys that could leave the store are refused', async () => {
