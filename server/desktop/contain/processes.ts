@@ -19,14 +19,19 @@ export function processesOf(uid: number): Promise<number[]> {
   });
 }
 
-/** Live processes with `arg` among their arguments (a helper a killed server left running for a desktop). */
-export function processesWithArgument(arg: string): Promise<number[]> {
-  return matching((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').includes(arg));
+/**
+ * Live processes with `arg` among their arguments (a helper a killed server left running for a desktop), of all or
+ * of `among`. A command line is read under its process's memory lock, which a process starting or ending holds for
+ * milliseconds: where the processes are known (a desktop's), only theirs are read.
+ */
+export function processesWithArgument(arg: string, among?: number[]): Promise<number[]> {
+  return matching((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').includes(arg), among);
 }
 
-/** The processes (other than this one) for which `test` holds; one that ends while it is read does not. */
-async function matching(test: (pid: number) => boolean): Promise<number[]> {
-  const pids = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).map(Number).filter((pid) => pid !== process.pid);
+/** The processes (other than this one; of `among`, else all) for which `test` holds; one that ends meanwhile does not. */
+async function matching(test: (pid: number) => boolean, among?: number[]): Promise<number[]> {
+  const all = among ?? readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).map(Number);
+  const pids = all.filter((pid) => pid !== process.pid);
   const kept: number[] = [];
   for (let i = 0; i < pids.length; i++) {
     if (i % SLICE === SLICE - 1) await new Promise((resolve) => setImmediate(resolve));

@@ -205,12 +205,12 @@ export class DesktopSound {
    * with it); such a reader would take what plays from the next one, and read the FIFO for good.
    */
   private async endStrayReaders(): Promise<void> {
-    const [own, readers] = await Promise.all([
-      this.sandbox.account ? processesOf(this.sandbox.account.uid).then((pids) => new Set(pids)) : null,
-      processesWithArgument(this.fifo),
-    ]).catch(() => [null, []] as const); // /proc unreadable: nothing to sweep
+    // Contained, every desktop's FIFO has the same path: only the desktop's own processes are looked at.
+    const account = this.sandbox.account;
+    const readers = await (account ? processesOf(account.uid) : Promise.resolve(undefined))
+      .then((own) => processesWithArgument(this.fifo, own))
+      .catch(() => []); // /proc unreadable: nothing to sweep
     for (const pid of readers) {
-      if (own && !own.has(pid)) continue; // contained, every desktop's FIFO has the same path
       try {
         process.kill(pid, 'SIGKILL');
       } catch {}
