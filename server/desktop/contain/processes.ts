@@ -1,45 +1,16 @@
-// The processes of an agent's uid: listed from /proc, and ended all together when its desktop stops, also
-// the ones the desktop started on its own (background jobs), so nothing of it outlives the desktop.
-// A scan reads /proc a slice at a time: a stop scans every 20 ms until nothing is left, and read at once, each scan
-// held the event loop ~1 ms per hundred processes (issue 48). Reading each file asynchronously instead cost more in
-// all (four callbacks a file, which the loop then ran back to back).
-import { readdirSync, readFileSync } from 'node:fs';
-
-/** Files read before the loop is let go: well under a millisecond. */
-const SLICE = 8;
+// The processes of an agent's uid: listed from /proc (by a worker thread, proc-scan.ts), and ended all together when its
+// desktop stops, also the ones the desktop started on its own (background jobs), so nothing of it outlives the desktop.
+import { readFileSync } from 'node:fs';
+import { scanProcesses } from './proc-scan.ts';
 
 /** Live (not zombie) processes whose real, effective or saved uid is `uid`. */
 export function processesOf(uid: number): Promise<number[]> {
-  return matching((pid) => {
-    // The kernel escapes newlines in the Name line, so a process cannot forge these lines.
-    const status = readFileSync(`/proc/${pid}/status`, 'latin1');
-    const uids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status);
-    if (!uids || ![uids[1], uids[2], uids[3]].some((v) => Number(v) === uid)) return false;
-    return !/^State:\s+Z/m.test(status); // a zombie is dead already; only its parent can reap it
-  });
+  return scanProcesses({ uid });
 }
 
-/**
- * Live processes with `arg` among their arguments (a helper a killed server left running for a desktop), of all or
- * of `among`. A command line is read under its process's memory lock, which a process starting or ending holds for
- * milliseconds: where the processes are known (a desktop's), only theirs are read.
- */
+/** Live processes with `arg` among their arguments (a helper a killed server left running for a desktop), of all or of `among`. */
 export function processesWithArgument(arg: string, among?: number[]): Promise<number[]> {
-  return matching((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').includes(arg), among);
-}
-
-/** The processes (other than this one; of `among`, else all) for which `test` holds; one that ends meanwhile does not. */
-async function matching(test: (pid: number) => boolean, among?: number[]): Promise<number[]> {
-  const all = among ?? readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).map(Number);
-  const pids = all.filter((pid) => pid !== process.pid);
-  const kept: number[] = [];
-  for (let i = 0; i < pids.length; i++) {
-    if (i % SLICE === SLICE - 1) await new Promise((resolve) => setImmediate(resolve));
-    try {
-      if (test(pids[i])) kept.push(pids[i]);
-    } catch {} // gone meanwhile
-  }
-  return kept;
+  return scanProcesses({ arg, among });
 }
 
 /**
