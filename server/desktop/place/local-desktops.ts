@@ -57,6 +57,8 @@ export class LocalDesktops extends EventEmitter implements Desktops {
   private storageTimer: NodeJS.Timeout;
   /** The desktops' parts found full at the last look ('<agentId> home'), so each filling is told once. */
   private full = new Set<string>();
+  /** Desktops whose idle sleep or stop is under way (restIdle). */
+  private resting = new Set<number>();
   private closing = false;
   /** The homes' checkpoints (desktop/keep): stored at every stop and sleep, restored before a start. */
   private checkpoints: HomeCheckpoints | null = null;
@@ -110,7 +112,7 @@ export class LocalDesktops extends EventEmitter implements Desktops {
     }
     if (this.reason) options.log.info(`desktops: ${this.reason}`);
 
-    this.timer = setInterval(() => void this.restIdle(), Math.min(30_000, Math.max(250, Math.min(this.sleepMs, this.idleMs) / 4)));
+    this.timer = setInterval(() => this.restIdle(), Math.min(30_000, Math.max(250, Math.min(this.sleepMs, this.idleMs) / 4)));
     this.timer.unref();
     this.storageTimer = setInterval(() => this.checkStorage(), STORAGE_CHECK_MS);
     this.storageTimer.unref();
@@ -264,25 +266,35 @@ export class LocalDesktops extends EventEmitter implements Desktops {
     this.full = now;
   }
 
-  /** Freezes desktops idle for sleepMs, and stops those idle for idleMs (asleep or not). */
-  private async restIdle(): Promise<void> {
+  /**
+   * Freezes desktops idle for sleepMs, and stops those idle for idleMs (asleep or not). Each desktop's rest goes on
+   * by itself (a sleep writes the browser's cookies first, for seconds on a loaded machine) and is not begun again
+   * while it does: passes come every few hundred ms, and overlapping ones flushed and froze the same desktop at once.
+   */
+  private restIdle(): void {
     const now = Date.now();
     for (const desktop of this.list()) {
-      if (this.busy(desktop)) continue;
+      if (this.busy(desktop) || this.resting.has(desktop.agentId)) continue;
       const idle = now - desktop.lastActivity;
-      if (idle > this.idleMs) {
-        this.options.log.info(`desktop ${desktop.agentId}: idle, stopping`);
-        await this.stop(desktop.agentId).catch((err) => this.options.log.error(`desktop ${desktop.agentId}: stop failed: ${err.message}`));
-      } else if (idle > this.sleepMs && !desktop.asleep) {
-        if (!desktop.canSleep) this.sayWhySleepless();
-        // (Not frozen because it was used while its browser's cookies were written: no failure.)
-        else if (!(await desktop.sleep())) {
-          if (desktop.lastActivity <= now && !desktop.closed) this.options.log.error(`desktop ${desktop.agentId}: could not freeze it; it stays awake`);
-        }
-        // Frozen, its programs write nothing: the home as it is now is what a failover restores.
-        else await this.checkpoint(desktop.agentId, 'sleep');
-      }
+      const rest = idle > this.idleMs ? () => this.stopIdle(desktop.agentId)
+        : idle > this.sleepMs && !desktop.asleep ? () => this.sleepIdle(desktop, now) : null;
+      if (!rest) continue;
+      this.resting.add(desktop.agentId);
+      void rest().finally(() => this.resting.delete(desktop.agentId));
     }
+  }
+
+  private async stopIdle(agentId: number): Promise<void> {
+    this.options.log.info(`desktop ${agentId}: idle, stopping`);
+    await this.stop(agentId).catch((err) => this.options.log.error(`desktop ${agentId}: stop failed: ${err.message}`));
+  }
+
+  private async sleepIdle(desktop: RfbDesktop, now: number): Promise<void> {
+    if (!desktop.canSleep) return this.sayWhySleepless();
+    // Frozen, its programs write nothing: the home as it is now is what a failover restores.
+    if (await desktop.sleep()) return void (await this.checkpoint(desktop.agentId, 'sleep'));
+    // (Not frozen because it was used while its browser's cookies were written: no failure.)
+    if (desktop.lastActivity <= now && !desktop.closed) this.options.log.error(`desktop ${desktop.agentId}: could not freeze it; it stays awake`);
   }
 
   private sayWhySleepless(): void {

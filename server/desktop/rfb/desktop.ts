@@ -48,6 +48,8 @@ export class RfbDesktop<S extends DesktopSoundSource = DesktopSound> extends Eve
   private buttons = 0;
   private stopped = false;
   private sleeping = false;
+  /** Its sleep is under way (the browser's cookies being written): a second one waits for nothing. */
+  private fallingAsleep = false;
   private sleptAt = 0;
   private frameInterval: { watched: number; unwatched: number };
   readonly sound: S | undefined;
@@ -251,9 +253,10 @@ export class RfbDesktop<S extends DesktopSoundSource = DesktopSound> extends Eve
    */
   async sleep(): Promise<boolean> {
     const freezer = this.hooks.freezer;
-    if (!freezer || this.sleeping || this.stopped || this.holders > 0) return false;
+    if (!freezer || this.sleeping || this.fallingAsleep || this.stopped || this.holders > 0) return false;
     const used = this.lastActivity;
-    await this.hooks.beforeSleep?.();
+    this.fallingAsleep = true; // one at a time: a second flush of the browser's cookies would only slow the first
+    await this.hooks.beforeSleep?.().finally(() => (this.fallingAsleep = false));
     // Used meanwhile (a viewer came, an action ran): it stays awake.
     if (this.stopped || this.holders > 0 || this.lastActivity !== used || this.sleeping) return false;
     this.sleeping = true;
