@@ -32,7 +32,7 @@ const ms = (ns) => ns / 1e6;
  * Resident memory grown to about `mb`: pages written, so the kernel maps them (a fork copies their tables). They are
  * held by a worker thread, as the server's bulk is (the embedded database runs in one, db/pglite-remote.ts): held by
  * this thread instead, V8 counts them as this isolate's external memory and runs a full collection every ~250 ms
- * while the desktops start (5–17 ms pauses, p99 5.5–6.1 ms against 4.5–4.8 with the same memory in a worker).
+ * while the desktops start (5–17 ms pauses; p99 4.6–5.0 ms against 3.9–4.4 with the same memory in a worker).
  */
 async function inflate(mb) {
   const left = Math.max(0, mb - process.memoryUsage().rss / 2 ** 20);
