@@ -84,7 +84,7 @@ test('the flush writes the cookie file only when the cookies changed since the l
   try {
     await (await m.desktops.acquire(agent.id)).ready;
     const browser = await m.browser(agent.id);
-    const flusher = new CookieFlush(join(m.desktops.xvnc!.containment.homeOf(agent.id), '.config/chromium'));
+    const flusher = new CookieFlush(m.desktops.xvnc!.containment.homeOf(agent.id));
     await browser.send('Storage.setCookies', { cookies: [cookie('aw_first', 'one')] });
     assert.is(await flusher.flush(browser), true);
     if (HAVE_SQLITE) assert.match(onDisk(m.cookiesFile(agent.id)), 'example.test aw_first');

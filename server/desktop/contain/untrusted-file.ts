@@ -81,6 +81,29 @@ export function openUntrustedFile(dir: string, folder: string, name: string): { 
   return { fd, bytes: st.size, modifiedAt: st.mtime };
 }
 
+/**
+ * The size and time of `dir/parts…` (a path the agent owns below `dir`), or null: each folder on the way is opened
+ * without following a link, through the one before, and the last part is looked at without following one either,
+ * so a folder swapped for a link shows nothing of where the link points.
+ */
+export function statUntrusted(dir: string, parts: string[]): { size: number; mtimeMs: number } | null {
+  if (!parts.length || parts.some((part) => !part || part === '.' || part === '..' || /[/\u0000]/.test(part))) return null;
+  let at = dir;
+  const opened: number[] = [];
+  try {
+    for (const folder of parts.slice(0, -1)) {
+      opened.push(openSync(`${at}/${folder}`, DIR_FLAGS));
+      at = `/proc/self/fd/${opened.at(-1)}`;
+    }
+    const st = lstatSync(`${at}/${parts.at(-1)}`);
+    return { size: st.size, mtimeMs: st.mtimeMs };
+  } catch {
+    return null; // not there, or a link on the way
+  } finally {
+    for (const fd of opened) closeSync(fd);
+  }
+}
+
 function openFolder(dir: string, folder: string): number | null {
   if (!folder || /[/\u0000]/.test(folder) || folder === '..' || folder === '.') return null;
   try {

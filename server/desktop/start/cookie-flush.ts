@@ -8,8 +8,7 @@
 // before. It costs a write of the cookie file, so it is skipped when neither the cookies nor that file changed since
 // the last flush.
 import { createHash } from 'node:crypto';
-import { lstatSync } from 'node:fs';
-import { join } from 'node:path';
+import { statUntrusted } from '../contain/untrusted-file.ts';
 import type { DevtoolsPipe } from './devtools-pipe.ts';
 
 /**
@@ -31,13 +30,14 @@ const ASK_JAR_UNDER_BYTES = 1024 * 1024;
 type Cookie = { name: string; domain: string; path: string; value: string; expires: number };
 
 export class CookieFlush {
-  private files: string[];
+  /** The cookie store's files, as parts of a path below the home (looked at without following a link on the way). */
+  private files: string[][];
   /** The cookies and the file as the last flush left them. */
   private last: { cookies: string; files: string } | null = null;
 
-  /** `profile`: the browser's profile folder as the server sees it (…/.config/chromium). */
-  constructor(profile: string) {
-    this.files = ['Cookies', 'Cookies-journal', 'Cookies-wal'].map((name) => join(profile, 'Default', name));
+  /** `home`: the agent's home as the server sees it; the browser's profile is its .config/chromium. */
+  constructor(private home: string) {
+    this.files = ['Cookies', 'Cookies-journal', 'Cookies-wal'].map((name) => ['.config', 'chromium', 'Default', name]);
   }
 
   /**
@@ -46,7 +46,7 @@ export class CookieFlush {
    */
   async flush(browser: DevtoolsPipe): Promise<boolean> {
     const before = this.stamp();
-    const small = (statOf(this.files[0])?.size ?? 0) < ASK_JAR_UNDER_BYTES;
+    const small = (statUntrusted(this.home, this.files[0])?.size ?? 0) < ASK_JAR_UNDER_BYTES;
     const now = small ? fingerprint((await browser.send<{ cookies: Cookie[] }>('Storage.getCookies')).cookies) : null;
     if (now && this.last?.cookies === now && this.last.files === before) return false;
     // Short-lived: one a later commit still writes (its delete left pending) expires within a minute.
@@ -75,22 +75,14 @@ export class CookieFlush {
   }
 
   private journalOpen(): boolean {
-    return (statOf(this.files[1])?.size ?? 0) > 0;
+    return (statUntrusted(this.home, this.files[1])?.size ?? 0) > 0;
   }
 
   private stamp(): string {
     return this.files.map((file) => {
-      const s = statOf(file);
+      const s = statUntrusted(this.home, file);
       return s ? `${s.size}@${s.mtimeMs}` : '-';
     }).join(' ');
-  }
-}
-
-function statOf(path: string) {
-  try {
-    return lstatSync(path); // not followed: the home is the agent's
-  } catch {
-    return null;
   }
 }
 

@@ -180,7 +180,7 @@ export class XvncProvider {
     const env: NodeJS.ProcessEnv = { DISPLAY: `:${display}` };
     const windows = new WindowLookup({ path: xSock, cookie });
     let devtools: DevtoolsPipe | null = null;
-    const cookies = new CookieFlush(join(sandbox.home, '.config', 'chromium'));
+    const cookies = new CookieFlush(sandbox.home);
     let stopped: Promise<void> | null = null;
     // Aborted by the stop: apps still starting start nothing more.
     const starting = new AbortController();
