@@ -79,8 +79,9 @@ export async function ingestMail(deps: IngestDeps, delivery: Delivery, parsed?: 
       if (held) announceInput(deps.bus, input);
       else announceScheduledInput(deps.bus, input);
       const hook = deps.onUpload;
-      for (const f of hook ? stored[i].files : []) {
-        await withLocalCopy(deps.blobs, f.file_path, (path) => hook!(input.step.agent_id, path, f.name)).catch(() => null);
+      // From the attachments as parsed: a bucket's copies are not read back for it.
+      for (const [j, f] of (hook ? stored[i].files : []).entries()) {
+        await withLocalCopy(deps.blobs, f.file_path, (path) => hook!(input.step.agent_id, path, f.name), mail.attachments[j].content).catch(() => null);
       }
     }
     return results.map(({ threadId, held }) => ({ threadId, held }));

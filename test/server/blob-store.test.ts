@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { runInNewContext } from 'node:vm';
 import v8 from 'node:v8';
-import { BlobSink, LocalStore, openBlobStore, s3Store, type BlobStore } from '../../server/storage/index.ts';
+import { BlobSink, LocalStore, openBlobStore, s3Store, withLocalCopy, type BlobStore } from '../../server/storage/index.ts';
 import { StartRefused } from '../../server/system/start-refused.ts';
 import { startS3Server, type S3Server } from './s3-helpers.ts';
 import { until } from './fault-helpers.ts';
@@ -107,6 +107,12 @@ for (const [kind, open] of Object.entries(stores)) {
     if (kind === 's3') assert.is(copies(), copiesBefore + 1, 'a copy is kept while the bytes come');
     await dropped.discard();
     assert.equal(await keys(store, 'agent-3/'), [`agent-3/drop.bin:${body.length}`]);
+    assert.is(copies(), copiesBefore, 'no copy left');
+    // A mail's attachment, still held as parsed: written out for the desktop rather than read back.
+    const gets = reads();
+    const fromBytes = await withLocalCopy(store, 'agent-3/drop.bin', async (path) => readFileSync(path), body);
+    assert.ok(fromBytes?.equals(body));
+    assert.is(reads(), gets, 'nothing read back from the bucket');
     assert.is(copies(), copiesBefore, 'no copy left');
     await store.deletePrefix('agent-3/');
   });
