@@ -229,6 +229,8 @@ const unavailable = await fleetUnavailable();
     await until(() => new RegExp(`desktop ${agent}: awake after`).test(a.output()) || null, 10_000, "A's desktop to wake");
     await until(async () => ((await onB()) === false ? true : null), 10_000, 'B to see it awake', 100);
     viewerB.close();
+    // B's relay, unused now, goes before A would put the desktop to sleep (it counts as a viewer there): it sleeps again.
+    await until(async () => ((await onB()) ? true : null), 30_000, 'the desktop asleep again once B\'s viewer left', 200);
   } finally {
     await fleet?.close();
   }

@@ -31,7 +31,11 @@ export type FleetDesktopsOptions = {
   instance: ServerInstance;
 };
 
-/** A relayed desktop without viewers or input for this long is let go (the holder's own idle stop follows). */
+/**
+ * A relayed desktop without viewers or input for this long is let go (the holder's own idle stop follows), and sooner
+ * than the holder would put it to sleep: the relay counts there as a viewer, and kept the desktop awake, so not
+ * checkpointed, for two minutes after a run this instance drove on it.
+ */
 const RELAY_IDLE_MS = 120_000;
 
 /** How long acquire keeps trying to place a desktop (a holder just died, a claim under way elsewhere). */
@@ -105,7 +109,7 @@ export class FleetDesktops extends EventEmitter implements Desktops {
     const now = Date.now();
     for (const [agentId, d] of this.relayed) {
       // A relay nobody watches or drives (opened for a screenshot, a status) goes sooner than a desktop idles.
-      if (d.viewers === 0 && now - d.lastActivity > Math.min(this.o.desktop.idleMs, RELAY_IDLE_MS)) {
+      if (d.viewers === 0 && now - d.lastActivity > Math.min(this.o.desktop.idleMs, this.o.desktop.sleepMs, RELAY_IDLE_MS)) {
         this.relayed.delete(agentId);
         await d.stop();
       }
