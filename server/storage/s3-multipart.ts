@@ -5,7 +5,7 @@
 import type { S3Answer, S3Body } from './s3-http.ts';
 import type { Part } from './s3-parts.ts';
 import { UNSIGNED_PAYLOAD } from './sigv4.ts';
-import { parseError, tagText } from './s3-xml.ts';
+import { escapeXml, parseError, tagText } from './s3-xml.ts';
 import { StorageUnavailable } from './storage-unavailable.ts';
 
 export type S3Request = { query?: Record<string, string>; headers?: Record<string, string>; body?: S3Body; payloadHash?: string; expect?: number[] };
@@ -87,8 +87,4 @@ class FirstFailure {
       });
     });
   }
-}
-
-function escapeXml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }

@@ -1,5 +1,6 @@
-// The few S3 answers the store reads, from their XML: ListObjectsV2, InitiateMultipartUpload and <Error>. They are
-// flat and known, so a tag's text is found by name instead of parsing a tree (no XML parser dependency).
+// The few S3 answers the store reads, from their XML: ListObjectsV2, InitiateMultipartUpload and <Error>, and the
+// escaping of what it writes. They are flat and known, so a tag's text is found by name instead of parsing a tree
+// (no XML parser dependency).
 export type ListedObject = { key: string; bytes: number; modifiedAt: Date };
 export type ListPage = { objects: ListedObject[]; nextToken: string | null };
 
@@ -10,6 +11,11 @@ export function unescapeXml(text: string): string {
     if (e[0] !== '#') return ENTITIES[e.toLowerCase()];
     return String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10));
   });
+}
+
+/** Text as XML content (the ETags a CompleteMultipartUpload lists). */
+export function escapeXml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
 /** The text of the first <tag> in `xml`, unescaped; null when there is none. */
