@@ -152,7 +152,7 @@ export class DesktopSound {
     this.sweeps = this.sweeps.then(() => this.endStrayReaders()).then(() => {
       this.starting = false;
       if (!this.closed && !this.capture && this.listeners.size) this.readFifo();
-    });
+    }).catch((err) => this.log.error(`desktop sound: reading its FIFO failed: ${(err as Error).message}`)); // the chain goes on
   }
 
   private readFifo(): void {
